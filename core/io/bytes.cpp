@@ -1,0 +1,183 @@
+// SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/io/bytes.h"
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace ckpt {
+namespace {
+
+class MappedBytes final : public Bytes {
+public:
+    MappedBytes(void* addr, size_t len)
+        : m_addr(addr)
+        , m_len(len)
+    {
+    }
+    ~MappedBytes() override
+    {
+        if (m_addr && m_len)
+            ::munmap(m_addr, m_len);
+    }
+    std::span<const uint8_t> span() const override { return {static_cast<const uint8_t*>(m_addr), m_len}; }
+
+private:
+    void* m_addr;
+    size_t m_len;
+};
+
+Error osError(const std::string& path, const std::string& action)
+{
+    Error e;
+    e.code = ErrorCode::Io;
+    e.file = path;
+    e.what = "cannot " + action + ": " + std::strerror(errno);
+    return e;
+}
+
+struct Fd {
+    int fd = -1;
+    ~Fd()
+    {
+        if (fd >= 0)
+            ::close(fd);
+    }
+};
+
+} // namespace
+
+Result<BytesPtr> mapFile(const std::string& path)
+{
+    Fd f;
+    f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (f.fd < 0)
+        return std::unexpected(osError(path, "open"));
+    struct stat st {};
+    if (::fstat(f.fd, &st) != 0)
+        return std::unexpected(osError(path, "stat"));
+    if (S_ISDIR(st.st_mode)) {
+        errno = EISDIR;
+        return std::unexpected(osError(path, "read a directory as a file"));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        // Pipes and devices cannot be mapped: read them instead.
+        std::vector<uint8_t> buf;
+        uint8_t chunk[1 << 16];
+        for (;;) {
+            ssize_t n = ::read(f.fd, chunk, sizeof chunk);
+            if (n < 0) {
+                if (errno == EINTR)
+                    continue;
+                return std::unexpected(osError(path, "read"));
+            }
+            if (n == 0)
+                break;
+            buf.insert(buf.end(), chunk, chunk + n);
+        }
+        return makeBytes(std::move(buf));
+    }
+    const auto len = static_cast<size_t>(st.st_size);
+    if (len == 0)
+        return makeBytes(std::vector<uint8_t>{});
+    void* addr = ::mmap(nullptr, len, PROT_READ, MAP_PRIVATE, f.fd, 0);
+    if (addr == MAP_FAILED)
+        return std::unexpected(osError(path, "map"));
+    return std::make_shared<MappedBytes>(addr, len);
+}
+
+Result<BytesPtr> readStdin()
+{
+    std::vector<uint8_t> buf;
+    uint8_t chunk[1 << 16];
+    for (;;) {
+        ssize_t n = ::read(0, chunk, sizeof chunk);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return std::unexpected(osError("-", "read standard input"));
+        }
+        if (n == 0)
+            break;
+        buf.insert(buf.end(), chunk, chunk + n);
+    }
+    return makeBytes(std::move(buf));
+}
+
+Result<void> writeFileAtomic(const std::string& path, std::span<const uint8_t> data)
+{
+    return writeFileAtomic(path, [&](const auto& sink) { return sink(data); });
+}
+
+Result<void> writeFileAtomic(const std::string& path,
+    const std::function<Result<void>(const std::function<Result<void>(std::span<const uint8_t>)>& sink)>& produce)
+{
+    namespace fs = std::filesystem;
+    static std::atomic<unsigned> counter{0};
+    const fs::path target(path);
+    fs::path dir = target.parent_path();
+    if (dir.empty())
+        dir = ".";
+    const fs::path tmp = dir
+        / ("." + target.filename().string() + ".ckpt-" + std::to_string(::getpid()) + "-"
+            + std::to_string(counter++) + ".tmp");
+
+    Fd f;
+    f.fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (f.fd < 0)
+        return std::unexpected(osError(tmp.string(), "create a temporary file"));
+    auto cleanup = [&] {
+        ::close(f.fd);
+        f.fd = -1;
+        ::unlink(tmp.c_str());
+    };
+
+    auto sink = [&](std::span<const uint8_t> chunk) -> Result<void> {
+        const uint8_t* p = chunk.data();
+        size_t left = chunk.size();
+        while (left) {
+            ssize_t n = ::write(f.fd, p, left);
+            if (n < 0) {
+                if (errno == EINTR)
+                    continue;
+                return std::unexpected(osError(path, "write"));
+            }
+            p += n;
+            left -= static_cast<size_t>(n);
+        }
+        return {};
+    };
+    if (auto r = produce(sink); !r) {
+        cleanup();
+        return std::unexpected(std::move(r.error()).withFile(path));
+    }
+    // Keep the permissions of a file we replace, so a re-save does not widen or narrow access.
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0)
+        ::fchmod(f.fd, st.st_mode & 07777);
+    if (::fsync(f.fd) != 0) {
+        auto e = osError(path, "flush to disk");
+        cleanup();
+        return std::unexpected(e);
+    }
+    ::close(f.fd);
+    f.fd = -1;
+    if (::rename(tmp.c_str(), path.c_str()) != 0) {
+        auto e = osError(path, "replace the file");
+        ::unlink(tmp.c_str());
+        return std::unexpected(e);
+    }
+    Fd d;
+    d.fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (d.fd >= 0)
+        ::fsync(d.fd);
+    return {};
+}
+
+} // namespace ckpt

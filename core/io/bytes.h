@@ -1,0 +1,74 @@
+// SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/util/error.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+#include <functional>
+
+namespace ckpt {
+
+/**
+ * An immutable run of bytes that stays alive as long as anyone holds it: a read-only memory mapping
+ * of a file, an inflated gzip payload, or a plain vector. Decoders keep offsets into it instead of
+ * copying tensor payloads, so a 1 GiB record costs one mapping, not one copy.
+ */
+class Bytes {
+public:
+    virtual ~Bytes() = default;
+    virtual std::span<const uint8_t> span() const = 0;
+    size_t size() const { return span().size(); }
+    const uint8_t* data() const { return span().data(); }
+};
+
+using BytesPtr = std::shared_ptr<const Bytes>;
+
+/** Bytes owned in a std::vector (test data, decompressed payloads, generated records). */
+class VectorBytes final : public Bytes {
+public:
+    explicit VectorBytes(std::vector<uint8_t> v)
+        : m_data(std::move(v))
+    {
+    }
+    std::span<const uint8_t> span() const override { return m_data; }
+
+private:
+    std::vector<uint8_t> m_data;
+};
+
+inline BytesPtr makeBytes(std::vector<uint8_t> v)
+{
+    return std::make_shared<VectorBytes>(std::move(v));
+}
+inline BytesPtr makeBytes(std::string_view s)
+{
+    return makeBytes(std::vector<uint8_t>(s.begin(), s.end()));
+}
+
+/**
+ * Maps \a path read-only (MAP_PRIVATE, with MADV_SEQUENTIAL hints left to callers). An empty file
+ * gives an empty span. Errors name the file and the OS reason.
+ */
+Result<BytesPtr> mapFile(const std::string& path);
+
+/** Reads all of standard input into memory (for `-` arguments). */
+Result<BytesPtr> readStdin();
+
+/**
+ * Writes \a data to \a path atomically: a temporary file in the same directory, fsync, rename over the
+ * target, fsync of the directory. On any failure the temporary file is removed and an existing
+ * \a path is left exactly as it was.
+ */
+Result<void> writeFileAtomic(const std::string& path, std::span<const uint8_t> data);
+
+/** Streaming variant: \a produce is called with a sink that appends to the temporary file. */
+Result<void> writeFileAtomic(const std::string& path,
+    const std::function<Result<void>(const std::function<Result<void>(std::span<const uint8_t>)>& sink)>& produce);
+
+} // namespace ckpt

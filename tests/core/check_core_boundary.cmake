@@ -1,0 +1,13 @@
+# Fails if any file under core/ includes QtGui, QtWidgets, a widget/painter/image header or ui/.
+file(GLOB_RECURSE files ${CORE_DIR}/*.h ${CORE_DIR}/*.cpp)
+set(bad "")
+foreach(f ${files})
+  file(STRINGS ${f} lines REGEX "^[ \t]*#[ \t]*include[ \t]*[<\"](QtGui|QtWidgets|QWidget|QPainter|QImage|QPixmap|QColor|ui/)")
+  if(lines)
+    list(APPEND bad "${f}: ${lines}")
+  endif()
+endforeach()
+if(bad)
+  message(FATAL_ERROR "core/ depends on GUI code:\n${bad}")
+endif()
+message(STATUS "core/ is free of GUI includes (${CMAKE_ARGC} files checked)")

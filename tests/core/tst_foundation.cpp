@@ -1,0 +1,123 @@
+// SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The shared plumbing: tape building and paths, dtype conversion, gzip, atomic writes.
+#include "core/io/bytes.h"
+#include "core/io/gzip.h"
+#include "core/tensor/dtype.h"
+#include "core/value/tape.h"
+
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <bit>
+#include <cmath>
+#include <fstream>
+
+using namespace ckpt;
+
+class TestFoundation : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void tapeBuildAndFind()
+    {
+        TapeBuilder b;
+        b.beginMap();
+        b.key("a");
+        b.uinteger(7);
+        b.key("weird.key");
+        b.beginArray();
+        b.integer(-1);
+        b.str("x");
+        b.end();
+        b.end();
+        Tape t = std::move(b).finish();
+        QCOMPARE(t[0].count, 2u);
+        auto a = t.find(0, "a");
+        QVERIFY(a);
+        QCOMPARE(t.u64(*a), 7u);
+        auto steps = parsePath(R"(["weird.key"][1])");
+        QVERIFY(steps);
+        auto n = resolvePath(t, *steps);
+        QVERIFY(n);
+        QCOMPARE(t.str(*n), std::string_view("x"));
+        QCOMPARE(appendKeyToPath("item", "weird.key"), std::string(R"(item["weird.key"])"));
+        auto missing = resolvePath(t, *parsePath("nope"));
+        QVERIFY(!missing);
+        QVERIFY(missing.error().what.find("'nope' does not exist") != std::string::npos);
+    }
+
+    void halfConversionIsExactBothWays()
+    {
+        // Every finite half widens exactly and narrows back to itself.
+        for (uint32_t h = 0; h < 0x10000; ++h) {
+            const float f = halfToFloat(static_cast<uint16_t>(h));
+            if (std::isnan(f))
+                continue;
+            QCOMPARE(floatToHalf(f), static_cast<uint16_t>(h));
+            QCOMPARE(doubleToHalf(static_cast<double>(f)), static_cast<uint16_t>(h));
+        }
+        QCOMPARE(floatToHalf(1.0f), uint16_t(0x3c00));
+        QCOMPARE(floatToHalf(65520.0f), uint16_t(0x7c00)); // rounds to infinity
+        QCOMPARE(floatToHalf(1.0f + 1.0f / 2048), uint16_t(0x3c00)); // tie -> even
+        QCOMPARE(bf16ToFloat(floatToBf16(1.5f)), 1.5f);
+    }
+
+    void dtypeTables()
+    {
+        QCOMPARE(dtypeFromIndex(dtypeTableForVersion("0.16.1"), 11), std::optional<DType>(DType::U8));
+        QCOMPARE(dtypeFromIndex(dtypeTableForVersion("0.20.0-pre.6"), 3), std::optional<DType>(DType::F16));
+        QCOMPARE(dtypeFromIndex(dtypeTableForVersion("0.14.0"), 11), std::optional<DType>(DType::Bool));
+        QCOMPARE(dtypeTableForVersion("0.21.44"), DTypeTable::Burn021);
+    }
+
+    void gzipRoundTripAndBomb()
+    {
+        std::vector<uint8_t> payload(100000);
+        for (size_t i = 0; i < payload.size(); ++i)
+            payload[i] = static_cast<uint8_t>(i * 7 % 251);
+        auto gz = gzip(payload);
+        QVERIFY(gz);
+        QCOMPARE((*gz)[9], uint8_t(0xff)); // OS byte as flate2 writes it
+        auto back = gunzip(*gz);
+        QVERIFY(back);
+        QVERIFY(std::equal(payload.begin(), payload.end(), (*back)->data()));
+
+        // A bomb: 64 MiB of zeros, and a limit of 1 MiB.
+        std::vector<uint8_t> zeros(64 << 20);
+        auto bomb = gzip(zeros);
+        QVERIFY(bomb);
+        InflateLimits lim;
+        lim.maxOutputBytes = 1 << 20;
+        auto r = gunzip(*bomb, lim);
+        QVERIFY(!r);
+        QCOMPARE(r.error().code, ErrorCode::Limit);
+
+        // Truncation is reported, not crashed on.
+        auto cut = std::span<const uint8_t>(*gz).first(gz->size() / 2);
+        auto t = gunzip(cut);
+        QVERIFY(!t);
+        QVERIFY(t.error().offset.has_value());
+    }
+
+    void atomicWriteKeepsOriginalOnFailure()
+    {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath(QStringLiteral("f.bin")).toStdString();
+        const std::string orig = "original";
+        QVERIFY(writeFileAtomic(path, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(orig.data()), orig.size())));
+        auto r = writeFileAtomic(path, [](const auto& sink) -> Result<void> {
+            std::string part = "partial";
+            if (auto s = sink(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(part.data()), part.size())); !s)
+                return s;
+            return fail(ErrorCode::Invalid, "encoder failed half way");
+        });
+        QVERIFY(!r);
+        auto m = mapFile(path);
+        QVERIFY(m);
+        QCOMPARE(std::string(reinterpret_cast<const char*>((*m)->data()), (*m)->size()), orig);
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden).size(), 1); // no temp file left
+    }
+};
+
+QTEST_GUILESS_MAIN(TestFoundation)
+#include "tst_foundation.moc"
