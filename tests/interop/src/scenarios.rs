@@ -1,0 +1,321 @@
+// SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
+// SPDX-License-Identifier: GPL-3.0-or-later
+//! The TrainingRecord scenarios: each one a different Rust type layout of
+//! `(module item, optimizer item, scheduler item, GradientsParamsRecord, caller state)`.
+
+use crate::record::*;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+/// Deterministic value source (PCG-style 64-bit LCG), so every run writes the same files.
+pub struct Lcg(u64);
+impl Lcg {
+    pub fn new(seed: u64) -> Self {
+        Lcg(seed ^ 0x9e37_79b9_7f4a_7c15)
+    }
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        let x = self.0;
+        // xorshift the high bits down: the low bits of a power-of-two LCG are weak.
+        x ^ (x >> 29) ^ (x >> 43)
+    }
+    /// Values in [-2, 2) with 1/1024 resolution, so many of them are exact in f16 and some are not.
+    pub fn value(&mut self) -> f64 {
+        let k = (self.next_u64() >> 40) as i64 % 4096 - 2048; // -2048..2047
+        let fine = (self.next_u64() >> 54) as f64 / 1024.0 / 1024.0; // sub-resolution noise: not f16-exact
+        k as f64 / 1024.0 + if k % 3 == 0 { fine } else { 0.0 }
+    }
+    pub fn values(&mut self, n: usize) -> Vec<f64> {
+        (0..n).map(|_| self.value()).collect()
+    }
+    /// A positive value (for second moments).
+    pub fn positive(&mut self) -> f64 {
+        self.value().abs() / 16.0 + 1.0 / 4096.0
+    }
+}
+
+/// One scenario: a Rust item type and how to build it for a precision.
+pub trait Scenario {
+    const NAME: &'static str;
+    const DESCRIPTION: &'static str;
+    type Item: Serialize + DeserializeOwned;
+    fn build(p: Precision) -> Self::Item;
+}
+
+pub type TrainingItem<M, O, S, U> = (M, O, S, GradientsParamsRecord, U);
+
+fn param(id: u64, t: TensorData) -> ParamSerde<TensorData> {
+    ParamSerde { id: param_id_string(id), param: t }
+}
+
+fn adam_state(p: Precision, rng: &mut Lcg, shape: &[usize], time: usize, amsgrad: bool) -> AdaptiveMomentumState {
+    let n: usize = shape.iter().product();
+    let m1 = rng.values(n).iter().map(|v| v / 8.0).collect::<Vec<_>>();
+    let m2 = (0..n).map(|_| rng.positive()).collect::<Vec<_>>();
+    let max = if amsgrad { Some(p.float_tensor(shape, &m2.iter().map(|v| v * 1.5).collect::<Vec<_>>())) } else { None };
+    AdaptiveMomentumState { time, moment_1: p.float_tensor(shape, &m1), moment_2: p.float_tensor(shape, &m2), max_moment_2: max }
+}
+
+// ------------------------------------------------------------------------------------------------
+// adam: two Linear layers, a LayerNorm, a nil activation; Adam; StepLr 7; pending gradients
+// (one id above 2^63, one BF16-native); a rich caller-state struct.
+
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct AdamModel {
+    pub layer1: LinearItem,
+    pub layer2: LinearItem,
+    pub norm: LayerNormItem,
+    pub activation: Empty,
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct TrainerState {
+    pub epoch: usize,
+    pub iteration: u64,
+    pub samples_seen: u64,
+    pub rng_state: (u64, u64, u64, u64),
+    pub data_cursor: usize,
+    pub lr_schedule_position: u64,
+    pub loss_history: Vec<f64>,
+    pub note: String,
+    pub stop_step: Option<u64>,
+    pub flags: (bool, bool),
+}
+
+pub struct Adam;
+pub const ADAM_IDS: [u64; 5] = [
+    123456,                // layer1.weight -> "83h0200000000"
+    10337348971143725002,  // layer1.bias   -> "p9vkb80ukhqou" (> 2^63)
+    42,                    // layer2.weight
+    0x0123_4567_89ab_cdef, // norm.gamma
+    7,                     // norm.beta
+];
+
+impl Scenario for Adam {
+    const NAME: &'static str = "adam";
+    const DESCRIPTION: &'static str = "Linear[4,3]+bias, Linear[3,4] without bias, LayerNorm[3] (epsilon nil), activation nil; \
+        Adam (max_moment_2 nil) for layer1.weight/bias, layer2.weight, norm.gamma; StepLr iter_idx 7; \
+        3 pending gradients sorted by id (one id > 2^63, one with native dtype BF16); TrainerState struct";
+    type Item = TrainingItem<AdamModel, OptimItem<AdamState>, i32, TrainerState>;
+
+    fn build(p: Precision) -> Self::Item {
+        let mut rng = Lcg::new(1);
+        let [w1, b1, w2, gamma, beta] = ADAM_IDS;
+        let model = AdamModel {
+            layer1: LinearItem {
+                weight: param(w1, p.float_tensor(&[4, 3], &rng.values(12))),
+                bias: Some(param(b1, p.float_tensor(&[3], &rng.values(3)))),
+            },
+            layer2: LinearItem { weight: param(w2, p.float_tensor(&[3, 4], &rng.values(12))), bias: None },
+            norm: LayerNormItem {
+                gamma: param(gamma, p.float_tensor(&[4], &[1.0, 1.0, 0.5, -0.0])),
+                beta: param(beta, p.float_tensor(&[4], &[0.0, 0.25, -0.125, 0.0])),
+                epsilon: Empty,
+            },
+            activation: Empty,
+        };
+        // Insertion order deliberately not sorted: the real map is a hashbrown map in random order.
+        let mut optim = OptimItem::new();
+        for (id, shape) in [(gamma, vec![4]), (w1, vec![4, 3]), (b1, vec![3]), (w2, vec![3, 4])] {
+            let st = AdamState { momentum: adam_state(p, &mut rng, &shape, 9400, false) };
+            optim.insert(param_id_string(id), AdaptorRecordItem::for_rank(shape.len(), st));
+        }
+        let mut gradients = vec![
+            (b1, DType::F32, p.float_tensor(&[3], &rng.values(3))),
+            (w2, DType::BF16, p.float_tensor(&[3, 4], &rng.values(12))),
+            (w1, DType::F32, p.float_tensor(&[4, 3], &rng.values(12))),
+        ];
+        gradients.sort_by_key(|g| g.0);
+        let state = TrainerState {
+            epoch: 3,
+            iteration: 9400,
+            samples_seen: 601_600,
+            rng_state: (0x853c_49e6_748f_ea9b, u64::MAX, 0, 9_007_199_254_740_993),
+            data_cursor: 1234,
+            lr_schedule_position: 7,
+            loss_history: vec![2.302585092994046, 1.0, 0.1, 1e-7, 1.2345678901234568e20, 0.0],
+            note: "résumé ✓ 学习".to_string(),
+            stop_step: Some(18_446_744_073_709_551_000),
+            flags: (true, false),
+        };
+        (model, optim, 7i32, GradientsParamsRecord { gradients }, state)
+    }
+}
+
+// ------------------------------------------------------------------------------------------------
+// adamw_amsgrad: AdamW with max_moment_2, cosine scheduler usize 5, rank-0, empty, int and bool
+// params, and the special float values (0.0, -0.0, NaN, +inf, -inf) in item[0].embed.param.
+
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct AmsModel {
+    pub embed: ParamSerde<TensorData>,
+    pub scale: ParamSerde<TensorData>,
+    pub empty: ParamSerde<TensorData>,
+    pub counts: ParamSerde<TensorData>,
+    pub mask: ParamSerde<TensorData>,
+    pub dropout: Empty,
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct RunInfo {
+    pub run_name: String,
+    pub tags: Vec<String>,
+    pub best_loss: f64,
+    pub resumed: bool,
+    pub shard: (u8, i16, i64),
+}
+
+pub struct AdamWAmsgrad;
+pub const AMS_IDS: [u64; 5] = [1, 1 << 63, 999_999_999_999, 0xffff_ffff, 3];
+
+impl Scenario for AdamWAmsgrad {
+    const NAME: &'static str = "adamw_amsgrad";
+    const DESCRIPTION: &'static str = "embed[5,2] whose first five values are 0.0, -0.0, NaN, +inf, -inf; rank-0 scale (shape []); \
+        empty [0]; int counts [3] (I32/I16/I64); bool mask [2,3] (Bool(Native)); dropout nil; AdamW with AMSGrad \
+        (max_moment_2 tensors) incl. Rank0 and the empty tensor; cosine scheduler 5; 2 pending gradients; RunInfo with unicode strings";
+    type Item = TrainingItem<AmsModel, OptimItem<AdamWState>, usize, RunInfo>;
+
+    fn build(p: Precision) -> Self::Item {
+        let mut rng = Lcg::new(2);
+        let [embed, scale, empty, counts, mask] = AMS_IDS;
+        let mut embed_values = rng.values(10);
+        embed_values[..5].copy_from_slice(&[0.0, -0.0, f64::NAN, f64::INFINITY, f64::NEG_INFINITY]);
+        let model = AmsModel {
+            embed: param(embed, p.float_tensor(&[5, 2], &embed_values)),
+            scale: param(scale, p.float_tensor(&[], &[0.7071067811865476])),
+            empty: param(empty, p.float_tensor(&[0], &[])),
+            counts: param(counts, p.int_tensor(&[3], &[-32768, 0, 32767])),
+            mask: param(mask, bool_tensor(&[2, 3], &[true, false, true, true, false, false])),
+            dropout: Empty,
+        };
+        let mut optim = OptimItem::new();
+        for (id, shape) in [(scale, vec![]), (embed, vec![5, 2]), (empty, vec![0])] {
+            let st = AdamWState { momentum: adam_state(p, &mut rng, &shape, 5, true) };
+            optim.insert(param_id_string(id), AdaptorRecordItem::for_rank(shape.len(), st));
+        }
+        let gradients = vec![
+            (embed, DType::F32, p.float_tensor(&[5, 2], &rng.values(10))),
+            (scale, DType::F16, p.float_tensor(&[], &[-1.5])),
+        ];
+        let state = RunInfo {
+            run_name: "実験-α/β \"quoted\" \\ tab\t nl\n ctl\u{1} del\u{7f} ls\u{2028} 😀".to_string(),
+            tags: vec!["ruda".to_string(), "résumé".to_string(), String::new()],
+            best_loss: 0.0031415926535897933,
+            resumed: true,
+            shard: (255, -32768, i64::MIN),
+        };
+        (model, optim, 5usize, GradientsParamsRecord { gradients }, state)
+    }
+}
+
+// ------------------------------------------------------------------------------------------------
+// sgd: SGD with momentum for the weight only, constant LR `()`, no pending gradients, U = (3, 1).
+
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct SgdModel {
+    pub linear: LinearItem,
+}
+
+pub struct Sgd;
+impl Scenario for Sgd {
+    const NAME: &'static str = "sgd";
+    const DESCRIPTION: &'static str =
+        "Linear[2,2]+bias; SGD momentum Some for the weight, None for the bias; constant LR () -> nil; no pending gradients; U = (3, 1)";
+    type Item = TrainingItem<SgdModel, OptimItem<SgdState>, (), (usize, usize)>;
+
+    fn build(p: Precision) -> Self::Item {
+        let mut rng = Lcg::new(3);
+        let (w, b) = (0xdead_beef, 0xfeed_face_cafe_0001);
+        let model = SgdModel {
+            linear: LinearItem {
+                weight: param(w, p.float_tensor(&[2, 2], &rng.values(4))),
+                bias: Some(param(b, p.float_tensor(&[2], &rng.values(2)))),
+            },
+        };
+        let mut optim = OptimItem::new();
+        optim.insert(
+            param_id_string(w),
+            AdaptorRecordItem::for_rank(2, SgdState { momentum: Some(MomentumState { velocity: p.float_tensor(&[2, 2], &rng.values(4)) }) }),
+        );
+        optim.insert(param_id_string(b), AdaptorRecordItem::for_rank(1, SgdState { momentum: None }));
+        (model, optim, (), GradientsParamsRecord { gradients: vec![] }, (3usize, 1usize))
+    }
+}
+
+// ------------------------------------------------------------------------------------------------
+// Small variants: one Linear without bias, Adam, one pending gradient, differing only in the
+// scheduler record type (and value), and a (usize, u64) caller state.
+
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct TinyModel {
+    pub fc: LinearItem,
+}
+
+fn tiny<S>(p: Precision, seed: u64, scheduler: S) -> TrainingItem<TinyModel, OptimItem<AdamState>, S, (usize, u64)> {
+    let mut rng = Lcg::new(seed);
+    let id = seed.wrapping_mul(0x1000_0000_0000_0001);
+    let model = TinyModel { fc: LinearItem { weight: param(id, p.float_tensor(&[2, 1], &rng.values(2))), bias: None } };
+    let mut optim = OptimItem::new();
+    optim.insert(param_id_string(id), AdaptorRecordItem::for_rank(2, AdamState { momentum: adam_state(p, &mut rng, &[2, 1], 1, false) }));
+    let gradients = vec![(id, DType::F32, p.float_tensor(&[2, 1], &rng.values(2)))];
+    (model, optim, scheduler, GradientsParamsRecord { gradients }, (seed as usize, 1 << 40))
+}
+
+pub struct Exponential;
+impl Scenario for Exponential {
+    const NAME: &'static str = "exponential";
+    const DESCRIPTION: &'static str = "tiny Linear[2,1]; Adam; ExponentialLr record f64 previous_lr = 0.0011111111111111111; U = (usize, u64)";
+    type Item = TrainingItem<TinyModel, OptimItem<AdamState>, f64, (usize, u64)>;
+    fn build(p: Precision) -> Self::Item {
+        tiny(p, 11, 0.0011111111111111111f64)
+    }
+}
+
+pub struct Noam;
+impl Scenario for Noam {
+    const NAME: &'static str = "noam";
+    const DESCRIPTION: &'static str = "tiny Linear[2,1]; Adam; Noam record usize step = 4000; U = (usize, u64)";
+    type Item = TrainingItem<TinyModel, OptimItem<AdamState>, usize, (usize, u64)>;
+    fn build(p: Precision) -> Self::Item {
+        tiny(p, 12, 4000usize)
+    }
+}
+
+pub struct Linear;
+impl Scenario for Linear {
+    const NAME: &'static str = "linear";
+    const DESCRIPTION: &'static str = "tiny Linear[2,1]; Adam; LinearLr record usize remaining_iters = 0; U = (usize, u64)";
+    type Item = TrainingItem<TinyModel, OptimItem<AdamState>, usize, (usize, u64)>;
+    fn build(p: Precision) -> Self::Item {
+        tiny(p, 13, 0usize)
+    }
+}
+
+pub struct StepFresh;
+impl Scenario for StepFresh {
+    const NAME: &'static str = "step_fresh";
+    const DESCRIPTION: &'static str = "tiny Linear[2,1]; Adam; StepLr record i32 iter_idx = -1 (never stepped); U = (usize, u64)";
+    type Item = TrainingItem<TinyModel, OptimItem<AdamState>, i32, (usize, u64)>;
+    fn build(p: Precision) -> Self::Item {
+        tiny(p, 14, -1i32)
+    }
+}
+
+pub const SCENARIO_NAMES: [&str; 7] = ["adam", "adamw_amsgrad", "sgd", "exponential", "noam", "linear", "step_fresh"];
+
+/// Calls `$f::<ScenarioType>($args)` for the scenario named `$name`, or evaluates `$none`.
+#[macro_export]
+macro_rules! with_scenario {
+    ($name:expr, $f:ident ( $($args:expr),* ), $none:expr) => {
+        match $name {
+            "adam" => $f::<$crate::scenarios::Adam>($($args),*),
+            "adamw_amsgrad" => $f::<$crate::scenarios::AdamWAmsgrad>($($args),*),
+            "sgd" => $f::<$crate::scenarios::Sgd>($($args),*),
+            "exponential" => $f::<$crate::scenarios::Exponential>($($args),*),
+            "noam" => $f::<$crate::scenarios::Noam>($($args),*),
+            "linear" => $f::<$crate::scenarios::Linear>($($args),*),
+            "step_fresh" => $f::<$crate::scenarios::StepFresh>($($args),*),
+            _ => $none,
+        }
+    };
+}
