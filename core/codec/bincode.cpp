@@ -1,0 +1,1045 @@
+// SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/codec/bincode.h"
+
+#include <array>
+#include <bit>
+#include <cstring>
+#include <limits>
+#include <unordered_map>
+
+namespace ckpt {
+
+namespace {
+
+// bincode 1.3 config/int.rs VarintEncoding: < 251 one byte, then fb u16, fc u32, fd u64 (LE),
+// fe u128 (refused for 64-bit targets), ff reserved.
+constexpr uint8_t kU16Marker = 0xfb;
+constexpr uint8_t kU32Marker = 0xfc;
+constexpr uint8_t kU64Marker = 0xfd;
+
+/** A step of the record path, kept on the stack and rendered only when an error needs it. */
+struct PathLink {
+    const PathLink* parent = nullptr;
+    enum : uint8_t { Root, Key, Index, TapeKey } kind = Root;
+    std::string_view key;
+    uint64_t index = 0; ///< Index: position; TapeKey: tape node of the decoded map key
+};
+
+template<class KeyText>
+std::string renderPath(const PathLink* p, KeyText&& keyText)
+{
+    std::vector<const PathLink*> chain;
+    for (; p; p = p->parent)
+        if (p->kind != PathLink::Root)
+            chain.push_back(p);
+    std::string out;
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+        const PathLink* l = *it;
+        if (l->kind == PathLink::Key)
+            out = appendKeyToPath(out, l->key);
+        else if (l->kind == PathLink::Index)
+            out = appendIndexToPath(out, l->index);
+        else
+            out = appendKeyToPath(out, keyText(l->index));
+    }
+    return out;
+}
+
+bool validUtf8(std::span<const uint8_t> s)
+{
+    // Rust's str::from_utf8: no overlongs, no surrogates, nothing above U+10FFFF.
+    size_t i = 0;
+    const size_t n = s.size();
+    while (i < n) {
+        const uint8_t c = s[i];
+        if (c < 0x80) {
+            ++i;
+            continue;
+        }
+        size_t len;
+        uint32_t lo = 0x80, hi = 0xbf;
+        if (c >= 0xc2 && c <= 0xdf) {
+            len = 2;
+        } else if (c >= 0xe0 && c <= 0xef) {
+            len = 3;
+            if (c == 0xe0)
+                lo = 0xa0;
+            if (c == 0xed)
+                hi = 0x9f;
+        } else if (c >= 0xf0 && c <= 0xf4) {
+            len = 4;
+            if (c == 0xf0)
+                lo = 0x90;
+            if (c == 0xf4)
+                hi = 0x8f;
+        } else {
+            return false;
+        }
+        if (i + len > n)
+            return false;
+        if (s[i + 1] < lo || s[i + 1] > hi)
+            return false;
+        for (size_t k = 2; k < len; ++k)
+            if (s[i + k] < 0x80 || s[i + k] > 0xbf)
+                return false;
+        i += len;
+    }
+    return true;
+}
+
+constexpr std::array<std::string_view, 3> kBoolStores = {"Native", "U8", "U32"};
+
+class Decoder {
+public:
+    Decoder(const BytesPtr& bytes, const BincodeSchema& schema, const BincodeReadOptions& options)
+        : m_bytes(bytes)
+        , m_data(bytes ? bytes->span() : std::span<const uint8_t>())
+        , m_pos(options.startOffset)
+        , m_s(schema)
+        , m_pin(schema.nodes.size(), -1)
+        , m_trialsLeft(options.maxTrials)
+    {
+    }
+
+    Result<BincodeReadResult> run()
+    {
+        if (m_pos > m_data.size())
+            return fail(ErrorCode::Usage, "start offset " + std::to_string(m_pos) + " is past the end (" + std::to_string(m_data.size()) + " bytes)");
+        const uint64_t start = m_pos;
+        PathLink root;
+        if (auto r = value(m_s.root, &root); !r)
+            return std::unexpected(r.error());
+        BincodeReadResult out;
+        out.tape.nodes = std::move(m_nodes);
+        out.tape.pool = std::move(m_pool);
+        out.tape.source = m_bytes;
+        out.consumed = m_pos - start;
+        out.nonCanonicalVarints = m_nonCanonical;
+        out.resolved = resolvedSchema();
+        return out;
+    }
+
+private:
+    // ----- errors -----
+    std::unexpected<Error> error(ErrorCode code, std::string what, uint64_t offset, const PathLink* path) const
+    {
+        Error e;
+        e.code = code;
+        e.what = std::move(what);
+        e.offset = offset;
+        e.recordPath = renderPath(path, [&](uint64_t keyNode) { return keyText(static_cast<uint32_t>(keyNode)); });
+        return std::unexpected(std::move(e));
+    }
+    std::string keyText(uint32_t k) const
+    {
+        const Node& n = m_nodes[k];
+        if (n.kind == Kind::Str) {
+            const uint8_t* base = (n.flags & InPool) ? m_pool.data() : m_data.data();
+            return std::string(reinterpret_cast<const char*>(base + n.payload), n.count);
+        }
+        if (n.kind == Kind::UInt)
+            return std::to_string(n.payload);
+        if (n.kind == Kind::Int)
+            return std::to_string(static_cast<int64_t>(n.payload));
+        return std::string("<") + kindName(n.kind) + " key>";
+    }
+    std::unexpected<Error> truncated(const char* what, const PathLink* path) const
+    {
+        return error(ErrorCode::Truncated, std::string("input ends inside ") + what + " (" + std::to_string(m_data.size()) + " bytes in all)", m_pos, path);
+    }
+
+    uint64_t remaining() const { return m_data.size() - m_pos; }
+
+    // ----- primitives -----
+    Result<uint64_t> varint(const char* what, const PathLink* path)
+    {
+        if (m_pos >= m_data.size())
+            return truncated(what, path);
+        const uint64_t at = m_pos;
+        const uint8_t b = m_data[m_pos];
+        auto little = [&](size_t n, uint64_t minCanonical) -> Result<uint64_t> {
+            if (remaining() < 1 + n)
+                return truncated(what, path);
+            uint64_t v = 0;
+            for (size_t k = 0; k < n; ++k)
+                v |= uint64_t(m_data[m_pos + 1 + k]) << (8 * k);
+            m_pos += 1 + n;
+            if (v < minCanonical)
+                ++m_nonCanonical; // bincode 1.3 accepts these; counted so callers know re-encoding differs
+            return v;
+        };
+        if (b < kU16Marker) {
+            ++m_pos;
+            return b;
+        }
+        if (b == kU16Marker)
+            return little(2, kU16Marker);
+        if (b == kU32Marker)
+            return little(4, 0x10000);
+        if (b == kU64Marker)
+            return little(8, 0x100000000ull);
+        return error(ErrorCode::Malformed,
+            std::string("expected a varint (") + what + "), found marker 0x" + (b == 0xfe ? "fe (u128, not valid here)" : "ff (reserved)"), at, path);
+    }
+
+    uint32_t pushNode(Kind k, uint64_t payload, uint64_t count, uint64_t src, uint8_t flags = 0)
+    {
+        const auto idx = static_cast<uint32_t>(m_nodes.size());
+        m_nodes.push_back(Node{k, flags, 0, idx + 1, count, payload, src});
+        return idx;
+    }
+    void close(uint32_t idx, uint64_t count)
+    {
+        m_nodes[idx].end = static_cast<uint32_t>(m_nodes.size());
+        m_nodes[idx].count = count;
+    }
+    /** Names (struct fields, variants) go to the pool once each. */
+    uint32_t pushName(std::string_view name, uint64_t src)
+    {
+        auto it = m_names.find(std::string(name));
+        uint64_t off;
+        if (it == m_names.end()) {
+            off = m_pool.size();
+            m_pool.insert(m_pool.end(), name.begin(), name.end());
+            m_names.emplace(std::string(name), off);
+        } else {
+            off = it->second;
+        }
+        return pushNode(Kind::Str, off, name.size(), src, InPool);
+    }
+
+    // ----- the walk -----
+    Result<void> value(uint32_t si, const PathLink* path)
+    {
+        const SchemaNode& sn = m_s.nodes[si];
+        const uint64_t at = m_pos;
+        switch (sn.kind) {
+        case SchemaKind::Bool: {
+            if (remaining() < 1)
+                return truncated("a bool", path);
+            const uint8_t b = m_data[m_pos];
+            if (b > 1)
+                return error(ErrorCode::Malformed, "expected a bool (00 or 01), found 0x" + hex(b), at, path);
+            ++m_pos;
+            pushNode(Kind::Bool, b, 0, at);
+            return {};
+        }
+        case SchemaKind::U8:
+        case SchemaKind::I8: {
+            if (remaining() < 1)
+                return truncated(sn.kind == SchemaKind::U8 ? "a u8" : "an i8", path);
+            const uint8_t b = m_data[m_pos++];
+            if (sn.kind == SchemaKind::U8)
+                pushNode(Kind::UInt, b, 0, at);
+            else
+                pushNode(Kind::Int, static_cast<uint64_t>(int64_t(int8_t(b))), 0, at);
+            return {};
+        }
+        case SchemaKind::U16:
+        case SchemaKind::U32:
+        case SchemaKind::U64:
+        case SchemaKind::Usize: {
+            auto v = varint(schemaKindName(sn.kind), path);
+            if (!v)
+                return std::unexpected(v.error());
+            const uint64_t max = sn.kind == SchemaKind::U16 ? 0xffff : sn.kind == SchemaKind::U32 ? 0xffffffffu : ~uint64_t(0);
+            if (*v > max)
+                return error(ErrorCode::Invalid, std::to_string(*v) + " does not fit in a " + schemaKindName(sn.kind), at, path);
+            pushNode(Kind::UInt, *v, 0, at);
+            return {};
+        }
+        case SchemaKind::I16:
+        case SchemaKind::I32:
+        case SchemaKind::I64: {
+            auto v = varint(schemaKindName(sn.kind), path);
+            if (!v)
+                return std::unexpected(v.error());
+            const int64_t x = static_cast<int64_t>(*v >> 1) ^ -static_cast<int64_t>(*v & 1);
+            const int64_t lim = sn.kind == SchemaKind::I16 ? 0x7fff : sn.kind == SchemaKind::I32 ? 0x7fffffff : std::numeric_limits<int64_t>::max();
+            if (x > lim || x < -lim - 1)
+                return error(ErrorCode::Invalid, std::to_string(x) + " does not fit in an " + schemaKindName(sn.kind), at, path);
+            pushNode(Kind::Int, static_cast<uint64_t>(x), 0, at);
+            return {};
+        }
+        case SchemaKind::F32: {
+            if (remaining() < 4)
+                return truncated("an f32", path);
+            uint32_t bits = 0;
+            std::memcpy(&bits, m_data.data() + m_pos, 4);
+            if constexpr (std::endian::native == std::endian::big)
+                bits = std::byteswap(bits);
+            m_pos += 4;
+            pushNode(Kind::F32, bits, 0, at);
+            return {};
+        }
+        case SchemaKind::F64: {
+            if (remaining() < 8)
+                return truncated("an f64", path);
+            uint64_t bits = 0;
+            std::memcpy(&bits, m_data.data() + m_pos, 8);
+            if constexpr (std::endian::native == std::endian::big)
+                bits = std::byteswap(bits);
+            m_pos += 8;
+            pushNode(Kind::F64, bits, 0, at);
+            return {};
+        }
+        case SchemaKind::Str:
+        case SchemaKind::Bytes: {
+            const bool isStr = sn.kind == SchemaKind::Str;
+            auto len = varint(isStr ? "a string length" : "a byte length", path);
+            if (!len)
+                return std::unexpected(len.error());
+            if (*len > remaining())
+                return error(ErrorCode::Truncated,
+                    std::string(isStr ? "string" : "byte array") + " declares " + std::to_string(*len) + " bytes but only "
+                        + std::to_string(remaining()) + " remain",
+                    at, path);
+            if (isStr && !validUtf8(m_data.subspan(m_pos, *len)))
+                return error(ErrorCode::Malformed, "string is not valid UTF-8", m_pos, path);
+            pushNode(isStr ? Kind::Str : Kind::Bin, m_pos, *len, at);
+            m_pos += *len;
+            return {};
+        }
+        case SchemaKind::Unit: pushNode(Kind::Nil, 0, 0, at); return {};
+        case SchemaKind::UnitStruct: close(pushNode(Kind::Array, 0, 0, at), 0); return {};
+        case SchemaKind::Empty: {
+            if (remaining() < 1)
+                return truncated("an empty record (00)", path);
+            if (m_data[m_pos] != 0)
+                return error(ErrorCode::Malformed, "expected an empty record (00), found 0x" + hex(m_data[m_pos]), at, path);
+            ++m_pos;
+            pushNode(Kind::Nil, 0, 0, at);
+            return {};
+        }
+        case SchemaKind::Option:
+            if (sn.maybeBare)
+                return ambiguous(si, path);
+            return optionValue(si, path);
+        case SchemaKind::Seq:
+            if (sn.maybeTuple)
+                return ambiguous(si, path);
+            return seqValue(si, path, false);
+        case SchemaKind::Map: {
+            auto count = varint("a map length", path);
+            if (!count)
+                return std::unexpected(count.error());
+            if (auto r = checkCount(*count, m_s.minEncodedSize(sn.elements[0]) + m_s.minEncodedSize(sn.elements[1]), at, "map", path); !r)
+                return r;
+            const uint32_t idx = pushNode(Kind::Map, 0, 0, at);
+            for (uint64_t k = 0; k < *count; ++k) {
+                const uint32_t keyNode = static_cast<uint32_t>(m_nodes.size());
+                PathLink kp{path, PathLink::Index, {}, k};
+                if (auto r = value(sn.elements[0], &kp); !r)
+                    return r;
+                PathLink vp{path, PathLink::TapeKey, {}, keyNode};
+                if (auto r = value(sn.elements[1], &vp); !r)
+                    return r;
+            }
+            close(idx, *count);
+            return {};
+        }
+        case SchemaKind::Tuple: {
+            const uint32_t idx = pushNode(Kind::Array, 0, 0, at);
+            for (size_t k = 0; k < sn.elements.size(); ++k) {
+                PathLink ep{path, PathLink::Index, {}, k};
+                if (auto r = value(sn.elements[k], &ep); !r)
+                    return r;
+            }
+            close(idx, sn.elements.size());
+            return {};
+        }
+        case SchemaKind::Struct: {
+            const uint32_t idx = pushNode(Kind::Map, 0, 0, at);
+            for (const auto& f : sn.fields) {
+                pushName(f.name, m_pos);
+                PathLink fp{path, PathLink::Key, f.name, 0};
+                if (auto r = value(f.type, &fp); !r)
+                    return r;
+            }
+            close(idx, sn.fields.size());
+            if (m_trialDepth > 0)
+                return checkConsistency(sn, idx, at, path);
+            return {};
+        }
+        case SchemaKind::Enum: {
+            auto index = varint("an enum variant index", path);
+            if (!index)
+                return std::unexpected(index.error());
+            if (*index > 0xffffffffu)
+                return error(ErrorCode::Invalid, "enum variant index " + std::to_string(*index) + " does not fit in a u32", at, path);
+            if (*index >= sn.variants.size())
+                return error(ErrorCode::Invalid,
+                    "invalid variant index " + std::to_string(*index) + " of enum " + (sn.name.empty() ? std::string("?") : sn.name) + " (it has "
+                        + std::to_string(sn.variants.size()) + " variants)",
+                    at, path);
+            const SchemaVariant& v = sn.variants[*index];
+            if (v.kind == VariantKind::Unit) {
+                pushName(v.name, at);
+                return {};
+            }
+            const uint32_t idx = pushNode(Kind::Map, 0, 0, at);
+            pushName(v.name, at);
+            PathLink vp{path, PathLink::Key, v.name, 0};
+            if (auto r = value(v.payload, &vp); !r)
+                return r;
+            close(idx, 1);
+            return {};
+        }
+        case SchemaKind::DType: {
+            auto index = varint("a DType index", path);
+            if (!index)
+                return std::unexpected(index.error());
+            const auto d = *index <= 0xffffffffu ? dtypeFromIndex(sn.dtypeTable, static_cast<uint32_t>(*index)) : std::nullopt;
+            if (!d)
+                return error(ErrorCode::Invalid,
+                    "invalid DType index " + std::to_string(*index) + " for the " + std::string(dtypeTableName(sn.dtypeTable)) + " table", at, path);
+            if (*d == DType::QFloat)
+                return error(ErrorCode::Unsupported, "quantized tensors (DType QFloat) are not supported in bincode records", at, path);
+            if (*d == DType::Bool && sn.dtypeTable == DTypeTable::Burn021) {
+                auto store = varint("a BoolStore index", path);
+                if (!store)
+                    return std::unexpected(store.error());
+                if (*store >= kBoolStores.size())
+                    return error(ErrorCode::Invalid, "invalid BoolStore index " + std::to_string(*store), at, path);
+                const uint32_t idx = pushNode(Kind::Map, 0, 0, at);
+                pushName("Bool", at);
+                pushName(kBoolStores[*store], at);
+                close(idx, 1);
+                return {};
+            }
+            pushName(dtypeName(*d), at);
+            return {};
+        }
+        }
+        return error(ErrorCode::Invalid, "unknown schema node kind", at, path);
+    }
+
+    static std::string hex(uint8_t b)
+    {
+        static const char* digits = "0123456789abcdef";
+        return {digits[b >> 4], digits[b & 15]};
+    }
+
+    Result<void> checkCount(uint64_t count, uint64_t minElement, uint64_t at, const char* what, const PathLink* path) const
+    {
+        // Elements that may take zero bytes (units) still cost a tape node each: allow a bounded number.
+        constexpr uint64_t kZeroSizeAllowance = 1 << 16;
+        const bool ok = minElement == 0 ? count <= remaining() + kZeroSizeAllowance : count <= remaining() / minElement;
+        if (!ok)
+            return error(ErrorCode::Limit,
+                std::string(what) + " declares " + std::to_string(count) + " elements of at least " + std::to_string(minElement) + " byte(s), but only "
+                    + std::to_string(remaining()) + " bytes remain",
+                at, path);
+        return {};
+    }
+
+    Result<void> optionValue(uint32_t si, const PathLink* path)
+    {
+        const uint64_t at = m_pos;
+        if (remaining() < 1)
+            return truncated("an Option tag", path);
+        const uint8_t tag = m_data[m_pos];
+        if (tag > 1)
+            return error(ErrorCode::Malformed, "expected an Option tag (00 None or 01 Some), found 0x" + hex(tag), at, path);
+        ++m_pos;
+        if (tag == 0) {
+            pushNode(Kind::Nil, 0, 0, at);
+            return {};
+        }
+        return value(m_s.nodes[si].elements[0], path);
+    }
+
+    Result<void> seqValue(uint32_t si, const PathLink* path, bool asTuple)
+    {
+        const SchemaNode& sn = m_s.nodes[si];
+        const uint64_t at = m_pos;
+        uint64_t count = sn.tupleArity;
+        if (!asTuple) {
+            auto c = varint("a sequence length", path);
+            if (!c)
+                return std::unexpected(c.error());
+            count = *c;
+        }
+        if (auto r = checkCount(count, m_s.minEncodedSize(sn.elements[0]), at, "sequence", path); !r)
+            return r;
+        const uint32_t idx = pushNode(Kind::Array, 0, 0, at);
+        for (uint64_t k = 0; k < count; ++k) {
+            PathLink ep{path, PathLink::Index, {}, k};
+            if (auto r = value(sn.elements[0], &ep); !r)
+                return r;
+        }
+        close(idx, count);
+        return {};
+    }
+
+    /**
+     * An Option that may be a bare T, or a Vec that may be a tuple: the first occurrence tries the
+     * preferred reading, then the other, each a complete decode of the subtree with consistency checks
+     * (ParamSerde id lengths, TensorData byte counts); the reading that works is pinned for every later
+     * occurrence of the node (and reported in the resolved schema).
+     */
+    Result<void> ambiguous(uint32_t si, const PathLink* path)
+    {
+        const SchemaNode& sn = m_s.nodes[si];
+        auto decodeAs = [&](int8_t choice) -> Result<void> {
+            if (sn.kind == SchemaKind::Option)
+                return choice == 1 ? value(sn.elements[0], path) : optionValue(si, path);
+            return seqValue(si, path, choice == 1);
+        };
+        if (m_pin[si] >= 0)
+            return decodeAs(m_pin[si]);
+        const int8_t first = sn.preferAlternative ? 1 : 0;
+        std::optional<Error> firstError;
+        for (int8_t choice : {first, int8_t(1 - first)}) {
+            if (m_trialsLeft == 0)
+                return error(ErrorCode::Limit, "too many trial decodes of ambiguous schema nodes", m_pos, path);
+            --m_trialsLeft;
+            const uint64_t pos = m_pos;
+            const size_t nodes = m_nodes.size();
+            const size_t pins = m_pinLog.size();
+            const uint64_t nonCanonical = m_nonCanonical;
+            m_pin[si] = choice;
+            m_pinLog.push_back(si);
+            ++m_trialDepth;
+            auto r = decodeAs(choice);
+            --m_trialDepth;
+            if (r)
+                return r;
+            if (!firstError)
+                firstError = r.error();
+            m_pos = pos;
+            m_nodes.resize(nodes);
+            while (m_pinLog.size() > pins) {
+                m_pin[m_pinLog.back()] = -1;
+                m_pinLog.pop_back();
+            }
+            m_nonCanonical = nonCanonical;
+        }
+        return std::unexpected(*firstError);
+    }
+
+    /** Burn invariants used to reject a wrong reading of an ambiguous node. */
+    Result<void> checkConsistency(const SchemaNode& sn, uint32_t idx, uint64_t at, const PathLink* path) const
+    {
+        auto field = [&](std::string_view name) -> std::optional<uint32_t> {
+            for (uint32_t k = idx + 1; k < m_nodes[idx].end;) {
+                const uint32_t v = m_nodes[k].end;
+                if (keyText(k) == name)
+                    return v;
+                k = m_nodes[v].end;
+            }
+            return std::nullopt;
+        };
+        if (sn.name == "ParamSerde") {
+            auto id = field("id");
+            if (id && m_nodes[*id].kind == Kind::Str) {
+                const uint64_t n = m_nodes[*id].count;
+                if (n != 10 && n != 13 && n != 36)
+                    return error(ErrorCode::Invalid, "a ParamSerde id has 10, 13 or 36 characters, not " + std::to_string(n), at, path);
+            }
+        } else if (sn.name == "TensorData") {
+            auto bytes = field("bytes");
+            auto shape = field("shape");
+            auto dt = field("dtype");
+            if (bytes && shape && dt && m_nodes[*dt].kind == Kind::Str && m_nodes[*shape].kind == Kind::Array) {
+                const auto d = dtypeFromName(keyText(*dt));
+                if (d && *d != DType::QFloat && *d != DType::Bool) {
+                    uint64_t product = dtypeSize(*d);
+                    bool overflow = false;
+                    for (uint32_t c = *shape + 1; c < m_nodes[*shape].end && !overflow; c = m_nodes[c].end)
+                        overflow = __builtin_mul_overflow(product, m_nodes[c].payload, &product);
+                    if (overflow || product != m_nodes[*bytes].count)
+                        return error(ErrorCode::Invalid, "TensorData byte length does not match shape x dtype size", at, path);
+                }
+            }
+        }
+        return {};
+    }
+
+    BincodeSchema resolvedSchema() const
+    {
+        BincodeSchema r = m_s;
+        for (uint32_t i = 0; i < r.nodes.size(); ++i) {
+            SchemaNode& n = r.nodes[i];
+            if (m_pin[i] < 0)
+                continue;
+            if (n.kind == SchemaKind::Option && n.maybeBare) {
+                if (m_pin[i] == 1) {
+                    n = m_s.nodes[n.elements[0]]; // the bare T (children are shared indices)
+                } else {
+                    n.maybeBare = false;
+                    n.preferAlternative = false;
+                }
+            } else if (n.kind == SchemaKind::Seq && n.maybeTuple) {
+                if (m_pin[i] == 1) {
+                    n.kind = SchemaKind::Tuple;
+                    n.elements = std::vector<uint32_t>(n.tupleArity, n.elements[0]);
+                }
+                n.maybeTuple = false;
+                n.tupleArity = 0;
+                n.preferAlternative = false;
+            }
+        }
+        return r;
+    }
+
+    BytesPtr m_bytes;
+    std::span<const uint8_t> m_data;
+    uint64_t m_pos;
+    const BincodeSchema& m_s;
+    std::vector<Node> m_nodes;
+    std::vector<uint8_t> m_pool;
+    std::unordered_map<std::string, uint64_t> m_names;
+    std::vector<int8_t> m_pin;
+    std::vector<uint32_t> m_pinLog;
+    uint32_t m_trialsLeft;
+    uint32_t m_trialDepth = 0;
+    uint64_t m_nonCanonical = 0;
+};
+
+// ---------------------------------------------------------------------------------------------
+
+void putVarint(Sink& out, uint64_t v)
+{
+    uint8_t buf[9];
+    size_t n = 0;
+    if (v < kU16Marker) {
+        buf[n++] = static_cast<uint8_t>(v);
+    } else {
+        const size_t width = v <= 0xffff ? 2 : v <= 0xffffffffu ? 4 : 8;
+        buf[n++] = width == 2 ? kU16Marker : width == 4 ? kU32Marker : kU64Marker;
+        for (size_t k = 0; k < width; ++k)
+            buf[n++] = static_cast<uint8_t>(v >> (8 * k));
+    }
+    out.put(std::span<const uint8_t>(buf, n));
+}
+
+class Encoder {
+public:
+    Encoder(const Tape& t, const BincodeSchema& s, Sink& out)
+        : m_t(t)
+        , m_s(s)
+        , m_out(out)
+    {
+    }
+
+    Result<void> value(uint32_t si, uint32_t ti, const PathLink* path)
+    {
+        const SchemaNode& sn = m_s.nodes[si];
+        const Node& tn = m_t[ti];
+        switch (sn.kind) {
+        case SchemaKind::Bool:
+            if (tn.kind != Kind::Bool)
+                return mismatch("a bool", ti, path);
+            m_out.put(static_cast<uint8_t>(tn.payload ? 1 : 0));
+            return {};
+        case SchemaKind::U8:
+        case SchemaKind::U16:
+        case SchemaKind::U32:
+        case SchemaKind::U64:
+        case SchemaKind::Usize: {
+            const auto v = m_t.asU64(ti);
+            if (!v)
+                return mismatch(std::string("an unsigned integer (") + schemaKindName(sn.kind) + ")", ti, path);
+            const uint64_t max = sn.kind == SchemaKind::U8 ? 0xff : sn.kind == SchemaKind::U16 ? 0xffff : sn.kind == SchemaKind::U32 ? 0xffffffffu : ~uint64_t(0);
+            if (*v > max)
+                return error(ErrorCode::Invalid, std::to_string(*v) + " does not fit in a " + schemaKindName(sn.kind), ti, path);
+            if (sn.kind == SchemaKind::U8)
+                m_out.put(static_cast<uint8_t>(*v));
+            else
+                putVarint(m_out, *v);
+            return {};
+        }
+        case SchemaKind::I8:
+        case SchemaKind::I16:
+        case SchemaKind::I32:
+        case SchemaKind::I64: {
+            int64_t x;
+            if (tn.kind == Kind::Int)
+                x = static_cast<int64_t>(tn.payload);
+            else if (tn.kind == Kind::UInt && tn.payload <= uint64_t(std::numeric_limits<int64_t>::max()))
+                x = static_cast<int64_t>(tn.payload);
+            else
+                return mismatch(std::string("a signed integer (") + schemaKindName(sn.kind) + ")", ti, path);
+            const int64_t lim = sn.kind == SchemaKind::I8 ? 0x7f : sn.kind == SchemaKind::I16 ? 0x7fff : sn.kind == SchemaKind::I32 ? 0x7fffffff : std::numeric_limits<int64_t>::max();
+            if (x > lim || x < -lim - 1)
+                return error(ErrorCode::Invalid, std::to_string(x) + " does not fit in an " + schemaKindName(sn.kind), ti, path);
+            if (sn.kind == SchemaKind::I8)
+                m_out.put(static_cast<uint8_t>(static_cast<int8_t>(x)));
+            else
+                putVarint(m_out, (static_cast<uint64_t>(x) << 1) ^ static_cast<uint64_t>(x >> 63));
+            return {};
+        }
+        case SchemaKind::F32: {
+            float f;
+            if (tn.kind == Kind::F32)
+                f = m_t.f32(ti);
+            else if (tn.kind == Kind::F64)
+                f = static_cast<float>(m_t.f64(ti)); // JSON records carry every float as f64
+            else
+                return mismatch("an f32", ti, path);
+            uint32_t bits = std::bit_cast<uint32_t>(f);
+            uint8_t b[4];
+            for (int k = 0; k < 4; ++k)
+                b[k] = static_cast<uint8_t>(bits >> (8 * k));
+            m_out.put(std::span<const uint8_t>(b, 4));
+            return {};
+        }
+        case SchemaKind::F64: {
+            if (tn.kind != Kind::F64 && tn.kind != Kind::F32)
+                return mismatch("an f64", ti, path);
+            const uint64_t bits = std::bit_cast<uint64_t>(m_t.f64(ti));
+            uint8_t b[8];
+            for (int k = 0; k < 8; ++k)
+                b[k] = static_cast<uint8_t>(bits >> (8 * k));
+            m_out.put(std::span<const uint8_t>(b, 8));
+            return {};
+        }
+        case SchemaKind::Str:
+            if (tn.kind != Kind::Str)
+                return mismatch("a string", ti, path);
+            putVarint(m_out, tn.count);
+            m_out.put(m_t.bin(ti));
+            return {};
+        case SchemaKind::Bytes:
+            if (tn.kind == Kind::Bin) {
+                putVarint(m_out, tn.count);
+                m_out.put(m_t.bin(ti));
+                return {};
+            }
+            if (tn.kind == Kind::Array) { // serde_bytes also reads a sequence of u8 (JSON integer arrays)
+                putVarint(m_out, tn.count);
+                Result<void> r;
+                uint64_t k = 0;
+                m_t.forEachChild(ti, [&](uint32_t c) {
+                    const auto v = m_t.asU64(c);
+                    if (r && (!v || *v > 255)) {
+                        PathLink ep{path, PathLink::Index, {}, k};
+                        r = mismatch("a byte 0..255", c, &ep);
+                    }
+                    if (r)
+                        m_out.put(static_cast<uint8_t>(*v));
+                    ++k;
+                });
+                return r;
+            }
+            return mismatch("bytes", ti, path);
+        case SchemaKind::Unit:
+            if (tn.kind != Kind::Nil && !(tn.kind == Kind::Array && tn.count == 0))
+                return mismatch("() (nil)", ti, path);
+            return {};
+        case SchemaKind::UnitStruct:
+            if (tn.kind != Kind::Nil && !(tn.kind == Kind::Array && tn.count == 0))
+                return mismatch("a unit struct (empty array or nil)", ti, path);
+            return {};
+        case SchemaKind::Empty:
+            // EmptyRecord/ConstantRecord serialize as None whatever was recorded (Burn ignores the value).
+            m_out.put(uint8_t(0));
+            return {};
+        case SchemaKind::Option:
+            if (tn.kind == Kind::Nil) {
+                if (sn.maybeBare && sn.preferAlternative && m_s.nodes[sn.elements[0]].kind == SchemaKind::Empty)
+                    return value(sn.elements[0], ti, path);
+                m_out.put(uint8_t(0));
+                return {};
+            }
+            if (!(sn.maybeBare && sn.preferAlternative))
+                m_out.put(uint8_t(1));
+            return value(sn.elements[0], ti, path);
+        case SchemaKind::Seq:
+        case SchemaKind::Tuple: {
+            if (tn.kind != Kind::Array)
+                return mismatch("an array", ti, path);
+            const bool tuple = sn.kind == SchemaKind::Tuple || (sn.maybeTuple && sn.preferAlternative);
+            if (tuple) {
+                const uint64_t arity = sn.kind == SchemaKind::Tuple ? sn.elements.size() : sn.tupleArity;
+                if (tn.count != arity)
+                    return error(ErrorCode::Invalid, "expected a tuple of " + std::to_string(arity) + ", found an array of " + std::to_string(tn.count), ti, path);
+            } else {
+                putVarint(m_out, tn.count);
+            }
+            Result<void> r;
+            uint64_t k = 0;
+            m_t.forEachChild(ti, [&](uint32_t c) {
+                if (!r)
+                    return;
+                PathLink ep{path, PathLink::Index, {}, k};
+                r = value(sn.kind == SchemaKind::Tuple ? sn.elements[k] : sn.elements[0], c, &ep);
+                ++k;
+            });
+            return r;
+        }
+        case SchemaKind::Map: {
+            if (tn.kind != Kind::Map)
+                return mismatch("a map", ti, path);
+            putVarint(m_out, tn.count);
+            Result<void> r;
+            uint64_t k = 0;
+            m_t.forEachEntry(ti, [&](uint32_t key, uint32_t val) {
+                if (!r)
+                    return;
+                PathLink kp{path, PathLink::Index, {}, k++};
+                r = value(sn.elements[0], key, &kp);
+                if (!r)
+                    return;
+                PathLink vp{path, PathLink::TapeKey, {}, key};
+                r = value(sn.elements[1], val, &vp);
+            });
+            return r;
+        }
+        case SchemaKind::Struct: {
+            if (tn.kind != Kind::Map)
+                return mismatch("a struct (map)" + (sn.name.empty() ? std::string() : " " + sn.name), ti, path);
+            for (const auto& f : sn.fields) {
+                PathLink fp{path, PathLink::Key, f.name, 0};
+                const auto v = m_t.find(ti, f.name);
+                if (!v) {
+                    const SchemaKind fk = m_s.nodes[f.type].kind;
+                    if (fk == SchemaKind::Option || fk == SchemaKind::Empty || fk == SchemaKind::Unit || fk == SchemaKind::UnitStruct) {
+                        // MessagePack/JSON loaders take a missing Option as None; mirror that.
+                        if (fk == SchemaKind::Option || fk == SchemaKind::Empty)
+                            m_out.put(uint8_t(0));
+                        continue;
+                    }
+                    return error(ErrorCode::Invalid, "missing field '" + f.name + "'", ti, path);
+                }
+                if (auto r = value(f.type, *v, &fp); !r)
+                    return r;
+            }
+            return {};
+        }
+        case SchemaKind::Enum: {
+            std::string_view name;
+            std::optional<uint32_t> payload;
+            if (tn.kind == Kind::Str) {
+                name = m_t.str(ti);
+            } else if (tn.kind == Kind::Map && tn.count == 1 && m_t.isStr(ti + 1)) {
+                name = m_t.str(ti + 1);
+                payload = m_t[ti + 1].end;
+            } else {
+                return mismatch("an enum variant (name or {name: value})", ti, path);
+            }
+            for (uint32_t k = 0; k < sn.variants.size(); ++k) {
+                const SchemaVariant& v = sn.variants[k];
+                if (v.name != name)
+                    continue;
+                if ((v.kind == VariantKind::Unit) != !payload)
+                    return error(ErrorCode::Invalid, "variant '" + v.name + (payload ? "' has no payload" : "' needs a payload"), ti, path);
+                putVarint(m_out, k);
+                if (!payload)
+                    return {};
+                PathLink vp{path, PathLink::Key, v.name, 0};
+                return value(v.payload, *payload, &vp);
+            }
+            return error(ErrorCode::Invalid, "'" + std::string(name) + "' is not a variant of enum " + (sn.name.empty() ? std::string("?") : sn.name), ti, path);
+        }
+        case SchemaKind::DType: {
+            std::string_view name;
+            std::optional<uint32_t> store;
+            if (tn.kind == Kind::Str) {
+                name = m_t.str(ti);
+            } else if (tn.kind == Kind::Map && tn.count == 1 && m_t.isStr(ti + 1) && m_t.str(ti + 1) == "Bool") {
+                name = "Bool";
+                store = m_t[ti + 1].end;
+            } else {
+                return mismatch("a DType name", ti, path);
+            }
+            const auto d = dtypeFromName(name);
+            const auto index = d ? dtypeIndex(sn.dtypeTable, *d) : std::nullopt;
+            if (!index || *d == DType::QFloat)
+                return error(ErrorCode::Invalid, "DType '" + std::string(name) + "' cannot be written with the " + std::string(dtypeTableName(sn.dtypeTable)) + " table", ti, path);
+            putVarint(m_out, *index);
+            if (*d == DType::Bool && sn.dtypeTable == DTypeTable::Burn021) {
+                uint32_t storeIndex = 0; // a bare "Bool" of an older file means Native
+                if (store) {
+                    if (!m_t.isStr(*store))
+                        return mismatch("a BoolStore name", *store, path);
+                    const auto s = m_t.str(*store);
+                    storeIndex = s == "Native" ? 0 : s == "U8" ? 1 : s == "U32" ? 2 : 3;
+                    if (storeIndex == 3)
+                        return error(ErrorCode::Invalid, "unknown BoolStore '" + std::string(s) + "'", *store, path);
+                }
+                putVarint(m_out, storeIndex);
+            } else if (store) {
+                return error(ErrorCode::Invalid, "Bool(BoolStore) cannot be written with the " + std::string(dtypeTableName(sn.dtypeTable)) + " table", ti, path);
+            }
+            return {};
+        }
+        }
+        return error(ErrorCode::Invalid, "unknown schema node kind", ti, path);
+    }
+
+private:
+    std::unexpected<Error> error(ErrorCode code, std::string what, uint32_t ti, const PathLink* path) const
+    {
+        Error e;
+        e.code = code;
+        e.what = std::move(what);
+        e.recordPath = renderPath(path, [&](uint64_t key) { return m_t.keyText(static_cast<uint32_t>(key)); });
+        (void)ti;
+        return std::unexpected(std::move(e));
+    }
+    std::unexpected<Error> mismatch(const std::string& expected, uint32_t ti, const PathLink* path) const
+    {
+        return error(ErrorCode::Invalid, "expected " + expected + ", found a " + kindName(m_t[ti].kind), ti, path);
+    }
+
+    const Tape& m_t;
+    const BincodeSchema& m_s;
+    Sink& m_out;
+};
+
+// ---------------------------------------------------------------------------------------------
+
+/** A canonical varint at \a p (the scan only trusts the encodings Burn writes). */
+std::optional<uint64_t> scanVarint(std::span<const uint8_t> d, size_t& p)
+{
+    if (p >= d.size())
+        return std::nullopt;
+    const uint8_t b = d[p];
+    if (b < kU16Marker) {
+        ++p;
+        return b;
+    }
+    const size_t width = b == kU16Marker ? 2 : b == kU32Marker ? 4 : b == kU64Marker ? 8 : 0;
+    if (width == 0 || d.size() - p < 1 + width)
+        return std::nullopt;
+    uint64_t v = 0;
+    for (size_t k = 0; k < width; ++k)
+        v |= uint64_t(d[p + 1 + k]) << (8 * k);
+    const uint64_t minimum = width == 2 ? kU16Marker : width == 4 ? 0x10000 : 0x100000000ull;
+    if (v < minimum)
+        return std::nullopt;
+    p += 1 + width;
+    return v;
+}
+
+bool isIdChar(uint8_t c, size_t idLength)
+{
+    if (idLength == 36)
+        return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || c == '-';
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'v'); // BASE32_DNSSEC alphabet
+}
+
+} // namespace
+
+Result<BincodeReadResult> readBincode(const BytesPtr& bytes, const BincodeSchema& schema, const BincodeReadOptions& options)
+{
+    if (auto v = schema.validate(); !v)
+        return std::unexpected(v.error());
+    Decoder d(bytes, schema, options);
+    return d.run();
+}
+
+Result<void> writeBincode(const Tape& tape, uint32_t node, const BincodeSchema& schema, Sink& out)
+{
+    if (auto v = schema.validate(); !v)
+        return std::unexpected(v.error());
+    if (node >= tape.nodes.size())
+        return fail(ErrorCode::Usage, "tape node " + std::to_string(node) + " does not exist");
+    Encoder e(tape, schema, out);
+    PathLink root;
+    if (auto r = e.value(schema.root, node, &root); !r)
+        return r;
+    return out.ok() ? Result<void>() : out.finish();
+}
+
+Result<BincodeMetadata> readBincodeMetadata(std::span<const uint8_t> bytes)
+{
+    BincodeMetadata m;
+    std::string* fields[] = {&m.float_, &m.int_, &m.format, &m.version, &m.settings};
+    static const char* names[] = {"float", "int", "format", "version", "settings"};
+    size_t p = 0;
+    for (int k = 0; k < 5; ++k) {
+        const size_t at = p;
+        auto len = scanVarint(bytes, p);
+        if (!len)
+            return fail(ErrorCode::Malformed, std::string("expected the length of metadata.") + names[k] + " (a varint)", at);
+        if (*len > bytes.size() - p)
+            return fail(ErrorCode::Truncated,
+                std::string("metadata.") + names[k] + " declares " + std::to_string(*len) + " bytes but only " + std::to_string(bytes.size() - p) + " remain", at);
+        if (!validUtf8(bytes.subspan(p, *len)))
+            return fail(ErrorCode::Malformed, std::string("metadata.") + names[k] + " is not valid UTF-8", p);
+        fields[k]->assign(reinterpret_cast<const char*>(bytes.data() + p), *len);
+        p += *len;
+    }
+    m.consumed = p;
+    return m;
+}
+
+Result<BincodeScanResult> scanBincode(std::span<const uint8_t> d, const Progress& progress)
+{
+    BincodeScanResult out;
+    size_t p = 0;
+    if (auto m = readBincodeMetadata(d)) {
+        out.table = dtypeTableForVersion(m->version);
+        p = m->consumed;
+        out.metadata = std::move(*m);
+    }
+    size_t nextReport = p + (1u << 20);
+    while (p < d.size()) {
+        if (p >= nextReport) {
+            if (progress.cancelled())
+                return fail(ErrorCode::Cancelled, "scan cancelled", p);
+            progress.report(double(p) / double(d.size()));
+            nextReport = p + (1u << 20);
+        }
+        size_t q = p;
+        const auto length = scanVarint(d, q);
+        if (!length || *length == 0 || *length > d.size() - q) {
+            ++p;
+            continue;
+        }
+        const size_t payload = q;
+        q += *length;
+        const auto rank = scanVarint(d, q);
+        if (!rank || *rank > 8) {
+            ++p;
+            continue;
+        }
+        std::vector<uint64_t> shape;
+        uint64_t product = 1;
+        bool ok = true;
+        for (uint64_t k = 0; k < *rank && ok; ++k) {
+            const auto dim = scanVarint(d, q);
+            ok = dim.has_value();
+            if (ok) {
+                shape.push_back(*dim);
+                ok = !__builtin_mul_overflow(product, *dim, &product) && product <= *length;
+            }
+        }
+        const auto index = ok ? scanVarint(d, q) : std::nullopt;
+        const auto dtype = index && *index < 32 ? dtypeFromIndex(out.table, static_cast<uint32_t>(*index)) : std::nullopt;
+        const bool boolStore = dtype == DType::Bool && out.table == DTypeTable::Burn021;
+        if (!dtype || *dtype == DType::QFloat || boolStore || product * dtypeSize(*dtype) != *length) {
+            ++p;
+            continue;
+        }
+        ScannedTensor t;
+        t.offset = p;
+        t.payloadOffset = payload;
+        t.length = *length;
+        t.shape = std::move(shape);
+        t.dtype = *dtype;
+        t.end = q;
+        const size_t floor = out.tensors.empty() ? (out.metadata ? out.metadata->consumed : 0) : out.tensors.back().end;
+        for (size_t idLength : {13u, 10u, 36u}) {
+            if (p < floor + idLength + 1 || d[p - idLength - 1] != idLength)
+                continue;
+            bool id = true;
+            for (size_t k = p - idLength; k < p && id; ++k)
+                id = isIdChar(d[k], idLength);
+            if (id) {
+                t.paramId.assign(reinterpret_cast<const char*>(d.data() + p - idLength), idLength);
+                break;
+            }
+        }
+        out.tensors.push_back(std::move(t));
+        p = q;
+    }
+    progress.report(1.0);
+    return out;
+}
+
+} // namespace ckpt

@@ -1,0 +1,962 @@
+// SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/codec/schema.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <array>
+#include <functional>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+namespace ckpt {
+
+namespace {
+
+struct KindSpelling {
+    SchemaKind kind;
+    const char* json;
+};
+// Primitive kinds have a plain string spelling in JSON.
+constexpr std::array<KindSpelling, 17> kPrimitives = {{
+    {SchemaKind::Bool, "bool"}, {SchemaKind::U8, "u8"}, {SchemaKind::U16, "u16"}, {SchemaKind::U32, "u32"},
+    {SchemaKind::U64, "u64"}, {SchemaKind::Usize, "usize"}, {SchemaKind::I8, "i8"}, {SchemaKind::I16, "i16"},
+    {SchemaKind::I32, "i32"}, {SchemaKind::I64, "i64"}, {SchemaKind::F32, "f32"}, {SchemaKind::F64, "f64"},
+    {SchemaKind::Str, "str"}, {SchemaKind::Bytes, "bytes"}, {SchemaKind::Unit, "unit"},
+    {SchemaKind::UnitStruct, "unit_struct"}, {SchemaKind::Empty, "empty"},
+}};
+
+bool isPrimitive(SchemaKind k)
+{
+    return std::any_of(kPrimitives.begin(), kPrimitives.end(), [k](const KindSpelling& s) { return s.kind == k; });
+}
+
+const char* variantKindName(VariantKind k)
+{
+    switch (k) {
+    case VariantKind::Unit: return "unit";
+    case VariantKind::Newtype: return "newtype";
+    case VariantKind::Tuple: return "tuple";
+    case VariantKind::Struct: return "struct";
+    }
+    return "?";
+}
+
+} // namespace
+
+const char* schemaKindName(SchemaKind k)
+{
+    for (const auto& s : kPrimitives)
+        if (s.kind == k)
+            return s.json;
+    switch (k) {
+    case SchemaKind::Option: return "option";
+    case SchemaKind::Seq: return "seq";
+    case SchemaKind::Map: return "map";
+    case SchemaKind::Tuple: return "tuple";
+    case SchemaKind::Struct: return "struct";
+    case SchemaKind::Enum: return "enum";
+    case SchemaKind::DType: return "dtype";
+    default: return "?";
+    }
+}
+
+std::string_view dtypeTableName(DTypeTable t)
+{
+    switch (t) {
+    case DTypeTable::Burn014: return "burn-0.14";
+    case DTypeTable::Burn016: return "burn-0.16";
+    case DTypeTable::Burn017: return "burn-0.17";
+    case DTypeTable::Burn021: return "burn-0.21";
+    }
+    return "burn-0.17";
+}
+
+std::optional<DTypeTable> dtypeTableFromName(std::string_view name)
+{
+    for (DTypeTable t : {DTypeTable::Burn014, DTypeTable::Burn016, DTypeTable::Burn017, DTypeTable::Burn021})
+        if (dtypeTableName(t) == name)
+            return t;
+    return std::nullopt;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Building
+
+uint32_t BincodeSchema::add(SchemaNode n)
+{
+    nodes.push_back(std::move(n));
+    return static_cast<uint32_t>(nodes.size() - 1);
+}
+
+uint32_t BincodeSchema::primitive(SchemaKind k)
+{
+    SchemaNode n;
+    n.kind = k;
+    return add(std::move(n));
+}
+
+uint32_t BincodeSchema::option(uint32_t inner, bool maybeBare, bool preferBare)
+{
+    SchemaNode n;
+    n.kind = SchemaKind::Option;
+    n.elements = {inner};
+    n.maybeBare = maybeBare;
+    n.preferAlternative = maybeBare && preferBare;
+    return add(std::move(n));
+}
+
+uint32_t BincodeSchema::seq(uint32_t element)
+{
+    SchemaNode n;
+    n.kind = SchemaKind::Seq;
+    n.elements = {element};
+    return add(std::move(n));
+}
+
+uint32_t BincodeSchema::map(uint32_t key, uint32_t value)
+{
+    SchemaNode n;
+    n.kind = SchemaKind::Map;
+    n.elements = {key, value};
+    return add(std::move(n));
+}
+
+uint32_t BincodeSchema::tuple(std::vector<uint32_t> elements)
+{
+    SchemaNode n;
+    n.kind = SchemaKind::Tuple;
+    n.elements = std::move(elements);
+    return add(std::move(n));
+}
+
+uint32_t BincodeSchema::structure(std::string name, std::vector<SchemaField> fields)
+{
+    SchemaNode n;
+    n.kind = SchemaKind::Struct;
+    n.name = std::move(name);
+    n.fields = std::move(fields);
+    return add(std::move(n));
+}
+
+uint32_t BincodeSchema::enumeration(std::string name, std::vector<SchemaVariant> variants)
+{
+    SchemaNode n;
+    n.kind = SchemaKind::Enum;
+    n.name = std::move(name);
+    n.variants = std::move(variants);
+    return add(std::move(n));
+}
+
+uint32_t BincodeSchema::dtype(DTypeTable table)
+{
+    SchemaNode n;
+    n.kind = SchemaKind::DType;
+    n.dtypeTable = table;
+    return add(std::move(n));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Validation and sizes
+
+namespace {
+template<class F>
+void forEachChild(const SchemaNode& n, F&& f)
+{
+    for (uint32_t c : n.elements)
+        f(c);
+    for (const auto& fd : n.fields)
+        f(fd.type);
+    for (const auto& v : n.variants)
+        if (v.kind != VariantKind::Unit)
+            f(v.payload);
+}
+} // namespace
+
+Result<void> BincodeSchema::validate() const
+{
+    if (root >= nodes.size())
+        return fail(ErrorCode::Invalid, "schema has no root node");
+    // 0 = unvisited, 1 = on the current path, 2 = done. Depth-first with an explicit bound: the depth
+    // limit also bounds the recursion of every decoder/encoder walking this schema.
+    std::vector<uint8_t> state(nodes.size(), 0);
+    std::vector<uint32_t> depthSeen(nodes.size(), 0);
+    std::function<Result<void>(uint32_t, uint32_t)> visit = [&](uint32_t i, uint32_t depth) -> Result<void> {
+        if (depth > kMaxDepth)
+            return fail(ErrorCode::Limit, "schema nesting deeper than " + std::to_string(kMaxDepth));
+        if (i >= nodes.size())
+            return fail(ErrorCode::Invalid, "schema refers to node " + std::to_string(i) + " of " + std::to_string(nodes.size()));
+        if (state[i] == 1)
+            return fail(ErrorCode::Invalid, "schema is recursive (node " + std::to_string(i) + " contains itself)");
+        if (state[i] == 2 && depthSeen[i] >= depth)
+            return {};
+        const SchemaNode& n = nodes[i];
+        const size_t need = n.kind == SchemaKind::Option || n.kind == SchemaKind::Seq ? 1 : n.kind == SchemaKind::Map ? 2 : 0;
+        if (need && n.elements.size() != need)
+            return fail(ErrorCode::Invalid, std::string("schema ") + schemaKindName(n.kind) + " node " + std::to_string(i) + " needs "
+                    + std::to_string(need) + " element type(s)");
+        for (const auto& v : n.variants)
+            if (v.kind != VariantKind::Unit && v.payload == kNoSchemaNode)
+                return fail(ErrorCode::Invalid, "schema enum variant '" + v.name + "' has no payload type");
+        if (n.kind == SchemaKind::Enum && n.variants.empty())
+            return fail(ErrorCode::Invalid, "schema enum '" + n.name + "' has no variants");
+        state[i] = 1;
+        Result<void> r;
+        forEachChild(n, [&](uint32_t c) {
+            if (r)
+                r = visit(c, depth + 1);
+        });
+        state[i] = 2;
+        depthSeen[i] = std::max(depthSeen[i], depth);
+        return r;
+    };
+    return visit(root, 0);
+}
+
+uint64_t BincodeSchema::minEncodedSize(uint32_t i) const
+{
+    const SchemaNode& n = nodes[i];
+    switch (n.kind) {
+    case SchemaKind::Unit:
+    case SchemaKind::UnitStruct: return 0;
+    case SchemaKind::F32: return 4;
+    case SchemaKind::F64: return 8;
+    case SchemaKind::Option: return n.maybeBare ? std::min<uint64_t>(1, minEncodedSize(n.elements[0])) : 1;
+    case SchemaKind::Seq: return n.maybeTuple ? std::min<uint64_t>(1, n.tupleArity * minEncodedSize(n.elements[0])) : 1;
+    case SchemaKind::Tuple: {
+        uint64_t s = 0;
+        for (uint32_t c : n.elements)
+            s += minEncodedSize(c);
+        return s;
+    }
+    case SchemaKind::Struct: {
+        uint64_t s = 0;
+        for (const auto& f : n.fields)
+            s += minEncodedSize(f.type);
+        return s;
+    }
+    default: return 1; // every other kind starts with at least one byte (tag, varint or raw byte)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSON
+
+std::string BincodeSchema::toJson() const
+{
+    using nlohmann::ordered_json;
+    // Named structs/enums used more than once go to "types" so the file stays readable.
+    std::vector<uint32_t> uses(nodes.size(), 0);
+    std::function<void(uint32_t)> count = [&](uint32_t i) {
+        if (uses[i]++ > 0)
+            return;
+        forEachChild(nodes[i], count);
+    };
+    if (root < nodes.size())
+        count(root);
+    std::map<uint32_t, std::string> typeName;
+    std::set<std::string> taken;
+    for (uint32_t i = 0; i < nodes.size(); ++i) {
+        const SchemaNode& n = nodes[i];
+        if (uses[i] > 1 && !n.name.empty() && (n.kind == SchemaKind::Struct || n.kind == SchemaKind::Enum)) {
+            std::string name = n.name;
+            for (int k = 2; taken.count(name); ++k)
+                name = n.name + "#" + std::to_string(k);
+            taken.insert(name);
+            typeName[i] = name;
+        }
+    }
+    std::function<ordered_json(uint32_t, bool)> emit = [&](uint32_t i, bool inlineNamed) -> ordered_json {
+        const SchemaNode& n = nodes[i];
+        if (!inlineNamed) {
+            auto it = typeName.find(i);
+            if (it != typeName.end())
+                return ordered_json{{"ref", it->second}};
+        }
+        if (isPrimitive(n.kind))
+            return schemaKindName(n.kind);
+        ordered_json j = ordered_json::object();
+        switch (n.kind) {
+        case SchemaKind::Option:
+            j["option"] = emit(n.elements[0], false);
+            if (n.maybeBare) {
+                j["maybe_bare"] = true;
+                j["prefer_bare"] = n.preferAlternative;
+            }
+            break;
+        case SchemaKind::Seq:
+            j["seq"] = emit(n.elements[0], false);
+            if (n.maybeTuple) {
+                j["maybe_tuple"] = n.tupleArity;
+                j["prefer_tuple"] = n.preferAlternative;
+            }
+            break;
+        case SchemaKind::Map: j["map"] = ordered_json::array({emit(n.elements[0], false), emit(n.elements[1], false)}); break;
+        case SchemaKind::Tuple: {
+            auto a = ordered_json::array();
+            for (uint32_t c : n.elements)
+                a.push_back(emit(c, false));
+            j["tuple"] = std::move(a);
+            break;
+        }
+        case SchemaKind::Struct: {
+            j["struct"] = n.name;
+            auto a = ordered_json::array();
+            for (const auto& f : n.fields)
+                a.push_back(ordered_json::array({f.name, emit(f.type, false)}));
+            j["fields"] = std::move(a);
+            break;
+        }
+        case SchemaKind::Enum: {
+            j["enum"] = n.name;
+            auto a = ordered_json::array();
+            for (const auto& v : n.variants) {
+                auto e = ordered_json::array({v.name});
+                if (v.kind == VariantKind::Tuple || v.kind == VariantKind::Struct)
+                    e.push_back(variantKindName(v.kind));
+                if (v.kind != VariantKind::Unit)
+                    e.push_back(emit(v.payload, false));
+                a.push_back(std::move(e));
+            }
+            j["variants"] = std::move(a);
+            break;
+        }
+        case SchemaKind::DType: j["dtype"] = std::string(dtypeTableName(n.dtypeTable)); break;
+        default: break;
+        }
+        return j;
+    };
+    ordered_json doc = ordered_json::object();
+    doc["format"] = "ckpt-bincode-schema";
+    doc["version"] = 1;
+    doc["root"] = root < nodes.size() ? emit(root, false) : ordered_json();
+    ordered_json types = ordered_json::object();
+    for (const auto& [i, name] : typeName)
+        types[name] = emit(i, true);
+    if (!types.empty())
+        doc["types"] = std::move(types);
+    return doc.dump(1, '\t') + "\n";
+}
+
+Result<BincodeSchema> BincodeSchema::fromJson(std::string_view text)
+{
+    using nlohmann::json;
+    json doc = json::parse(text.begin(), text.end(), nullptr, false);
+    if (doc.is_discarded())
+        return fail(ErrorCode::Malformed, "schema is not valid JSON");
+    if (!doc.is_object() || doc.value("format", std::string()) != "ckpt-bincode-schema")
+        return fail(ErrorCode::Invalid, "not a schema: expected an object with \"format\": \"ckpt-bincode-schema\"");
+    if (!doc.contains("root"))
+        return fail(ErrorCode::Invalid, "schema has no \"root\"");
+    const json* types = doc.contains("types") && doc["types"].is_object() ? &doc["types"] : nullptr;
+
+    BincodeSchema s;
+    std::unordered_map<std::string, uint32_t> refDone;
+    std::set<std::string> refBusy;
+    std::function<Result<uint32_t>(const json&, const std::string&, uint32_t)> parse;
+    auto bad = [](const std::string& where, const std::string& what) {
+        return fail(ErrorCode::Invalid, "schema at " + (where.empty() ? std::string("root") : where) + ": " + what);
+    };
+    parse = [&](const json& j, const std::string& where, uint32_t depth) -> Result<uint32_t> {
+        if (depth > kMaxDepth)
+            return fail(ErrorCode::Limit, "schema nesting deeper than " + std::to_string(kMaxDepth));
+        if (j.is_string()) {
+            const auto& name = j.get_ref<const std::string&>();
+            for (const auto& p : kPrimitives)
+                if (name == p.json)
+                    return s.primitive(p.kind);
+            return bad(where, "unknown type '" + name + "'");
+        }
+        if (!j.is_object())
+            return bad(where, "expected a type name or an object");
+        if (j.contains("ref")) {
+            if (!j["ref"].is_string())
+                return bad(where, "\"ref\" must be a string");
+            const std::string name = j["ref"];
+            if (auto it = refDone.find(name); it != refDone.end())
+                return it->second;
+            if (!types || !types->contains(name))
+                return bad(where, "unknown type reference '" + name + "'");
+            if (refBusy.count(name))
+                return bad(where, "type '" + name + "' contains itself");
+            refBusy.insert(name);
+            auto r = parse((*types)[name], "types." + name, depth + 1);
+            refBusy.erase(name);
+            if (r)
+                refDone[name] = *r;
+            return r;
+        }
+        SchemaNode n;
+        auto child = [&](const json& c, const std::string& sub) { return parse(c, where + sub, depth + 1); };
+        if (j.contains("option")) {
+            n.kind = SchemaKind::Option;
+            auto c = child(j["option"], ".option");
+            if (!c)
+                return std::unexpected(c.error());
+            n.elements = {*c};
+            n.maybeBare = j.value("maybe_bare", false);
+            n.preferAlternative = n.maybeBare && j.value("prefer_bare", false);
+        } else if (j.contains("seq")) {
+            n.kind = SchemaKind::Seq;
+            auto c = child(j["seq"], ".seq");
+            if (!c)
+                return std::unexpected(c.error());
+            n.elements = {*c};
+            if (j.contains("maybe_tuple")) {
+                if (!j["maybe_tuple"].is_number_unsigned() || j["maybe_tuple"].get<uint64_t>() > 0xffffffffu)
+                    return bad(where, "\"maybe_tuple\" must be an arity");
+                n.maybeTuple = true;
+                n.tupleArity = j["maybe_tuple"].get<uint32_t>();
+                n.preferAlternative = j.value("prefer_tuple", false);
+            }
+        } else if (j.contains("map")) {
+            n.kind = SchemaKind::Map;
+            if (!j["map"].is_array() || j["map"].size() != 2)
+                return bad(where, "\"map\" must be [key type, value type]");
+            for (int k = 0; k < 2; ++k) {
+                auto c = child(j["map"][k], k ? ".map.value" : ".map.key");
+                if (!c)
+                    return std::unexpected(c.error());
+                n.elements.push_back(*c);
+            }
+        } else if (j.contains("tuple")) {
+            n.kind = SchemaKind::Tuple;
+            if (!j["tuple"].is_array())
+                return bad(where, "\"tuple\" must be an array of types");
+            for (size_t k = 0; k < j["tuple"].size(); ++k) {
+                auto c = child(j["tuple"][k], "[" + std::to_string(k) + "]");
+                if (!c)
+                    return std::unexpected(c.error());
+                n.elements.push_back(*c);
+            }
+        } else if (j.contains("struct")) {
+            n.kind = SchemaKind::Struct;
+            n.name = j["struct"].is_string() ? j["struct"].get<std::string>() : std::string();
+            if (!j.contains("fields") || !j["fields"].is_array())
+                return bad(where, "\"struct\" needs \"fields\": [[name, type], ...]");
+            for (const auto& f : j["fields"]) {
+                if (!f.is_array() || f.size() != 2 || !f[0].is_string())
+                    return bad(where, "a struct field must be [\"name\", type]");
+                auto c = child(f[1], "." + f[0].get<std::string>());
+                if (!c)
+                    return std::unexpected(c.error());
+                n.fields.push_back({f[0].get<std::string>(), *c});
+            }
+        } else if (j.contains("enum")) {
+            n.kind = SchemaKind::Enum;
+            n.name = j["enum"].is_string() ? j["enum"].get<std::string>() : std::string();
+            if (!j.contains("variants") || !j["variants"].is_array() || j["variants"].empty())
+                return bad(where, "\"enum\" needs a non-empty \"variants\" array");
+            for (const auto& v : j["variants"]) {
+                if (!v.is_array() || v.empty() || v.size() > 3 || !v[0].is_string())
+                    return bad(where, "an enum variant must be [\"Name\"], [\"Name\", type] or [\"Name\", \"tuple\"|\"struct\", type]");
+                SchemaVariant sv;
+                sv.name = v[0];
+                if (v.size() == 1) {
+                    sv.kind = VariantKind::Unit;
+                } else {
+                    sv.kind = VariantKind::Newtype;
+                    if (v.size() == 3) {
+                        if (v[1] == "tuple")
+                            sv.kind = VariantKind::Tuple;
+                        else if (v[1] == "struct")
+                            sv.kind = VariantKind::Struct;
+                        else
+                            return bad(where, "variant kind must be \"tuple\" or \"struct\"");
+                    }
+                    auto c = child(v.back(), "." + sv.name);
+                    if (!c)
+                        return std::unexpected(c.error());
+                    sv.payload = *c;
+                }
+                n.variants.push_back(std::move(sv));
+            }
+        } else if (j.contains("dtype")) {
+            n.kind = SchemaKind::DType;
+            auto t = j["dtype"].is_string() ? dtypeTableFromName(j["dtype"].get<std::string>()) : std::nullopt;
+            if (!t)
+                return bad(where, "\"dtype\" must be one of burn-0.14, burn-0.16, burn-0.17, burn-0.21");
+            n.dtypeTable = *t;
+        } else {
+            return bad(where, "unknown type object");
+        }
+        return s.add(std::move(n));
+    };
+    auto r = parse(doc["root"], "", 0);
+    if (!r)
+        return std::unexpected(r.error());
+    s.root = *r;
+    if (auto v = s.validate(); !v)
+        return std::unexpected(v.error());
+    return s;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Deriving a schema from a self-describing record
+
+namespace {
+
+bool isIdentifier(std::string_view k)
+{
+    if (k.empty() || (k[0] >= '0' && k[0] <= '9'))
+        return false;
+    return std::all_of(k.begin(), k.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    });
+}
+
+class Deriver {
+public:
+    Deriver(const Tape& t, const SchemaFromRecordOptions& o)
+        : m_t(t)
+        , m_opt(o)
+    {
+    }
+
+    Result<SchemaFromRecordResult> run()
+    {
+        const uint32_t root = m_t.root();
+        if (m_t.empty() || !m_t.isMap(root))
+            return fail(ErrorCode::Invalid, "expected a Burn record envelope (a map with metadata, item, _b)");
+        auto meta = m_t.find(root, "metadata");
+        auto item = m_t.find(root, "item");
+        if (!meta || !item || !m_t.isMap(*meta))
+            return fail(ErrorCode::Invalid, "expected a Burn record envelope: missing \"metadata\" or \"item\"");
+        std::string version;
+        if (auto v = m_t.find(*meta, "version"); v && m_t.isStr(*v))
+            version = std::string(m_t.str(*v));
+        m_table = dtypeTableForVersion(version);
+        if (version.empty())
+            note("metadata", "no version: assuming the DType table of Burn 0.17-0.20");
+        if (auto f = m_t.find(*meta, "float"); f && m_t.isStr(*f))
+            m_halfFloat = m_t.str(*f).find("f16") != std::string_view::npos;
+
+        const uint32_t str = prim(SchemaKind::Str);
+        const uint32_t metadata = intern(structNode("BurnMetadata",
+            {{"float", str}, {"int", str}, {"format", str}, {"version", str}, {"settings", str}}));
+        auto itemType = derivItem(*item);
+        if (!itemType)
+            return std::unexpected(itemType.error());
+        const uint32_t root2 = intern(structNode("BurnRecord",
+            {{"metadata", metadata}, {"item", *itemType}, {"_b", prim(SchemaKind::UnitStruct)}}));
+        m_s.root = root2;
+        if (auto v = m_s.validate(); !v)
+            return std::unexpected(v.error());
+        return SchemaFromRecordResult{std::move(m_s), std::move(m_notes)};
+    }
+
+private:
+    void note(const std::string& path, const std::string& what) { m_notes.push_back((path.empty() ? "item" : path) + ": " + what); }
+
+    static SchemaNode structNode(std::string name, std::vector<SchemaField> fields)
+    {
+        SchemaNode n;
+        n.kind = SchemaKind::Struct;
+        n.name = std::move(name);
+        n.fields = std::move(fields);
+        return n;
+    }
+
+    /** Hash-consing: structurally identical nodes share one index, so the JSON stays small. */
+    uint32_t intern(SchemaNode n)
+    {
+        std::string key = std::to_string(int(n.kind)) + "|" + n.name + "|" + std::to_string(int(n.dtypeTable)) + "|"
+            + std::to_string(n.maybeBare) + std::to_string(n.maybeTuple) + std::to_string(n.preferAlternative) + "|"
+            + std::to_string(n.tupleArity) + "|";
+        for (uint32_t e : n.elements)
+            key += std::to_string(e) + ",";
+        key += "|";
+        for (const auto& f : n.fields)
+            key += f.name + ":" + std::to_string(f.type) + ",";
+        key += "|";
+        for (const auto& v : n.variants)
+            key += v.name + ":" + std::to_string(int(v.kind)) + ":" + std::to_string(v.payload) + ",";
+        if (auto it = m_interned.find(key); it != m_interned.end())
+            return it->second;
+        const uint32_t i = m_s.add(std::move(n));
+        m_interned.emplace(std::move(key), i);
+        return i;
+    }
+    uint32_t prim(SchemaKind k)
+    {
+        SchemaNode n;
+        n.kind = k;
+        return intern(std::move(n));
+    }
+    uint32_t option(uint32_t inner, bool maybeBare = false, bool preferBare = false)
+    {
+        SchemaNode n;
+        n.kind = SchemaKind::Option;
+        n.elements = {inner};
+        n.maybeBare = maybeBare;
+        n.preferAlternative = maybeBare && preferBare;
+        return intern(std::move(n));
+    }
+    uint32_t seq(uint32_t element, bool maybeTuple = false, uint32_t arity = 0, bool preferTuple = false)
+    {
+        SchemaNode n;
+        n.kind = SchemaKind::Seq;
+        n.elements = {element};
+        n.maybeTuple = maybeTuple;
+        n.tupleArity = maybeTuple ? arity : 0;
+        n.preferAlternative = maybeTuple && preferTuple;
+        return intern(std::move(n));
+    }
+    uint32_t tuple(std::vector<uint32_t> elements)
+    {
+        SchemaNode n;
+        n.kind = SchemaKind::Tuple;
+        n.elements = std::move(elements);
+        return intern(std::move(n));
+    }
+    uint32_t map(uint32_t k, uint32_t v)
+    {
+        SchemaNode n;
+        n.kind = SchemaKind::Map;
+        n.elements = {k, v};
+        return intern(std::move(n));
+    }
+    uint32_t dtype()
+    {
+        SchemaNode n;
+        n.kind = SchemaKind::DType;
+        n.dtypeTable = m_table;
+        return intern(std::move(n));
+    }
+    uint32_t tensorData()
+    {
+        return intern(structNode("TensorData", {{"bytes", prim(SchemaKind::Bytes)}, {"shape", seq(prim(SchemaKind::Usize))}, {"dtype", dtype()}}));
+    }
+
+    bool hasExactKeys(uint32_t v, std::initializer_list<std::string_view> keys) const
+    {
+        if (!m_t.isMap(v) || m_t[v].count != keys.size())
+            return false;
+        return std::all_of(keys.begin(), keys.end(), [&](std::string_view k) { return m_t.find(v, k).has_value(); });
+    }
+    bool isTensorData(uint32_t v) const { return hasExactKeys(v, {"bytes", "shape", "dtype"}); }
+    bool isLegacyData(uint32_t v) const { return hasExactKeys(v, {"value", "shape"}); }
+    bool isParam(uint32_t v) const { return hasExactKeys(v, {"id", "param"}); }
+    bool isGradients(uint32_t v) const { return hasExactKeys(v, {"gradients"}); }
+    bool isAdaptorEntry(uint32_t v) const
+    {
+        if (!hasExactKeys(v, {"V1"}))
+            return false;
+        const uint32_t inner = *m_t.find(v, "V1");
+        if (!m_t.isMap(inner) || m_t[inner].count != 1)
+            return false;
+        const uint32_t key = inner + 1;
+        return m_t.isStr(key) && m_t.str(key).starts_with("Rank");
+    }
+    bool isOptimizerMap(uint32_t v) const
+    {
+        if (!m_t.isMap(v) || m_t[v].count == 0)
+            return false;
+        bool all = true;
+        m_t.forEachEntry(v, [&](uint32_t, uint32_t val) { all = all && isAdaptorEntry(val); });
+        return all;
+    }
+
+    Result<uint32_t> derivItem(uint32_t item)
+    {
+        RecordRole role = m_opt.role;
+        if (role == RecordRole::Auto) {
+            const Node& n = m_t[item];
+            if (n.kind == Kind::Array && n.count == 5 && isGradients(*m_t.element(item, 3)))
+                role = RecordRole::Training;
+            else if (isOptimizerMap(item))
+                role = RecordRole::Optimizer;
+            else if (n.kind == Kind::Nil || n.kind == Kind::UInt || n.kind == Kind::Int || n.kind == Kind::F64
+                || hasExactKeys(item, {"schedulers"}))
+                role = RecordRole::Scheduler;
+            else
+                role = RecordRole::Module;
+        }
+        switch (role) {
+        case RecordRole::Training: {
+            if (m_t[item].kind != Kind::Array || m_t[item].count != 5)
+                return fail(ErrorCode::Invalid, "a TrainingRecord item must be an array of 5, found a " + std::string(kindName(m_t[item].kind)));
+            std::vector<uint32_t> parts;
+            parts.push_back(module(*m_t.element(item, 0), "item[0]", ""));
+            parts.push_back(optimizer(*m_t.element(item, 1), "item[1]"));
+            parts.push_back(scheduler(*m_t.element(item, 2), "item[2]"));
+            parts.push_back(gradients());
+            parts.push_back(generic(*m_t.element(item, 4), "item[4]"));
+            return tuple(std::move(parts));
+        }
+        case RecordRole::Optimizer: return optimizer(item, "item");
+        case RecordRole::Scheduler: return scheduler(item, "item");
+        default: return module(item, "item", "");
+        }
+    }
+
+    uint32_t gradients()
+    {
+        const uint32_t entry = tuple({prim(SchemaKind::U64), dtype(), tensorData()});
+        return intern(structNode("GradientsParamsRecord", {{"gradients", seq(entry)}}));
+    }
+
+    uint32_t scheduler(uint32_t v, const std::string& path)
+    {
+        const std::string& forced = m_opt.schedulerType;
+        if (forced == "usize")
+            return prim(SchemaKind::Usize);
+        if (forced == "i32")
+            return prim(SchemaKind::I32);
+        if (forced == "f64")
+            return prim(SchemaKind::F64);
+        if (forced == "unit")
+            return prim(SchemaKind::Unit);
+        if (hasExactKeys(v, {"schedulers"})) {
+            const uint32_t usize = prim(SchemaKind::Usize);
+            const uint32_t e = intern([&] {
+                SchemaNode n;
+                n.kind = SchemaKind::Enum;
+                n.name = "LrSchedulerRecord";
+                n.variants = {{"Linear", VariantKind::Newtype, usize}, {"Cosine", VariantKind::Newtype, usize},
+                    {"Exponential", VariantKind::Newtype, prim(SchemaKind::F64)}, {"Noam", VariantKind::Newtype, usize}};
+                return n;
+            }());
+            return intern(structNode("ComposedLrSchedulerRecord", {{"schedulers", seq(e)}}));
+        }
+        switch (m_t[v].kind) {
+        case Kind::Nil: note(path, "nil scheduler record taken as () (ConstantLr: zero bytes in bincode)"); return prim(SchemaKind::Unit);
+        case Kind::Int: note(path, "signed scheduler record taken as i32 (StepLr)"); return prim(SchemaKind::I32);
+        case Kind::F64: return prim(SchemaKind::F64);
+        case Kind::UInt:
+            note(path, "unsigned scheduler record taken as usize (Linear/Noam/Cosine); a StepLr i32 >= 0 looks the same (use the scheduler type option)");
+            return prim(SchemaKind::Usize);
+        default: return generic(v, path);
+        }
+    }
+
+    uint32_t optimizer(uint32_t v, const std::string& path)
+    {
+        uint32_t state = prim(SchemaKind::Empty);
+        if (m_t.isMap(v) && m_t[v].count > 0 && isOptimizerMap(v)) {
+            const uint32_t firstVal = m_t[v + 1].end;
+            const uint32_t ranks = *m_t.find(firstVal, "V1");
+            const std::string key = m_t.keyText(v + 1);
+            state = optimState(m_t[ranks + 1].end, appendKeyToPath(appendKeyToPath(appendKeyToPath(path, key), "V1"), m_t.keyText(ranks + 1)), "");
+        } else if (m_t.isMap(v) && m_t[v].count == 0) {
+            note(path, "empty optimizer map: the state layout is unknown (only an empty map decodes)");
+        } else {
+            note(path, "not an optimizer adaptor map: layout inferred from the values");
+            return generic(v, path);
+        }
+        std::vector<SchemaVariant> ranks;
+        for (int r = 0; r <= 8; ++r)
+            ranks.push_back({"Rank" + std::to_string(r), VariantKind::Newtype, state});
+        SchemaNode v1;
+        v1.kind = SchemaKind::Enum;
+        v1.name = "AdaptorRecordItemV1";
+        v1.variants = std::move(ranks);
+        const uint32_t v1i = intern(std::move(v1));
+        SchemaNode item;
+        item.kind = SchemaKind::Enum;
+        item.name = "AdaptorRecordItem";
+        item.variants = {{"V1", VariantKind::Newtype, v1i}};
+        return map(prim(SchemaKind::Str), intern(std::move(item)));
+    }
+
+    /** Optimizer state structs (§6.2): which fields are Option is known per field name. */
+    uint32_t optimState(uint32_t v, const std::string& path, std::string_view fieldName)
+    {
+        const Node& n = m_t[v];
+        if (isTensorData(v)) {
+            static const std::set<std::string_view> optionalTensors = {"max_moment_2", "grad_avg", "d", "prev_flat_grad"};
+            return optionalTensors.count(fieldName) ? option(tensorData()) : tensorData();
+        }
+        if (n.kind == Kind::Nil) {
+            if (fieldName == "momentum") {
+                // SgdState.momentum: Option<MomentumState{velocity}> (RmsProp's would be {buf}).
+                return option(intern(structNode("MomentumState", {{"velocity", tensorData()}})));
+            }
+            if (fieldName == "t" || fieldName == "prev_loss")
+                return option(prim(SchemaKind::F64));
+            if (fieldName != "max_moment_2" && fieldName != "grad_avg" && fieldName != "d" && fieldName != "prev_flat_grad")
+                note(path, "nil optimizer field taken as Option<TensorData> None");
+            return option(tensorData());
+        }
+        if (n.kind == Kind::Array && n.count == 2 && isTensorData(v + 1)) {
+            // Ruda Fp32MasterState = (master tensor, Option<inner state>)
+            const uint32_t second = m_t[v + 1].end;
+            const uint32_t inner = m_t[second].kind == Kind::Nil ? prim(SchemaKind::Empty) : optimState(second, appendIndexToPath(path, 1), "");
+            return tuple({tensorData(), m_t[second].kind == Kind::Nil ? option(inner) : option(inner)});
+        }
+        if (n.kind == Kind::Array)
+            return seq(n.count ? optimState(v + 1, appendIndexToPath(path, 0), "") : tensorData());
+        if (n.kind == Kind::UInt)
+            return prim(SchemaKind::Usize);
+        if (n.kind == Kind::F64)
+            return (fieldName == "t" || fieldName == "prev_loss") ? option(prim(SchemaKind::F64), true, true) : prim(SchemaKind::F64);
+        if (n.kind == Kind::Map) {
+            std::vector<SchemaField> fields;
+            m_t.forEachEntry(v, [&](uint32_t k, uint32_t val) {
+                const std::string name = m_t.keyText(k);
+                fields.push_back({name, optimState(val, appendKeyToPath(path, name), name)});
+            });
+            std::string structName;
+            if (hasExactKeys(v, {"momentum"}))
+                structName = "State";
+            const uint32_t st = intern(structNode(structName, std::move(fields)));
+            if (fieldName == "momentum" && m_t.find(v, "buf"))
+                return option(st); // RmsProp momentum: Option<RmsPropMomentumState>
+            if (fieldName == "momentum" && hasExactKeys(v, {"velocity"})) {
+                note(path, "momentum {velocity}: Option in SGD, plain in Muon; settled on the bytes");
+                return option(st, true, false);
+            }
+            return st;
+        }
+        return generic(v, path);
+    }
+
+    uint32_t legacyData(uint32_t v, const std::string& path)
+    {
+        const uint32_t values = *m_t.find(v, "value");
+        SchemaKind elem = m_halfFloat ? SchemaKind::U16 : SchemaKind::F32;
+        if (m_t[values].count > 0) {
+            switch (m_t[values + 1].kind) {
+            case Kind::F32: elem = SchemaKind::F32; break;
+            case Kind::F64: elem = SchemaKind::F64; break;
+            case Kind::Int: elem = SchemaKind::I32; break;
+            case Kind::Bool: elem = SchemaKind::Bool; break;
+            default: break;
+            }
+        }
+        if (elem == SchemaKind::U16)
+            note(path, "legacy integer tensor values taken as half-precision floats (u16 bits)");
+        return intern(structNode("DataSerialize", {{"value", seq(prim(elem))}, {"shape", seq(prim(SchemaKind::Usize))}}));
+    }
+
+    uint32_t tensorPayload(uint32_t v, const std::string& path)
+    {
+        if (isTensorData(v))
+            return tensorData();
+        if (isLegacyData(v))
+            return legacyData(v, path);
+        return generic(v, path);
+    }
+
+    /** Module record items (§5): structs of sub-records, ParamSerde, nil for non-module fields. */
+    uint32_t module(uint32_t v, const std::string& path, std::string_view fieldName)
+    {
+        const Node& n = m_t[v];
+        switch (n.kind) {
+        case Kind::Nil: return prim(SchemaKind::Empty);
+        case Kind::Array: {
+            bool allNil = true;
+            m_t.forEachChild(v, [&](uint32_t c) { allNil = allNil && m_t[c].kind == Kind::Nil; });
+            if (allNil && n.count > 0) // [ConstantRecord; N] of a primitive array (Burn <= 0.21.0-pre.2)
+                return tuple(std::vector<uint32_t>(n.count, prim(SchemaKind::Empty)));
+            if (n.count == 0) {
+                note(path, "empty array in a module record taken as an empty Vec");
+                return seq(prim(SchemaKind::Empty));
+            }
+            const uint32_t elem = module(v + 1, appendIndexToPath(path, 0), "");
+            return seq(elem, true, static_cast<uint32_t>(n.count), false);
+        }
+        case Kind::Map: {
+            if (isParam(v)) {
+                const uint32_t param = tensorPayload(*m_t.find(v, "param"), appendKeyToPath(path, "param"));
+                const uint32_t ps = intern(structNode("ParamSerde", {{"id", prim(SchemaKind::Str)}, {"param", param}}));
+                // A ParamSerde starts with the id length (0a/0d/24), never 00/01, so Option-or-not is
+                // settled by the first byte for free; `bias` is an Option in every Burn layer.
+                return option(ps, true, fieldName != "bias");
+            }
+            if (isTensorData(v) || isLegacyData(v))
+                return tensorPayload(v, path);
+            bool identifiers = true;
+            m_t.forEachEntry(v, [&](uint32_t k, uint32_t) { identifiers = identifiers && m_t.isStr(k) && isIdentifier(m_t.str(k)); });
+            if (!identifiers)
+                return generic(v, path);
+            std::vector<SchemaField> fields;
+            m_t.forEachEntry(v, [&](uint32_t k, uint32_t val) {
+                const std::string name(m_t.str(k));
+                fields.push_back({name, module(val, appendKeyToPath(path, name), name)});
+            });
+            const uint32_t st = intern(structNode("", std::move(fields)));
+            if (path == "item" || path == "item[0]")
+                return st;
+            // A sub-module may be an Option<M>; Some(M) looks exactly like M in MessagePack.
+            return option(st, true, true);
+        }
+        default: return generic(v, path);
+        }
+    }
+
+    /** Caller state and unknown structures. */
+    uint32_t generic(uint32_t v, const std::string& path)
+    {
+        const Node& n = m_t[v];
+        switch (n.kind) {
+        case Kind::Nil: note(path, "nil taken as Option::None (one 00 byte); a () would be zero bytes"); return option(prim(SchemaKind::Empty));
+        case Kind::Bool: return prim(SchemaKind::Bool);
+        case Kind::UInt: return prim(SchemaKind::Usize);
+        case Kind::Int: return prim(SchemaKind::I64);
+        case Kind::F32: return prim(SchemaKind::F32);
+        case Kind::F64: return prim(SchemaKind::F64);
+        case Kind::Str: return prim(SchemaKind::Str);
+        case Kind::Bin: return prim(SchemaKind::Bytes);
+        case Kind::Array: {
+            if (n.count == 2 && hasExactKeys(v + 1, {"entries"})) { // (ModuleDTypeRecord, U)
+                const uint32_t entry = tuple({prim(SchemaKind::U64), prim(SchemaKind::Bool), dtype()});
+                const uint32_t rec = intern(structNode("ModuleDTypeRecord", {{"entries", seq(entry)}}));
+                return tuple({rec, generic(m_t[v + 1].end, appendIndexToPath(path, 1))});
+            }
+            if (n.count == 0) {
+                note(path, "empty array taken as an empty Vec");
+                return seq(prim(SchemaKind::Empty));
+            }
+            std::vector<uint32_t> elems;
+            uint64_t i = 0;
+            m_t.forEachChild(v, [&](uint32_t c) { elems.push_back(generic(c, appendIndexToPath(path, i++))); });
+            const bool homogeneous = std::all_of(elems.begin(), elems.end(), [&](uint32_t e) { return e == elems[0]; });
+            if (!homogeneous)
+                return tuple(std::move(elems));
+            note(path, "array taken as Vec, or a tuple of " + std::to_string(n.count) + " if the bytes say so");
+            return seq(elems[0], true, static_cast<uint32_t>(n.count), false);
+        }
+        case Kind::Map: {
+            if (isTensorData(v))
+                return tensorData();
+            if (hasExactKeys(v, {"dtype", "loss_scale", "total_weight", "microbatches"}))
+                return intern(structNode("WeightedAccumulationState", {{"dtype", dtype()}, {"loss_scale", prim(SchemaKind::F64)},
+                    {"total_weight", prim(SchemaKind::F64)}, {"microbatches", prim(SchemaKind::U64)}}));
+            bool identifiers = n.count > 0;
+            m_t.forEachEntry(v, [&](uint32_t k, uint32_t) { identifiers = identifiers && m_t.isStr(k) && isIdentifier(m_t.str(k)); });
+            if (identifiers) {
+                std::vector<SchemaField> fields;
+                m_t.forEachEntry(v, [&](uint32_t k, uint32_t val) {
+                    const std::string name(m_t.str(k));
+                    fields.push_back({name, generic(val, appendKeyToPath(path, name))});
+                });
+                return intern(structNode("", std::move(fields)));
+            }
+            const uint32_t value = n.count ? generic(m_t[v + 1].end, appendKeyToPath(path, m_t.keyText(v + 1))) : prim(SchemaKind::Empty);
+            return map(prim(SchemaKind::Str), value);
+        }
+        }
+        return prim(SchemaKind::Empty);
+    }
+
+    const Tape& m_t;
+    const SchemaFromRecordOptions& m_opt;
+    BincodeSchema m_s;
+    std::vector<std::string> m_notes;
+    std::unordered_map<std::string, uint32_t> m_interned;
+    DTypeTable m_table = DTypeTable::Burn017;
+    bool m_halfFloat = false;
+};
+
+} // namespace
+
+Result<SchemaFromRecordResult> schemaFromRecord(const Tape& record, const SchemaFromRecordOptions& options)
+{
+    Deriver d(record, options);
+    return d.run();
+}
+
+} // namespace ckpt
