@@ -1,0 +1,270 @@
+// SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/graph/analysis.h"
+
+#include <algorithm>
+#include <deque>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace ckpt {
+
+namespace {
+
+/** Ids interned to dense integers; the views point into the graph's own strings. */
+struct IdTable {
+    std::vector<std::string_view> names;
+    std::unordered_map<std::string_view, uint32_t> index;
+
+    uint32_t intern(std::string_view s)
+    {
+        auto [it, inserted] = index.try_emplace(s, uint32_t(names.size()));
+        if (inserted)
+            names.push_back(s);
+        return it->second;
+    }
+    std::optional<uint32_t> lookup(std::string_view s) const
+    {
+        auto it = index.find(s);
+        if (it == index.end())
+            return std::nullopt;
+        return it->second;
+    }
+};
+
+/** The crate's Kahn run, kept with its leftovers so cycles can be found. */
+struct KahnRun {
+    IdTable ids;
+    size_t keyCount = 0;
+    std::vector<uint8_t> hasInDegree;  // entry exists in the crate's in_degree map
+    std::vector<uint64_t> inDegree;
+    std::vector<std::vector<uint32_t>> successors;
+    std::vector<uint32_t> order;
+};
+
+KahnRun runKahn(const ComputationGraphStore& g)
+{
+    KahnRun k;
+    k.ids.names.reserve(g.nodes.size());
+    k.ids.index.reserve(g.nodes.size() * 2);
+    for (const auto& [key, node] : g.nodes)
+        k.ids.intern(key);
+    k.keyCount = k.ids.names.size();
+    for (const auto& [from, to] : g.edges) {
+        k.ids.intern(from);
+        k.ids.intern(to);
+    }
+    const size_t n = k.ids.names.size();
+    k.hasInDegree.assign(n, 0);
+    std::fill(k.hasInDegree.begin(), k.hasInDegree.begin() + k.keyCount, 1);
+    k.inDegree.assign(n, 0);
+    k.successors.assign(n, {});
+    for (const auto& [from, to] : g.edges) {
+        const uint32_t f = *k.ids.lookup(from), t = *k.ids.lookup(to);
+        k.hasInDegree[t] = 1;
+        ++k.inDegree[t];
+        k.successors[f].push_back(t);
+    }
+    auto byName = [&](uint32_t a, uint32_t b) { return k.ids.names[a] < k.ids.names[b]; };
+    std::vector<uint32_t> initial;
+    for (uint32_t i = 0; i < n; ++i)
+        if (k.hasInDegree[i] && k.inDegree[i] == 0)
+            initial.push_back(i);
+    std::sort(initial.begin(), initial.end(), byName);
+    std::deque<uint32_t> queue(initial.begin(), initial.end());
+    std::vector<uint32_t> ready;
+    k.order.reserve(n);
+    while (!queue.empty()) {
+        const uint32_t u = queue.front();
+        queue.pop_front();
+        k.order.push_back(u);
+        ready.clear();
+        for (uint32_t s : k.successors[u]) {
+            if (!k.hasInDegree[s])
+                continue;
+            // saturating_sub, as the crate does: a node at 0 is not pushed twice.
+            if (k.inDegree[s] == 0)
+                continue;
+            if (--k.inDegree[s] == 0)
+                ready.push_back(s);
+        }
+        std::sort(ready.begin(), ready.end(), byName);
+        queue.insert(queue.end(), ready.begin(), ready.end());
+    }
+    return k;
+}
+
+/** One cycle among ids whose in-degree never reached zero; iterative DFS, sorted start points. */
+std::vector<std::string> findCycle(const KahnRun& k)
+{
+    const size_t n = k.ids.names.size();
+    std::vector<uint8_t> remaining(n, 0);
+    std::vector<uint32_t> starts;
+    for (uint32_t i = 0; i < n; ++i)
+        if (k.hasInDegree[i] && k.inDegree[i] > 0) {
+            remaining[i] = 1;
+            starts.push_back(i);
+        }
+    std::sort(starts.begin(), starts.end(), [&](uint32_t a, uint32_t b) { return k.ids.names[a] < k.ids.names[b]; });
+    enum : uint8_t { White, Gray, Black };
+    std::vector<uint8_t> color(n, White);
+    std::vector<std::pair<uint32_t, size_t>> stack; // node, next successor index
+    for (uint32_t s : starts) {
+        if (color[s] != White)
+            continue;
+        stack.push_back({s, 0});
+        color[s] = Gray;
+        while (!stack.empty()) {
+            auto& [u, next] = stack.back();
+            const auto& succ = k.successors[u];
+            if (next >= succ.size()) {
+                color[u] = Black;
+                stack.pop_back();
+                continue;
+            }
+            const uint32_t v = succ[next++];
+            if (!remaining[v])
+                continue;
+            if (color[v] == Gray) {
+                std::vector<std::string> cycle;
+                size_t i = stack.size();
+                while (i > 0 && stack[i - 1].first != v)
+                    --i;
+                for (size_t j = i - 1; j < stack.size(); ++j)
+                    cycle.emplace_back(k.ids.names[stack[j].first]);
+                return cycle;
+            }
+            if (color[v] == White) {
+                color[v] = Gray;
+                stack.push_back({v, 0});
+            }
+        }
+    }
+    return {};
+}
+
+} // namespace
+
+std::vector<std::string> topologicalOrder(const ComputationGraphStore& graph)
+{
+    const KahnRun k = runKahn(graph);
+    std::vector<std::string> out;
+    out.reserve(k.order.size());
+    for (uint32_t i : k.order)
+        out.emplace_back(k.ids.names[i]);
+    return out;
+}
+
+std::vector<std::string> provenanceChain(const ComputationGraphStore& graph, std::string_view outputCid)
+{
+    // First producer in map order for every output CID.
+    std::unordered_map<std::string_view, uint32_t> producer;
+    producer.reserve(graph.nodes.size() * 2);
+    for (uint32_t i = 0; i < graph.nodes.size(); ++i)
+        if (const auto& oc = graph.nodes[i].second.outputCid)
+            producer.try_emplace(*oc, i);
+    auto root = producer.find(outputCid);
+    if (root == producer.end())
+        return {};
+    std::vector<uint32_t> stack{root->second};
+    std::vector<uint8_t> visited(graph.nodes.size(), 0);
+    std::vector<std::string> chain;
+    while (!stack.empty()) {
+        const uint32_t n = stack.back();
+        stack.pop_back();
+        if (visited[n])
+            continue;
+        visited[n] = 1;
+        // The crate's visited set holds node ids; map keys are unique, so the index stands for it.
+        chain.push_back(graph.nodes[n].second.id);
+        for (const auto& ic : graph.nodes[n].second.inputCids)
+            if (auto p = producer.find(ic); p != producer.end())
+                stack.push_back(p->second);
+    }
+    std::reverse(chain.begin(), chain.end());
+    return chain;
+}
+
+std::vector<std::string> findConsumers(const ComputationGraphStore& graph, std::string_view cid)
+{
+    std::vector<std::string> out;
+    for (const auto& [key, n] : graph.nodes)
+        if (std::find(n.inputCids.begin(), n.inputCids.end(), cid) != n.inputCids.end())
+            out.push_back(n.id);
+    return out;
+}
+
+namespace {
+
+std::vector<CidUsers> groupBy(const ComputationGraphStore& graph, bool inputs)
+{
+    std::vector<CidUsers> out;
+    std::unordered_map<std::string_view, size_t> slot;
+    for (const auto& [key, n] : graph.nodes) {
+        auto add = [&](const std::string& cid) {
+            auto [it, inserted] = slot.try_emplace(cid, out.size());
+            if (inserted)
+                out.push_back(CidUsers{cid, {}});
+            auto& users = out[it->second].nodes;
+            if (users.empty() || users.back() != n.id) // a node listing the same input twice counts once
+                users.push_back(n.id);
+        };
+        if (inputs) {
+            for (const auto& c : n.inputCids)
+                add(c);
+        } else if (n.outputCid) {
+            add(*n.outputCid);
+        }
+    }
+    return out;
+}
+
+} // namespace
+
+std::vector<CidUsers> consumersByCid(const ComputationGraphStore& graph) { return groupBy(graph, true); }
+std::vector<CidUsers> producersByCid(const ComputationGraphStore& graph) { return groupBy(graph, false); }
+
+GraphAnalysis analyzeGraph(const GradientCheckpoint& checkpoint) { return analyzeGraph(checkpoint.graph, checkpoint.lossCid); }
+
+GraphAnalysis analyzeGraph(const ComputationGraphStore& graph, const std::optional<std::string>& lossCid)
+{
+    GraphAnalysis a;
+    const KahnRun k = runKahn(graph);
+    a.topologicalOrder.reserve(k.order.size());
+    std::vector<uint8_t> placed(k.ids.names.size(), 0);
+    for (uint32_t i : k.order) {
+        a.topologicalOrder.emplace_back(k.ids.names[i]);
+        placed[i] = 1;
+    }
+    for (uint32_t i = 0; i < k.keyCount; ++i)
+        if (!placed[i])
+            a.blocked.emplace_back(k.ids.names[i]);
+    for (uint32_t i = uint32_t(k.keyCount); i < k.ids.names.size(); ++i)
+        a.phantomIds.emplace_back(k.ids.names[i]);
+    if (!a.blocked.empty())
+        a.cycle = findCycle(k);
+
+    std::unordered_map<std::string, size_t> edgeSlot;
+    std::vector<DuplicateEdge> counts;
+    for (const auto& [from, to] : graph.edges) {
+        std::string key = from;
+        key += '\0';
+        key += to;
+        auto [it, inserted] = edgeSlot.try_emplace(std::move(key), counts.size());
+        if (inserted)
+            counts.push_back(DuplicateEdge{from, to, 0});
+        ++counts[it->second].count;
+    }
+    for (auto& d : counts)
+        if (d.count > 1)
+            a.duplicateEdges.push_back(std::move(d));
+
+    for (auto& p : producersByCid(graph))
+        if (p.nodes.size() > 1)
+            a.multipleProducers.push_back(std::move(p));
+    if (lossCid)
+        a.lossProvenanceChain = provenanceChain(graph, *lossCid);
+    return a;
+}
+
+} // namespace ckpt

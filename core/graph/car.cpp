@@ -1,0 +1,350 @@
+// SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/graph/car.h"
+
+namespace ckpt {
+
+namespace {
+
+/**
+ * A minimal CBOR reader for exactly what a CAR header holds: a map of text keys to an unsigned
+ * integer and an array of tag-42 byte strings. Unknown keys are skipped (bounded nesting). Offsets
+ * in errors are absolute in the file (`base` is where the header starts).
+ */
+class CborReader {
+public:
+    CborReader(std::span<const uint8_t> in, uint64_t base)
+        : m_in(in)
+        , m_base(base)
+    {
+    }
+
+    struct Head {
+        uint8_t major;
+        uint64_t arg;
+        uint64_t offset;
+    };
+
+    Result<Head> head()
+    {
+        const uint64_t at = m_base + m_pos;
+        if (m_pos >= m_in.size())
+            return fail(ErrorCode::Truncated, "CAR header: expected a CBOR item, found the end of the header", at);
+        const uint8_t ib = m_in[m_pos++];
+        Head h{uint8_t(ib >> 5), uint64_t(ib & 31), at};
+        if (h.arg < 24)
+            return h;
+        if (h.arg > 27)
+            return fail(ErrorCode::Unsupported, "CAR header: indefinite-length or reserved CBOR item", at);
+        const size_t n = size_t(1) << (h.arg - 24);
+        if (n > m_in.size() - m_pos)
+            return fail(ErrorCode::Truncated, "CAR header: CBOR argument runs past the header", at);
+        uint64_t v = 0;
+        for (size_t i = 0; i < n; ++i)
+            v = (v << 8) | m_in[m_pos++];
+        h.arg = v;
+        return h;
+    }
+
+    Result<std::span<const uint8_t>> payload(const Head& h)
+    {
+        if (h.arg > m_in.size() - m_pos)
+            return fail(ErrorCode::Truncated,
+                "CAR header: CBOR string of " + std::to_string(h.arg) + " bytes runs past the header", h.offset);
+        auto s = m_in.subspan(m_pos, h.arg);
+        m_pos += h.arg;
+        return s;
+    }
+
+    Result<void> skip(int depth)
+    {
+        if (depth > 16)
+            return fail(ErrorCode::Limit, "CAR header: CBOR nesting deeper than 16", m_base + m_pos);
+        auto h = head();
+        if (!h)
+            return std::unexpected(h.error());
+        switch (h->major) {
+        case 0:
+        case 1:
+        case 7: return {};
+        case 2:
+        case 3: {
+            auto p = payload(*h);
+            if (!p)
+                return std::unexpected(p.error());
+            return {};
+        }
+        case 4:
+        case 5: {
+            const uint64_t items = h->major == 5 ? h->arg * 2 : h->arg;
+            // Each item takes at least one byte: a count beyond the remaining bytes is a lie.
+            if (items > m_in.size() - m_pos)
+                return fail(ErrorCode::Truncated, "CAR header: CBOR container count exceeds the header", h->offset);
+            for (uint64_t i = 0; i < items; ++i)
+                if (auto r = skip(depth + 1); !r)
+                    return r;
+            return {};
+        }
+        case 6: return skip(depth + 1);
+        }
+        return {};
+    }
+
+    size_t pos() const { return m_pos; }
+    uint64_t base() const { return m_base; }
+    bool atEnd() const { return m_pos == m_in.size(); }
+
+private:
+    std::span<const uint8_t> m_in;
+    uint64_t m_base;
+    size_t m_pos = 0;
+};
+
+Result<CarHeader> parseHeader(std::span<const uint8_t> in, uint64_t base)
+{
+    CborReader r(in, base);
+    CarHeader header;
+    auto top = r.head();
+    if (!top)
+        return std::unexpected(top.error());
+    if (top->major != 5)
+        return fail(ErrorCode::Malformed, "CAR header: expected a CBOR map", top->offset);
+    if (top->arg > in.size())
+        return fail(ErrorCode::Truncated, "CAR header: map count exceeds the header", top->offset);
+    bool haveVersion = false, haveRoots = false;
+    for (uint64_t i = 0; i < top->arg; ++i) {
+        auto kh = r.head();
+        if (!kh)
+            return std::unexpected(kh.error());
+        if (kh->major != 3)
+            return fail(ErrorCode::Malformed, "CAR header: expected a text key", kh->offset);
+        auto key = r.payload(*kh);
+        if (!key)
+            return std::unexpected(key.error());
+        const std::string_view k(reinterpret_cast<const char*>(key->data()), key->size());
+        if (k == "version") {
+            auto v = r.head();
+            if (!v)
+                return std::unexpected(v.error());
+            if (v->major != 0)
+                return fail(ErrorCode::Malformed, "CAR header: version must be an unsigned integer", v->offset);
+            header.version = v->arg;
+            header.versionKeyFirst = !haveRoots;
+            haveVersion = true;
+        } else if (k == "roots") {
+            auto a = r.head();
+            if (!a)
+                return std::unexpected(a.error());
+            if (a->major != 4)
+                return fail(ErrorCode::Malformed, "CAR header: roots must be an array", a->offset);
+            if (a->arg > in.size())
+                return fail(ErrorCode::Truncated, "CAR header: roots count exceeds the header", a->offset);
+            for (uint64_t j = 0; j < a->arg; ++j) {
+                auto t = r.head();
+                if (!t)
+                    return std::unexpected(t.error());
+                if (t->major != 6 || t->arg != 42)
+                    return fail(ErrorCode::Malformed, "CAR header: expected a CID (CBOR tag 42)", t->offset);
+                auto b = r.head();
+                if (!b)
+                    return std::unexpected(b.error());
+                if (b->major != 2)
+                    return fail(ErrorCode::Malformed, "CAR header: tag 42 must hold a byte string", b->offset);
+                auto bytes = r.payload(*b);
+                if (!bytes)
+                    return std::unexpected(bytes.error());
+                std::span<const uint8_t> cidBytes = *bytes;
+                const uint64_t cidOffset = b->offset + (b->arg < 24 ? 1 : 2);
+                // The DAG-CBOR spec prefixes 0x00 (identity multibase); ipfrs omits it. Accept both.
+                const bool zero = !cidBytes.empty() && cidBytes[0] == 0x00;
+                if (zero)
+                    cidBytes = cidBytes.subspan(1);
+                header.rootsWithZeroPrefix = zero;
+                size_t used = 0;
+                auto cid = parseCidBytes(cidBytes, used, cidOffset + (zero ? 1 : 0));
+                if (!cid)
+                    return std::unexpected(cid.error());
+                if (used != cidBytes.size())
+                    return fail(ErrorCode::Malformed, "CAR header: bytes after the root CID", cidOffset);
+                header.roots.push_back(std::move(*cid));
+            }
+            haveRoots = true;
+        } else if (auto s = r.skip(0); !s) {
+            return std::unexpected(s.error());
+        }
+    }
+    if (!haveVersion)
+        return fail(ErrorCode::Malformed, "CAR header: missing \"version\"", base);
+    if (header.version != 1)
+        return fail(ErrorCode::Unsupported, "CAR version " + std::to_string(header.version) + ", only CARv1 is supported", base);
+    if (!haveRoots)
+        return fail(ErrorCode::Malformed, "CAR header: missing \"roots\"", base);
+    if (!r.atEnd())
+        return fail(ErrorCode::Malformed, "CAR header: bytes after the header map", base + r.pos());
+    return header;
+}
+
+void appendCborHead(std::vector<uint8_t>& out, uint8_t major, uint64_t v)
+{
+    const uint8_t m = uint8_t(major << 5);
+    if (v < 24) {
+        out.push_back(uint8_t(m | v));
+    } else if (v < 0x100) {
+        out.push_back(m | 24);
+        out.push_back(uint8_t(v));
+    } else if (v < 0x10000) {
+        out.push_back(m | 25);
+        out.push_back(uint8_t(v >> 8));
+        out.push_back(uint8_t(v));
+    } else if (v < 0x100000000ull) {
+        out.push_back(m | 26);
+        for (int s = 24; s >= 0; s -= 8)
+            out.push_back(uint8_t(v >> s));
+    } else {
+        out.push_back(m | 27);
+        for (int s = 56; s >= 0; s -= 8)
+            out.push_back(uint8_t(v >> s));
+    }
+}
+
+void appendCborText(std::vector<uint8_t>& out, std::string_view s)
+{
+    appendCborHead(out, 3, s.size());
+    out.insert(out.end(), s.begin(), s.end());
+}
+
+} // namespace
+
+const char* blockCheckName(BlockCheck c)
+{
+    switch (c) {
+    case BlockCheck::Ok: return "ok";
+    case BlockCheck::Corrupted: return "corrupted";
+    case BlockCheck::Unverifiable: return "unverifiable";
+    }
+    return "unverifiable";
+}
+
+Result<CarStore> CarStore::open(BytesPtr bytes)
+{
+    CarStore store;
+    store.m_bytes = bytes;
+    const auto in = bytes ? bytes->span() : std::span<const uint8_t>();
+    size_t pos = 0;
+    if (in.empty())
+        return fail(ErrorCode::Truncated, "empty file, expected a CAR header", 0);
+    auto headerLen = readVarint(in, pos);
+    if (!headerLen)
+        return std::unexpected(headerLen.error());
+    if (*headerLen == 0)
+        return fail(ErrorCode::Malformed, "CAR header length is 0", 0);
+    if (*headerLen > in.size() - pos)
+        return fail(ErrorCode::Truncated,
+            "CAR header of " + std::to_string(*headerLen) + " bytes, only " + std::to_string(in.size() - pos) + " remain", pos);
+    auto header = parseHeader(in.subspan(pos, *headerLen), pos);
+    if (!header)
+        return std::unexpected(header.error());
+    store.m_header = std::move(*header);
+    pos += *headerLen;
+    while (pos < in.size()) {
+        const size_t section = pos;
+        auto len = readVarint(in, pos);
+        if (!len)
+            return std::unexpected(len.error());
+        if (*len > in.size() - pos)
+            return fail(ErrorCode::Truncated,
+                "block section of " + std::to_string(*len) + " bytes, only " + std::to_string(in.size() - pos) + " remain", section);
+        if (*len == 0)
+            return fail(ErrorCode::Malformed, "empty block section, expected a CID", section);
+        size_t cidLen = 0;
+        auto cid = parseCidBytes(in.subspan(pos, *len), cidLen, pos);
+        if (!cid)
+            return std::unexpected(cid.error());
+        CarBlock block;
+        block.sectionOffset = section;
+        block.dataOffset = pos + cidLen;
+        block.dataSize = *len - cidLen;
+        block.cid = std::move(*cid);
+        pos += *len;
+        std::string key(block.cid.bytes.begin(), block.cid.bytes.end());
+        if (store.m_index.contains(key)) {
+            ++store.m_duplicates;
+        } else {
+            store.m_index.emplace(std::move(key), store.m_blocks.size());
+        }
+        store.m_blocks.push_back(std::move(block));
+    }
+    return store;
+}
+
+std::span<const uint8_t> CarStore::data(const CarBlock& b) const
+{
+    return m_bytes->span().subspan(b.dataOffset, b.dataSize);
+}
+
+std::optional<size_t> CarStore::find(const Cid& cid) const
+{
+    auto it = m_index.find(std::string(cid.bytes.begin(), cid.bytes.end()));
+    if (it == m_index.end())
+        return std::nullopt;
+    return it->second;
+}
+
+Result<std::span<const uint8_t>> CarStore::resolve(std::string_view cidText) const
+{
+    auto cid = parseCid(cidText);
+    if (!cid)
+        return fail(ErrorCode::Invalid, std::string(cidText) + " is " + cid.error().what);
+    auto i = find(*cid);
+    if (!i)
+        return fail(ErrorCode::Invalid, "block " + std::string(cidText) + " is not in the CAR file");
+    return data(m_blocks[*i]);
+}
+
+BlockCheck CarStore::verify(size_t index) const
+{
+    const auto& b = m_blocks[index];
+    if (!b.cid.verifiable())
+        return BlockCheck::Unverifiable;
+    return b.cid.matches(data(b)) ? BlockCheck::Ok : BlockCheck::Corrupted;
+}
+
+std::vector<uint8_t> writeCar(const std::vector<Cid>& roots, const std::vector<CarEntry>& blocks, CarHeaderStyle style)
+{
+    std::vector<uint8_t> header;
+    appendCborHead(header, 5, 2);
+    auto writeRoots = [&] {
+        appendCborText(header, "roots");
+        appendCborHead(header, 4, roots.size());
+        for (const auto& r : roots) {
+            appendCborHead(header, 6, 42);
+            const bool zero = style == CarHeaderStyle::Spec;
+            appendCborHead(header, 2, r.bytes.size() + (zero ? 1 : 0));
+            if (zero)
+                header.push_back(0x00);
+            header.insert(header.end(), r.bytes.begin(), r.bytes.end());
+        }
+    };
+    auto writeVersion = [&] {
+        appendCborText(header, "version");
+        appendCborHead(header, 0, 1);
+    };
+    if (style == CarHeaderStyle::Spec) {
+        writeRoots();
+        writeVersion();
+    } else {
+        writeVersion();
+        writeRoots();
+    }
+    std::vector<uint8_t> out;
+    appendVarint(out, header.size());
+    out.insert(out.end(), header.begin(), header.end());
+    for (const auto& b : blocks) {
+        appendVarint(out, b.cid.bytes.size() + b.data.size());
+        out.insert(out.end(), b.cid.bytes.begin(), b.cid.bytes.end());
+        out.insert(out.end(), b.data.begin(), b.data.end());
+    }
+    return out;
+}
+
+} // namespace ckpt
