@@ -560,17 +560,20 @@ private:
     BincodeSchema resolvedSchema() const
     {
         BincodeSchema r = m_s;
+        // An Option that turned out bare is bypassed (references go straight to its T), so shared
+        // sub-layouts stay shared; a maybe-tuple Seq becomes a Seq or a Tuple in place.
+        std::vector<uint32_t> redirect(r.nodes.size());
+        for (uint32_t i = 0; i < r.nodes.size(); ++i)
+            redirect[i] = i;
         for (uint32_t i = 0; i < r.nodes.size(); ++i) {
             SchemaNode& n = r.nodes[i];
             if (m_pin[i] < 0)
                 continue;
             if (n.kind == SchemaKind::Option && n.maybeBare) {
-                if (m_pin[i] == 1) {
-                    n = m_s.nodes[n.elements[0]]; // the bare T (children are shared indices)
-                } else {
-                    n.maybeBare = false;
-                    n.preferAlternative = false;
-                }
+                if (m_pin[i] == 1)
+                    redirect[i] = n.elements[0];
+                n.maybeBare = false;
+                n.preferAlternative = false;
             } else if (n.kind == SchemaKind::Seq && n.maybeTuple) {
                 if (m_pin[i] == 1) {
                     n.kind = SchemaKind::Tuple;
@@ -581,6 +584,22 @@ private:
                 n.preferAlternative = false;
             }
         }
+        auto follow = [&](uint32_t i) {
+            // Chains are acyclic (the schema is a DAG) and at most as long as the schema is deep.
+            while (redirect[i] != i)
+                i = redirect[i];
+            return i;
+        };
+        for (SchemaNode& n : r.nodes) {
+            for (uint32_t& e : n.elements)
+                e = follow(e);
+            for (SchemaField& f : n.fields)
+                f.type = follow(f.type);
+            for (SchemaVariant& v : n.variants)
+                if (v.kind != VariantKind::Unit)
+                    v.payload = follow(v.payload);
+        }
+        r.root = follow(r.root);
         return r;
     }
 

@@ -337,7 +337,34 @@ std::string BincodeSchema::toJson() const
         types[name] = emit(i, true);
     if (!types.empty())
         doc["types"] = std::move(types);
-    return doc.dump(1, '\t') + "\n";
+    // Pretty, but short values stay on one line: a module schema remains readable in a diff.
+    std::string out;
+    std::function<void(const ordered_json&, int)> print = [&](const ordered_json& j, int indent) {
+        const std::string flat = j.dump();
+        if (flat.size() + size_t(indent) <= 100 || !j.is_structured() || j.empty()) {
+            out += flat;
+            return;
+        }
+        const std::string pad(size_t(indent + 1), '\t');
+        out += j.is_object() ? "{\n" : "[\n";
+        bool first = true;
+        if (j.is_object()) {
+            for (auto it = j.begin(); it != j.end(); ++it) {
+                out += (first ? "" : ",\n") + pad + ordered_json(it.key()).dump() + ": ";
+                print(it.value(), indent + 1);
+                first = false;
+            }
+        } else {
+            for (const auto& e : j) {
+                out += (first ? "" : ",\n") + pad;
+                print(e, indent + 1);
+                first = false;
+            }
+        }
+        out += "\n" + std::string(size_t(indent), '\t') + (j.is_object() ? "}" : "]");
+    };
+    print(doc, 0);
+    return out + "\n";
 }
 
 Result<BincodeSchema> BincodeSchema::fromJson(std::string_view text)
