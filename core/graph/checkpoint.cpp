@@ -289,6 +289,9 @@ public:
         }
         if (k == Kind::Int) {
             const int64_t x = m_t.i64(v.node);
+            // serde_json 1.0.87 parses "-0" as the float -0.0, which a u64/u8 visitor rejects.
+            if (x == 0)
+                return errorAt("invalid type: floating point `-0`, expected " + std::string(name), end(v));
             if (x < 0 || uint64_t(x) > max)
                 return errorAt("invalid value: integer `" + std::to_string(x) + "`, expected " + std::string(name), end(v));
             return uint64_t(x);
@@ -616,7 +619,13 @@ Result<GradientCheckpoint> loadGradientCheckpoint(const BytesPtr& bytes, bool al
 {
     // Blobs are arrays of small integers under arbitrary keys; the reader's "bytes"-key packing does
     // not apply to them, and they decode fine as arrays of UInt nodes.
-    auto tape = readJson(bytes);
+    // serde_json's recursion limit never triggers here: the typed part of a checkpoint is six levels
+    // deep, a deeper value is either rejected at its first bracket or skipped as an unknown field,
+    // and serde_json skips ignored values without recursing. The tape reader is iterative, so no
+    // depth limit is needed for safety either.
+    JsonReadOptions options;
+    options.maxDepth = UINT32_MAX;
+    auto tape = readJson(bytes, options);
     if (!tape)
         return std::unexpected(tape.error());
     if (allowGraphOnly && sniffGraphFile(*tape) == GraphFileKind::GraphStoreOnly) {
