@@ -1,0 +1,261 @@
+// SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "app/train/model.h"
+#include "app/train/optim.h"
+#include "core/codec/json.h"
+#include "core/graph/car.h"
+#include "core/graph/cid.h"
+#include "core/io/bytes.h"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ckpt::train {
+
+/**
+ * Records the computation of one training micro-batch as an ipfrs GradientCheckpoint
+ * (format-ipfrs-gradient-checkpoint.md §1–§3): one node per op of the MLP with the CIDs (CIDv1, raw
+ * codec, sha2-256) of the real tensors it consumed, produced and (for ops with parameters) of its
+ * parameter gradient, written as DIR/graph/step-N.json, and the tensor blocks as DIR/graph/step-N.car.
+ */
+template<class T>
+class GraphRecorder {
+public:
+    /** Keeps copies of the tensors of the micro-batch just computed (cheap for this model size). */
+    void capture(const Mlp<T>& m, const Batch<T>& b, T loss)
+    {
+        using M = Mlp<T>;
+        m_x = b.x;
+        m_target = b.y;
+        m_labels = b.label;
+        m_task = m.task;
+        m_activation = m.activation;
+        for (size_t i = 0; i < M::Count; ++i) {
+            m_values[i] = m.params[i].value;
+            m_grads[i] = m.params[i].grad;
+            m_paths[i] = m.params[i].modulePath;
+        }
+        m_xw1.noalias() = b.x * m.params[M::W1].value;
+        m_h = m.preNorm();
+        m_y = m.normalized();
+        m_a = m.activated();
+        m_aw2.noalias() = m.activated() * m.params[M::W2].value;
+        m_out = m.output();
+        m_loss = loss;
+        m_valid = true;
+    }
+
+    Result<void> write(const std::filesystem::path& dir, uint64_t step, const TrainConfig& c, const Mlp<T>& model,
+        const std::array<ParamState<T>, Mlp<T>::Count>& state)
+    {
+        if (!m_valid)
+            return {}; // nothing computed in this process yet (a continuation stopped before its first step)
+        using M = Mlp<T>;
+        std::error_code ec;
+        std::filesystem::create_directories(dir, ec);
+        m_blocks.clear();
+        m_seen.clear();
+        const char* dt = std::is_same_v<T, double> ? "f64" : "f32";
+
+        struct NodeSpec {
+            std::string op;
+            std::vector<std::string> inputs;
+            std::string output;
+            std::string gradient;
+            std::vector<std::pair<std::string, std::string>> meta;
+        };
+        std::vector<NodeSpec> nodes;
+        const std::string x = block(m_x), w1 = block(m_values[M::W1]), b1 = block(m_values[M::B1]), gamma = block(m_values[M::Gamma]),
+                          beta = block(m_values[M::Beta]), w2 = block(m_values[M::W2]), b2 = block(m_values[M::B2]);
+        const std::string xw1 = block(m_xw1), h = block(m_h), y = block(m_y), a = block(m_a), aw2 = block(m_aw2), out = block(m_out);
+        Mat<T> lossM(1, 1);
+        lossM(0, 0) = m_loss;
+        const std::string loss = block(lossM);
+        std::string target;
+        if (m_task == Task::Regression) {
+            target = block(m_target);
+        } else {
+            std::vector<uint8_t> bytes(m_labels.size() * 4);
+            std::memcpy(bytes.data(), m_labels.data(), bytes.size());
+            target = addBlock(std::move(bytes));
+        }
+        auto shape = [](const Mat<T>& m) { return "[" + std::to_string(m.rows()) + ", " + std::to_string(m.cols()) + "]"; };
+        nodes.push_back({"input", {}, x, "", {{"dtype", dt}, {"shape", shape(m_x)}}});
+        nodes.push_back({"input", {}, target, "", {{"dtype", m_task == Task::Regression ? dt : "u32"}, {"role", "target"}}});
+        nodes.push_back({"matmul", {x, w1}, xw1, block(m_grads[M::W1]), {{"dtype", dt}, {"shape", shape(m_xw1)}, {"weight", m_paths[M::W1]}}});
+        nodes.push_back({"add", {xw1, b1}, h, block(m_grads[M::B1]), {{"dtype", dt}, {"shape", shape(m_h)}, {"weight", m_paths[M::B1]}}});
+        nodes.push_back({"layer_norm", {h, gamma, beta}, y, block(m_grads[M::Gamma]),
+            {{"dtype", dt}, {"shape", shape(m_y)}, {"weight", m_paths[M::Gamma]}, {"beta_gradient_cid", block(m_grads[M::Beta])}, {"epsilon", "0.00001"}}});
+        nodes.push_back({std::string(activationName(m_activation)), {y}, a, "", {{"dtype", dt}, {"shape", shape(m_a)}}});
+        nodes.push_back({"matmul", {a, w2}, aw2, block(m_grads[M::W2]), {{"dtype", dt}, {"shape", shape(m_aw2)}, {"weight", m_paths[M::W2]}}});
+        nodes.push_back({"add", {aw2, b2}, out, block(m_grads[M::B2]), {{"dtype", dt}, {"shape", shape(m_out)}, {"weight", m_paths[M::B2]}}});
+        nodes.push_back({m_task == Task::Regression ? "mse_loss" : "cross_entropy_loss", {out, target}, loss, "", {{"dtype", dt}, {"shape", "[1]"}}});
+
+        // Node ids: UUID v4 text, derived from (seed, step) so that the same step always gets the same ids.
+        std::vector<std::string> ids;
+        for (size_t i = 0; i < nodes.size(); ++i)
+            ids.push_back(uuid(c.seed, step * 64 + i));
+
+        // Edges exactly as ComputationGraphStore::add_node derives them when nodes are added in order.
+        std::vector<std::pair<std::string, std::string>> edges;
+        for (size_t i = 0; i < nodes.size(); ++i)
+            for (size_t p = 0; p < i; ++p)
+                if (std::find(nodes[i].inputs.begin(), nodes[i].inputs.end(), nodes[p].output) != nodes[i].inputs.end())
+                    edges.emplace_back(ids[p], ids[i]);
+
+        TapeBuilder b;
+        b.beginMap();
+        b.key("graph");
+        b.beginMap();
+        b.key("nodes");
+        b.beginMap();
+        for (size_t i = 0; i < nodes.size(); ++i) {
+            const NodeSpec& n = nodes[i];
+            b.key(ids[i]);
+            b.beginMap();
+            b.key("id");
+            b.str(ids[i]);
+            b.key("op");
+            b.str(n.op);
+            b.key("input_cids");
+            b.beginArray();
+            for (const auto& in : n.inputs)
+                b.str(in);
+            b.end();
+            b.key("output_cid");
+            b.str(n.output);
+            b.key("gradient_cid");
+            if (n.gradient.empty())
+                b.nil();
+            else
+                b.str(n.gradient);
+            b.key("metadata");
+            b.beginMap();
+            for (const auto& [k, v] : n.meta) {
+                b.key(k);
+                b.str(v);
+            }
+            b.end();
+            b.end();
+        }
+        b.end();
+        b.key("edges");
+        b.beginArray();
+        for (const auto& [from, to] : edges) {
+            b.beginArray();
+            b.str(from);
+            b.str(to);
+            b.end();
+        }
+        b.end();
+        b.end();
+        b.key("step");
+        b.uinteger(step);
+        b.key("loss_cid");
+        b.str(loss);
+        b.key("optimizer_state");
+        b.beginMap();
+        for (size_t i = 0; i < M::Count; ++i) {
+            const auto& s = state[i];
+            if (!s.present)
+                continue;
+            const std::string& name = model.params[i].modulePath;
+            if (c.optimizer == OptimizerKind::Sgd) {
+                if (s.velocity) {
+                    b.key(name + "/momentum_buffer");
+                    b.bin(rawBytes(*s.velocity));
+                }
+            } else {
+                b.key(name + "/exp_avg");
+                b.bin(rawBytes(s.moment1));
+                b.key(name + "/exp_avg_sq");
+                b.bin(rawBytes(s.moment2));
+                if (s.maxMoment2) {
+                    b.key(name + "/max_exp_avg_sq");
+                    b.bin(rawBytes(*s.maxMoment2));
+                }
+                b.key(name + "/step");
+                std::vector<uint8_t> t(8);
+                std::memcpy(t.data(), &s.time, 8);
+                b.bin(t);
+            }
+        }
+        b.end();
+        b.key("timestamp");
+        b.uinteger(timestamp());
+        b.end();
+        const Tape tape = std::move(b).finish();
+        Sink sink;
+        writeJson(tape, tape.root(), JsonStyle::Pretty, sink);
+        const auto jsonPath = dir / ("step-" + std::to_string(step) + ".json");
+        if (auto r = writeFileAtomic(jsonPath.string(), sink.buffer()); !r)
+            return std::unexpected(std::move(r.error()).withFile(jsonPath.string()));
+
+        auto lossCid = parseCid(loss);
+        std::vector<Cid> roots;
+        if (lossCid)
+            roots.push_back(*lossCid);
+        const std::vector<uint8_t> car = writeCar(roots, m_blocks);
+        const auto carPath = dir / ("step-" + std::to_string(step) + ".car");
+        if (auto r = writeFileAtomic(carPath.string(), car); !r)
+            return std::unexpected(std::move(r.error()).withFile(carPath.string()));
+        return {};
+    }
+
+private:
+    static std::vector<uint8_t> rawBytes(const Mat<T>& m)
+    {
+        std::vector<uint8_t> bytes(static_cast<size_t>(m.size()) * sizeof(T));
+        std::memcpy(bytes.data(), m.data(), bytes.size()); // row-major, little endian on every target we build for
+        return bytes;
+    }
+    std::string block(const Mat<T>& m) { return addBlock(rawBytes(m)); }
+    std::string addBlock(std::vector<uint8_t> bytes)
+    {
+        Cid cid = computeCid(bytes, multicodec::Raw);
+        std::string text = cid.toString();
+        if (m_seen.emplace(text, m_blocks.size()).second)
+            m_blocks.push_back(CarEntry{std::move(cid), std::move(bytes)});
+        return text;
+    }
+    static std::string uuid(uint64_t seed, uint64_t counter)
+    {
+        uint64_t hi = counterRandom(seed, stream::GraphIds, 2 * counter), lo = counterRandom(seed, stream::GraphIds, 2 * counter + 1);
+        hi = (hi & ~0xF000ULL) | 0x4000ULL;              // version 4
+        lo = (lo & ~(0xC0ULL << 56)) | (0x80ULL << 56);  // RFC 4122 variant
+        char buf[40];
+        std::snprintf(buf, sizeof buf, "%08llx-%04llx-%04llx-%04llx-%012llx", static_cast<unsigned long long>(hi >> 32),
+            static_cast<unsigned long long>((hi >> 16) & 0xFFFF), static_cast<unsigned long long>(hi & 0xFFFF),
+            static_cast<unsigned long long>(lo >> 48), static_cast<unsigned long long>(lo & 0xFFFFFFFFFFFFULL));
+        return buf;
+    }
+    /** Unix seconds, or SOURCE_DATE_EPOCH when set (reproducible builds of demo data). */
+    static uint64_t timestamp()
+    {
+        if (const char* e = std::getenv("SOURCE_DATE_EPOCH"))
+            return std::strtoull(e, nullptr, 10);
+        return static_cast<uint64_t>(
+            std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count());
+    }
+
+    bool m_valid = false;
+    Task m_task = Task::Regression;
+    Activation m_activation = Activation::Relu;
+    Mat<T> m_x, m_target, m_xw1, m_h, m_y, m_a, m_aw2, m_out;
+    std::vector<uint32_t> m_labels;
+    std::array<Mat<T>, Mlp<T>::Count> m_values, m_grads;
+    std::array<std::string, Mlp<T>::Count> m_paths;
+    T m_loss = 0;
+    std::vector<CarEntry> m_blocks;
+    std::map<std::string, size_t> m_seen;
+};
+
+} // namespace ckpt::train

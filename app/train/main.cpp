@@ -1,0 +1,265 @@
+// SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
+// SPDX-License-Identifier: GPL-3.0-or-later
+// ckpt-train: the reference trainer (cli-contract.md, `ckpt-train`). Parses the command line, opens
+// and reads the record for --resume, merges explicit flags over the recorded settings, and hands the
+// run to trainer.cpp.
+#include "app/train/config.h"
+#include "app/train/format.h"
+#include "app/train/trainer.h"
+#include "core/record/record.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+using namespace ckpt;
+using namespace ckpt::train;
+
+namespace {
+
+const char* kUsage =
+    "usage: ckpt-train --out DIR [--steps N] [--checkpoint-every K] [--seed S] [--optimizer adam|adamw|sgd]\n"
+    "                  [--scheduler constant|step|linear|cosine|exponential|noam] [--recorder R] [--precision P]\n"
+    "                  [--grad-accum A] [--layout training-record|burn-run|gradient-checkpoint|all]\n"
+    "                  [--task regression|classification] [--dtype f32|f64] [--activation relu|gelu]\n"
+    "                  [--input-dim N] [--hidden N] [--classes N] [--batch-size N] [--dataset-size N] [--valid-size N]\n"
+    "                  [--lr X] [--beta1 X] [--beta2 X] [--epsilon X] [--weight-decay X] [--amsgrad]\n"
+    "                  [--momentum X] [--dampening X] [--nesterov] [--gamma X] [--step-size N] [--final-lr X]\n"
+    "                  [--sched-iters N] [--warmup N] [--embedding-size N]\n"
+    "       ckpt-train --resume RECORD --out DIR [--steps N] [any flag above overrides the recorded value]\n";
+
+int usage(const std::string& msg)
+{
+    std::fprintf(stderr, "ckpt-train: %s\n%s", msg.c_str(), kUsage);
+    return ExitUsage;
+}
+
+bool parseU64(const std::string& s, uint64_t& out)
+{
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+    return ec == std::errc() && p == s.data() + s.size();
+}
+bool parseF64(const std::string& s, double& out)
+{
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+    return ec == std::errc() && p == s.data() + s.size() && std::isfinite(out);
+}
+bool parseF32(const std::string& s, float& out)
+{
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+    return ec == std::errc() && p == s.data() + s.size() && std::isfinite(out);
+}
+
+/** One command-line option: how to apply it to a config, and how to print the config's value. */
+struct Option {
+    bool takesValue = true;
+    bool structural = false; ///< defines the model, data or state layout: cannot change on resume
+    std::function<bool(TrainConfig&, const std::string&)> apply;
+    std::function<std::string(const TrainConfig&)> show;
+};
+
+std::map<std::string, Option> options()
+{
+    std::map<std::string, Option> o;
+    auto u64 = [](uint64_t TrainConfig::*field, bool structural, uint64_t min = 0) {
+        return Option{true, structural,
+            [=](TrainConfig& c, const std::string& v) {
+                uint64_t n;
+                if (!parseU64(v, n) || n < min)
+                    return false;
+                c.*field = n;
+                return true;
+            },
+            [=](const TrainConfig& c) { return std::to_string(c.*field); }};
+    };
+    auto f64 = [](double TrainConfig::*field) {
+        return Option{true, false, [=](TrainConfig& c, const std::string& v) { return parseF64(v, c.*field); },
+            [=](const TrainConfig& c) { return rustDisplayF64(c.*field); }};
+    };
+    auto f32 = [](float TrainConfig::*field) {
+        return Option{true, false, [=](TrainConfig& c, const std::string& v) { return parseF32(v, c.*field); },
+            [=](const TrainConfig& c) { return rustDisplayF64(static_cast<double>(c.*field)); }};
+    };
+    auto flag = [](bool TrainConfig::*field, bool structural) {
+        return Option{false, structural, [=](TrainConfig& c, const std::string&) { c.*field = true; return true; },
+            [=](const TrainConfig& c) { return std::string(c.*field ? "true" : "false"); }};
+    };
+    o["--steps"] = u64(&TrainConfig::steps, false);
+    o["--checkpoint-every"] = u64(&TrainConfig::checkpointEvery, false);
+    o["--seed"] = u64(&TrainConfig::seed, true);
+    o["--grad-accum"] = u64(&TrainConfig::gradAccum, false, 1);
+    o["--input-dim"] = u64(&TrainConfig::inputDim, true, 1);
+    o["--hidden"] = u64(&TrainConfig::hidden, true, 1);
+    o["--classes"] = u64(&TrainConfig::outputDim, true, 1);
+    o["--batch-size"] = u64(&TrainConfig::batchSize, true, 1);
+    o["--dataset-size"] = u64(&TrainConfig::datasetSize, true, 1);
+    o["--valid-size"] = u64(&TrainConfig::validSize, true, 1);
+    o["--step-size"] = u64(&TrainConfig::schedStepSize, false, 1);
+    o["--sched-iters"] = u64(&TrainConfig::schedIters, false, 1);
+    o["--warmup"] = u64(&TrainConfig::warmupSteps, false, 1);
+    o["--embedding-size"] = u64(&TrainConfig::embeddingSize, false, 1);
+    o["--lr"] = f64(&TrainConfig::lr);
+    o["--momentum"] = f64(&TrainConfig::momentum);
+    o["--dampening"] = f64(&TrainConfig::dampening);
+    o["--gamma"] = f64(&TrainConfig::schedGamma);
+    o["--final-lr"] = f64(&TrainConfig::schedFinalLr);
+    o["--beta1"] = f32(&TrainConfig::beta1);
+    o["--beta2"] = f32(&TrainConfig::beta2);
+    o["--epsilon"] = f32(&TrainConfig::epsilon);
+    o["--weight-decay"] = f32(&TrainConfig::weightDecay);
+    o["--amsgrad"] = flag(&TrainConfig::amsgrad, true);
+    o["--nesterov"] = flag(&TrainConfig::nesterov, false);
+    auto enumOpt = [](auto parse, auto TrainConfig::*field, auto name, bool structural) {
+        return Option{true, structural, [=](TrainConfig& c, const std::string& v) { return parse(v, c.*field); },
+            [=](const TrainConfig& c) { return std::string(name(c.*field)); }};
+    };
+    o["--optimizer"] = enumOpt(parseOptimizer, &TrainConfig::optimizer, optimizerName, true);
+    o["--scheduler"] = enumOpt(parseScheduler, &TrainConfig::scheduler, schedulerName, true);
+    o["--task"] = enumOpt(parseTask, &TrainConfig::task, taskName, true);
+    o["--dtype"] = enumOpt(parseDType, &TrainConfig::dtype, [](TrainDType d) { return ckpt::train::dtypeName(d); }, true);
+    o["--activation"] = enumOpt(parseActivation, &TrainConfig::activation, activationName, true);
+    o["--recorder"] = Option{true, false,
+        [](TrainConfig& c, const std::string& v) {
+            auto r = recorderFromName(v);
+            if (r)
+                c.recorder = *r;
+            return r.has_value();
+        },
+        [](const TrainConfig& c) { return std::string(recorderName(c.recorder)); }};
+    o["--precision"] = Option{true, false,
+        [](TrainConfig& c, const std::string& v) {
+            auto p = precisionFromName(v);
+            if (p)
+                c.precision = *p;
+            return p.has_value();
+        },
+        [](const TrainConfig& c) { return std::string(precisionName(c.precision)); }};
+    o["--layout"] = Option{true, false, [](TrainConfig& c, const std::string& v) { return parseLayout(v, c.layout); },
+        [](const TrainConfig& c) { return layoutName(c.layout); }};
+    return o;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    const auto opts = options();
+    std::vector<std::pair<std::string, std::string>> given; // explicit flags in order
+    std::string outDir, resumePath;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--help" || a == "-h") {
+            std::fputs(kUsage, stdout);
+            return ExitOk;
+        }
+        if (a == "--out" || a == "--resume") {
+            if (i + 1 >= argc)
+                return usage(a + " needs a value");
+            (a == "--out" ? outDir : resumePath) = argv[++i];
+            continue;
+        }
+        auto it = opts.find(a);
+        if (it == opts.end())
+            return usage("unknown argument " + a);
+        std::string value;
+        if (it->second.takesValue) {
+            if (i + 1 >= argc)
+                return usage(a + " needs a value");
+            value = argv[++i];
+        }
+        given.emplace_back(a, value);
+    }
+    if (outDir.empty())
+        return usage("--out DIR is required");
+
+    RunRequest req;
+    req.outDir = outDir;
+    TrainConfig& cfg = req.config;
+    if (resumePath.empty()) {
+        bool lrGiven = false, finalGiven = false;
+        for (const auto& [name, value] : given) {
+            if (!opts.at(name).apply(cfg, value))
+                return usage("invalid value for " + name + ": " + value);
+            lrGiven |= name == "--lr";
+            finalGiven |= name == "--final-lr";
+        }
+        // Defaults that depend on other settings (only when not given explicitly).
+        if (!lrGiven && cfg.optimizer == OptimizerKind::Sgd)
+            cfg.lr = 0.05;
+        if (!finalGiven)
+            cfg.schedFinalLr = cfg.lr * 0.1;
+        const bool itersGiven = std::any_of(given.begin(), given.end(), [](auto& g) { return g.first == "--sched-iters"; });
+        if (!itersGiven)
+            cfg.schedIters = std::max<uint64_t>(1, cfg.steps / cfg.gradAccum);
+        const bool stepSizeGiven = std::any_of(given.begin(), given.end(), [](auto& g) { return g.first == "--step-size"; });
+        if (!stepSizeGiven)
+            cfg.schedStepSize = std::max<uint64_t>(1, cfg.steps / cfg.gradAccum / 4);
+        if (cfg.task == Task::Regression && std::none_of(given.begin(), given.end(), [](auto& g) { return g.first == "--classes"; }))
+            cfg.outputDim = 1;
+        if (cfg.task == Task::Classification && std::none_of(given.begin(), given.end(), [](auto& g) { return g.first == "--classes"; }))
+            cfg.outputDim = 4;
+        if (cfg.task == Task::Classification && cfg.outputDim < 2)
+            return usage("classification needs --classes >= 2");
+        if (cfg.datasetSize % cfg.batchSize != 0)
+            return usage("--dataset-size must be a multiple of --batch-size");
+        if (cfg.steps == 0)
+            return usage("--steps must be at least 1");
+    } else {
+        auto rec = openRecord(resumePath);
+        if (!rec) {
+            std::fprintf(stderr, "ckpt-train: %s\n", std::move(rec.error()).withFile(resumePath).message().c_str());
+            return ExitFailed;
+        }
+        const Record& r = **rec;
+        if (r.kind != RecordKind::TrainingRecord || !r.stateNode) {
+            std::fprintf(stderr, "ckpt-train: %s: not a TrainingRecord with caller state (found %s)\n", resumePath.c_str(),
+                std::string(recordKindName(r.kind)).c_str());
+            return ExitFailed;
+        }
+        if (r.partial) {
+            std::fprintf(stderr, "ckpt-train: %s: the bincode record could only be scanned, not decoded\n", resumePath.c_str());
+            return ExitFailed;
+        }
+        if (auto s = readCallerState(r.tape, *r.stateNode, cfg, req.recordedProgress); !s) {
+            std::fprintf(stderr, "ckpt-train: %s\n", std::move(s.error()).withFile(resumePath).message().c_str());
+            return ExitFailed;
+        }
+        if (cfg.datasetSize == 0 || cfg.batchSize == 0 || cfg.gradAccum == 0 || cfg.datasetSize % cfg.batchSize != 0
+            || cfg.inputDim == 0 || cfg.hidden == 0 || cfg.outputDim == 0 || cfg.inputDim * cfg.hidden > (1u << 26)
+            || cfg.hidden * cfg.outputDim > (1u << 26) || cfg.datasetSize > (1u << 24) || cfg.validSize > (1u << 24)) {
+            std::fprintf(stderr, "ckpt-train: %s: at item[4].config: inconsistent or oversized configuration\n", resumePath.c_str());
+            return ExitFailed;
+        }
+        for (const auto& [name, value] : given) {
+            const Option& o = opts.at(name);
+            const std::string before = o.show(cfg);
+            TrainConfig changed = cfg;
+            if (!o.apply(changed, value))
+                return usage("invalid value for " + name + ": " + value);
+            const std::string after = o.show(changed);
+            if (after == before)
+                continue;
+            if (o.structural)
+                return usage(name + " " + value + " cannot override the record's " + before + ": it defines the model, data or state layout");
+            if (name == "--grad-accum" && req.recordedProgress.pendingMicroBatches > 0)
+                return usage("--grad-accum cannot change while the record holds pending gradients");
+            cfg = changed;
+            req.overrides.push_back(name.substr(2) + "=" + after + " (recorded " + before + ")");
+            if (name == "--steps")
+                req.stepsFlag = cfg.steps;
+        }
+        // An explicit --steps equal to the recorded value still sets the target.
+        for (const auto& [name, value] : given)
+            if (name == "--steps")
+                req.stepsFlag = cfg.steps;
+        req.record = *rec;
+        req.recordPath = resumePath;
+    }
+    installStopHandler();
+    return runTraining(req);
+}

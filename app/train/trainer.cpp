@@ -1,0 +1,883 @@
+// SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "app/train/trainer.h"
+
+#include "app/train/format.h"
+#include "app/train/graph_checkpoint.h"
+#include "app/train/model.h"
+#include "app/train/optim.h"
+#include "core/tensor/dtype.h"
+
+#include <algorithm>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace ckpt::train {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+volatile std::sig_atomic_t g_stopRequested = 0;
+extern "C" void onStopSignal(int) { g_stopRequested = 1; }
+
+constexpr size_t kLossTail = 8;
+constexpr const char* kBurnVersion = "0.21.0";
+
+std::unexpected<Error> invalid(std::string what, std::string path = {})
+{
+    auto e = fail(ErrorCode::Invalid, std::move(what));
+    e.error().recordPath = std::move(path);
+    return e;
+}
+
+std::string shapeText(const std::vector<uint64_t>& s)
+{
+    std::string t = "[";
+    for (size_t i = 0; i < s.size(); ++i)
+        t += (i ? ", " : "") + std::to_string(s[i]);
+    return t + "]";
+}
+
+/** The stored element type of float tensors for a precision (Burn's FloatElem). */
+DType storedFloat(Precision p)
+{
+    switch (p) {
+    case Precision::Full: return DType::F32;
+    case Precision::Half: return DType::F16;
+    case Precision::Double: return DType::F64;
+    }
+    return DType::F32;
+}
+
+/** Appends a TensorData {bytes, shape, dtype} of \a m converted to the precision's float type. */
+template<class T>
+void writeTensorData(TapeBuilder& b, const Mat<T>& m, const std::vector<uint64_t>& shape, Precision precision)
+{
+    const DType dt = storedFloat(precision);
+    std::vector<uint8_t> bytes(static_cast<size_t>(m.size()) * dtypeSize(dt));
+    uint8_t* out = bytes.data();
+    for (Eigen::Index i = 0; i < m.size(); ++i) {
+        const T v = m.data()[i];
+        if (dt == DType::F32) {
+            const float f = static_cast<float>(v);
+            std::memcpy(out + 4 * i, &f, 4);
+        } else if (dt == DType::F64) {
+            const double d = static_cast<double>(v);
+            std::memcpy(out + 8 * i, &d, 8);
+        } else {
+            // half::f16::from_f32 of the f32 value; an f64 run narrows straight from f64 (from_f64).
+            const uint16_t h = std::is_same_v<T, double> ? doubleToHalf(static_cast<double>(v)) : floatToHalf(static_cast<float>(v));
+            std::memcpy(out + 2 * i, &h, 2);
+        }
+    }
+    b.beginMap();
+    b.key("bytes");
+    b.bin(bytes);
+    b.key("shape");
+    b.beginArray();
+    for (uint64_t d : shape)
+        b.uinteger(d);
+    b.end();
+    b.key("dtype");
+    b.str(dtypeName(dt));
+    b.end();
+}
+
+/** Reads a TensorData map into \a out (shape checked first, then byte length, before any copy). */
+template<class T>
+Result<DType> readTensorData(const Tape& t, uint32_t node, const std::string& path, const std::vector<uint64_t>& shape, Mat<T>& out)
+{
+    if (!t.isMap(node))
+        return invalid("expected a TensorData map {bytes, shape, dtype}", path);
+    auto bytesNode = t.find(node, "bytes");
+    auto shapeNode = t.find(node, "shape");
+    auto dtypeNode = t.find(node, "dtype");
+    if (!bytesNode || !shapeNode || !dtypeNode)
+        return invalid("TensorData lacks bytes, shape or dtype", path);
+    std::vector<uint64_t> recorded;
+    bool shapeOk = t.isArray(*shapeNode);
+    if (shapeOk)
+        t.forEachChild(*shapeNode, [&](uint32_t e) {
+            if (auto v = t.asU64(e))
+                recorded.push_back(*v);
+            else
+                shapeOk = false;
+        });
+    if (!shapeOk)
+        return invalid("shape is not an array of usize", appendKeyToPath(path, "shape"));
+    if (recorded != shape)
+        return invalid("shape " + shapeText(recorded) + " does not match the model's " + shapeText(shape)
+                + " (a record of another model?)",
+            appendKeyToPath(path, "shape"));
+    if (!t.isStr(*dtypeNode))
+        return invalid("dtype is not a string", appendKeyToPath(path, "dtype"));
+    const auto dt = dtypeFromName(t.str(*dtypeNode));
+    if (!dt || !(*dt == DType::F32 || *dt == DType::F64 || *dt == DType::F16 || *dt == DType::BF16))
+        return invalid("expected a float dtype (F32, F64, F16, BF16), found " + std::string(t.str(*dtypeNode)),
+            appendKeyToPath(path, "dtype"));
+    if (t[*bytesNode].kind != Kind::Bin)
+        return invalid("bytes is not a byte string", appendKeyToPath(path, "bytes"));
+    uint64_t numel = 1;
+    for (uint64_t d : shape)
+        numel *= d;
+    const auto data = t.bin(*bytesNode);
+    if (data.size() != numel * dtypeSize(*dt))
+        return invalid("bytes holds " + std::to_string(data.size()) + " bytes, " + std::string(dtypeName(*dt)) + " " + shapeText(shape)
+                + " needs " + std::to_string(numel * dtypeSize(*dt)),
+            appendKeyToPath(path, "bytes"));
+    const Eigen::Index rows = shape.size() == 2 ? static_cast<Eigen::Index>(shape[0]) : 1;
+    const Eigen::Index cols = static_cast<Eigen::Index>(shape.size() == 2 ? shape[1] : shape[0]);
+    out.resize(rows, cols);
+    for (uint64_t i = 0; i < numel; ++i) {
+        T v;
+        switch (*dt) {
+        case DType::F32: {
+            float f;
+            std::memcpy(&f, data.data() + 4 * i, 4);
+            v = static_cast<T>(f);
+            break;
+        }
+        case DType::F64: {
+            double d;
+            std::memcpy(&d, data.data() + 8 * i, 8);
+            v = static_cast<T>(d);
+            break;
+        }
+        case DType::F16: {
+            uint16_t h;
+            std::memcpy(&h, data.data() + 2 * i, 2);
+            v = static_cast<T>(halfToFloat(h));
+            break;
+        }
+        default: {
+            uint16_t h;
+            std::memcpy(&h, data.data() + 2 * i, 2);
+            v = static_cast<T>(bf16ToFloat(h));
+            break;
+        }
+        }
+        out.data()[i] = v;
+    }
+    return *dt;
+}
+
+/** burn-train's metric files: DIR/{train,valid}/epoch-N/{Loss,Learning_Rate}.log, "value,count" lines. */
+class MetricLogs {
+public:
+    explicit MetricLogs(fs::path dir)
+        : m_dir(std::move(dir))
+    {
+    }
+    ~MetricLogs() { close(); }
+
+    /**
+     * A continuation may write into a directory that already holds lines past the resumed step (an
+     * earlier, longer run): keep the first \a linesDone lines of the current epoch, drop later epochs.
+     */
+    void prepareContinuation(uint64_t epoch, uint64_t linesDone)
+    {
+        std::error_code ec;
+        for (const char* split : {"train", "valid"}) {
+            const fs::path base = m_dir / split;
+            if (!fs::is_directory(base, ec))
+                continue;
+            for (const auto& entry : fs::directory_iterator(base, ec)) {
+                const std::string name = entry.path().filename().string();
+                if (!name.starts_with("epoch-"))
+                    continue;
+                uint64_t n = 0;
+                try {
+                    n = std::stoull(name.substr(6));
+                } catch (...) {
+                    continue;
+                }
+                // valid/epoch-E is written when epoch E ends, which has not happened yet.
+                if (n > epoch || (n == epoch && std::string_view(split) == "valid"))
+                    fs::remove_all(entry.path(), ec);
+            }
+        }
+        for (const char* metric : {"Loss.log", "Learning_Rate.log"})
+            keepLines(m_dir / "train" / ("epoch-" + std::to_string(epoch)) / metric, linesDone);
+        m_continuedEpoch = epoch;
+    }
+
+    void trainLine(uint64_t epoch, double loss, double lr)
+    {
+        if (epoch != m_openEpoch) {
+            close();
+            const fs::path d = m_dir / "train" / ("epoch-" + std::to_string(epoch));
+            fs::create_directories(d);
+            // Burn truncates a metric file when an epoch starts; a continued epoch appends.
+            const char* mode = epoch == m_continuedEpoch ? "ab" : "wb";
+            m_loss = std::fopen((d / "Loss.log").c_str(), mode);
+            m_lr = std::fopen((d / "Learning_Rate.log").c_str(), mode);
+            m_openEpoch = epoch;
+        }
+        if (m_loss)
+            std::fprintf(m_loss, "%s,1\n", rustDisplayF64(loss).c_str());
+        if (m_lr)
+            std::fprintf(m_lr, "%s,1\n", rustDisplayF64(lr).c_str());
+    }
+
+    void validLines(uint64_t epoch, const std::vector<double>& losses)
+    {
+        const fs::path d = m_dir / "valid" / ("epoch-" + std::to_string(epoch));
+        fs::create_directories(d);
+        if (FILE* f = std::fopen((d / "Loss.log").c_str(), "wb")) {
+            for (double l : losses)
+                std::fprintf(f, "%s,1\n", rustDisplayF64(l).c_str());
+            std::fclose(f);
+        }
+    }
+
+    void flush()
+    {
+        if (m_loss)
+            std::fflush(m_loss);
+        if (m_lr)
+            std::fflush(m_lr);
+    }
+
+private:
+    void close()
+    {
+        if (m_loss)
+            std::fclose(m_loss);
+        if (m_lr)
+            std::fclose(m_lr);
+        m_loss = m_lr = nullptr;
+        m_openEpoch = 0;
+    }
+    static void keepLines(const fs::path& file, uint64_t lines)
+    {
+        std::ifstream in(file, std::ios::binary);
+        if (!in)
+            return;
+        std::string kept, line;
+        uint64_t n = 0;
+        while (n < lines && std::getline(in, line)) {
+            kept += line + "\n";
+            ++n;
+        }
+        in.close();
+        std::ofstream out(file, std::ios::binary | std::ios::trunc);
+        out << kept;
+    }
+
+    fs::path m_dir;
+    FILE* m_loss = nullptr;
+    FILE* m_lr = nullptr;
+    uint64_t m_openEpoch = 0;
+    uint64_t m_continuedEpoch = 0;
+};
+
+template<class T>
+class Trainer {
+public:
+    Trainer(const TrainConfig& c, std::string outDir)
+        : m_c(c)
+        , m_out(std::move(outDir))
+        , m_model(Mlp<T>::create(c))
+        , m_optim(c)
+        , m_sched(c)
+        , m_data(Dataset::generate(c))
+        , m_logs(m_out)
+    {
+        for (size_t i = 0; i < Mlp<T>::Count; ++i)
+            m_accum[i].setZero(m_model.params[i].value.rows(), m_model.params[i].value.cols());
+    }
+
+    /** Restores the whole training state from a record; nothing is trained if this fails. */
+    Result<void> restore(const Record& rec, const TrainProgress& progress, std::vector<std::string>& notes)
+    {
+        m_p = progress;
+        const Tape& t = rec.tape;
+        if (!rec.moduleNode || !rec.optimizerNode || !rec.schedulerNode || !rec.gradientsNode || !rec.stateNode)
+            return invalid("not a TrainingRecord: item must be [module, optimizer, scheduler, gradients, state]", "item");
+
+        // Progress must add up before anything else is trusted.
+        if (m_p.pendingMicroBatches >= m_c.gradAccum)
+            return invalid("pending_micro_batches " + std::to_string(m_p.pendingMicroBatches) + " is not below grad_accum "
+                    + std::to_string(m_c.gradAccum),
+                "item[4].progress.pending_micro_batches");
+        if (m_p.step != m_p.optimizerSteps * m_c.gradAccum + m_p.pendingMicroBatches)
+            return invalid("step " + std::to_string(m_p.step) + " does not equal optimizer_steps * grad_accum + pending_micro_batches = "
+                    + std::to_string(m_p.optimizerSteps * m_c.gradAccum + m_p.pendingMicroBatches),
+                "item[4].progress.step");
+        if (m_p.epoch == 0 || m_p.dataCursor >= m_c.datasetSize || m_p.dataCursor % m_c.batchSize != 0)
+            return invalid("epoch must be >= 1 and data_cursor a multiple of batch_size below dataset_size", "item[4].progress");
+
+        // Module: ids and shapes.
+        const uint32_t module = *rec.moduleNode;
+        std::set<uint64_t> ids;
+        for (auto& p : m_model.params) {
+            const auto dot = p.modulePath.find('.');
+            const std::string layer = p.modulePath.substr(0, dot), field = p.modulePath.substr(dot + 1);
+            const std::string path = "item[0]." + p.modulePath;
+            auto layerNode = t.isMap(module) ? t.find(module, layer) : std::nullopt;
+            auto paramNode = layerNode && t.isMap(*layerNode) ? t.find(*layerNode, field) : std::nullopt;
+            if (!paramNode || !t.isMap(*paramNode))
+                return invalid("missing parameter " + p.modulePath + " (a record of another model?)", path);
+            auto idNode = t.find(*paramNode, "id");
+            auto valueNode = t.find(*paramNode, "param");
+            if (!idNode || !t.isStr(*idNode) || !valueNode)
+                return invalid("expected ParamSerde {id, param}", path);
+            auto id = paramIdToU64(t.str(*idNode));
+            if (!id)
+                return invalid("parameter id \"" + std::string(t.str(*idNode)) + "\" is not a Burn u64 ParamId", path + ".id");
+            if (!ids.insert(*id).second)
+                return invalid("parameter id " + std::string(t.str(*idNode)) + " is used twice", path + ".id");
+            p.id = *id;
+            auto dt = readTensorData(t, *valueNode, path + ".param", p.shape, p.value);
+            if (!dt)
+                return std::unexpected(dt.error());
+            noteRounding(*dt, notes);
+        }
+
+        // Optimizer: one entry per trained parameter, keyed by the module's ids, with consistent time.
+        const uint32_t optim = *rec.optimizerNode;
+        if (!t.isMap(optim))
+            return invalid("optimizer record is not a map {param id: state}", "item[1]");
+        std::set<uint64_t> seen;
+        std::string badKey;
+        t.forEachEntry(optim, [&](uint32_t k, uint32_t) {
+            auto id = t.isStr(k) ? paramIdToU64(t.str(k)) : std::nullopt;
+            if (!id || !ids.count(*id))
+                badKey = t.keyText(k);
+            else
+                seen.insert(*id);
+        });
+        if (!badKey.empty())
+            return invalid("optimizer entry \"" + badKey + "\" belongs to no parameter of the model", "item[1]");
+        for (size_t i = 0; i < Mlp<T>::Count; ++i) {
+            auto& p = m_model.params[i];
+            const std::string key = paramIdFromU64(p.id);
+            const std::string path = "item[1][\"" + key + "\"]";
+            auto entry = t.find(optim, key);
+            if (!entry) {
+                if (m_p.optimizerSteps > 0)
+                    return invalid("optimizer state missing for trained parameter " + p.modulePath + " (" + key + ") after "
+                            + std::to_string(m_p.optimizerSteps) + " optimizer steps",
+                        "item[1]");
+                continue;
+            }
+            if (m_p.optimizerSteps == 0)
+                return invalid("optimizer state for " + p.modulePath + " although progress.optimizer_steps is 0", path);
+            if (auto r = readOptimizerEntry(t, *entry, path, p, m_optim.state[i], notes); !r)
+                return r;
+        }
+
+        // Scheduler.
+        if (auto r = m_sched.read(t, *rec.schedulerNode); !r)
+            return r;
+        Scheduler expected(m_c);
+        const uint64_t windows = m_p.optimizerSteps + (m_p.pendingMicroBatches > 0 ? 1 : 0);
+        for (uint64_t i = 0; i < windows && i < 10'000'000; ++i)
+            expected.step();
+        if (!m_sched.samePosition(expected))
+            notes.push_back("scheduler state edited (" + m_sched.position() + ", " + std::to_string(windows) + " steps give "
+                + expected.position() + "): honoured");
+
+        // Pending gradients (GradientsParamsRecord).
+        const uint32_t grads = *rec.gradientsNode;
+        auto list = t.isMap(grads) ? t.find(grads, "gradients") : std::nullopt;
+        if (!list || !t.isArray(*list))
+            return invalid("expected GradientsParamsRecord {gradients: [[id, dtype, data], ...]}", "item[3]");
+        std::set<uint64_t> pending;
+        uint64_t index = 0;
+        Result<void> gradResult;
+        t.forEachChild(*list, [&](uint32_t e) {
+            const std::string path = "item[3].gradients[" + std::to_string(index++) + "]";
+            if (!gradResult)
+                return;
+            if (!t.isArray(e) || t[e].count != 3) {
+                gradResult = invalid("expected a tuple (u64 id, DType, TensorData)", path);
+                return;
+            }
+            const uint32_t idNode = *t.element(e, 0), dtNode = *t.element(e, 1), dataNode = *t.element(e, 2);
+            auto id = t.asU64(idNode);
+            auto it = id ? std::find_if(m_model.params.begin(), m_model.params.end(), [&](const Param<T>& p) { return p.id == *id; })
+                         : m_model.params.end();
+            if (it == m_model.params.end()) {
+                gradResult = invalid("pending gradient for an id that is no parameter of the model", path + "[0]");
+                return;
+            }
+            if (!pending.insert(*id).second) {
+                gradResult = invalid("duplicate pending gradient id", path + "[0]");
+                return;
+            }
+            if (!t.isStr(dtNode) || !dtypeFromName(t.str(dtNode)) || !isFloat(*dtypeFromName(t.str(dtNode)))) {
+                gradResult = invalid("expected a float DType name", path + "[1]");
+                return;
+            }
+            const size_t pi = static_cast<size_t>(it - m_model.params.begin());
+            auto dt = readTensorData(t, dataNode, path + "[2]", it->shape, m_accum[pi]);
+            if (!dt) {
+                gradResult = std::unexpected(dt.error());
+                return;
+            }
+            noteRounding(*dt, notes);
+        });
+        if (!gradResult)
+            return gradResult;
+        if (m_p.pendingMicroBatches > 0 && pending.size() != Mlp<T>::Count)
+            return invalid(std::to_string(m_p.pendingMicroBatches) + " pending micro-batches but " + std::to_string(pending.size())
+                    + " of " + std::to_string(Mlp<T>::Count) + " pending gradients",
+                "item[3].gradients");
+        if (m_p.pendingMicroBatches == 0 && !pending.empty())
+            return invalid("pending gradients present but progress.pending_micro_batches is 0", "item[3].gradients");
+        return {};
+    }
+
+    void startFresh()
+    {
+        m_p = TrainProgress{};
+        m_p.stopStep = m_c.steps;
+    }
+
+    TrainProgress& progress() { return m_p; }
+
+    int run(uint64_t target, bool continuation)
+    {
+        std::error_code ec;
+        fs::create_directories(fs::path(m_out) / "checkpoint", ec);
+        if (ec) {
+            std::fprintf(stderr, "ckpt-train: %s: %s\n", m_out.c_str(), ec.message().c_str());
+            return ExitFailed;
+        }
+        if (m_c.layout & LayoutBurnRun) {
+            if (continuation)
+                m_logs.prepareContinuation(m_p.epoch, m_p.dataCursor / m_c.batchSize);
+        }
+        uint64_t lastCheckpoint = continuation ? m_p.step : UINT64_MAX;
+        Batch<T> batch;
+        std::string line;
+        while (m_p.step < target) {
+            if (g_stopRequested)
+                break;
+            if (m_p.pendingMicroBatches == 0)
+                m_p.lastLr = m_sched.step(); // one scheduler step per optimizer step, at its first micro-batch
+            sampleBatch(batch);
+            const T loss = m_model.forwardBackward(batch);
+            if (m_c.layout & LayoutGradientCheckpoint)
+                m_graph.capture(m_model, batch, loss);
+            for (size_t i = 0; i < Mlp<T>::Count; ++i) {
+                if (m_p.pendingMicroBatches == 0)
+                    m_accum[i] = m_model.params[i].grad;
+                else
+                    m_accum[i] += m_model.params[i].grad; // Burn's GradientsAccumulator sums
+            }
+            ++m_p.pendingMicroBatches;
+            if (m_p.pendingMicroBatches == m_c.gradAccum) {
+                for (size_t i = 0; i < Mlp<T>::Count; ++i)
+                    m_optim.step(m_p.lastLr, m_model.params[i], m_accum[i], m_optim.state[i]);
+                ++m_p.optimizerSteps;
+                m_p.pendingMicroBatches = 0;
+            }
+            ++m_p.step;
+            m_p.samplesSeen += m_c.batchSize;
+            m_p.dataCursor += m_c.batchSize;
+            const double lossD = static_cast<double>(loss);
+            m_p.lossTail.push_back(lossD);
+            if (m_p.lossTail.size() > kLossTail)
+                m_p.lossTail.erase(m_p.lossTail.begin());
+            line = "step=" + std::to_string(m_p.step) + " loss=" + rustDisplayF64(lossD) + " lr=" + rustDisplayF64(m_p.lastLr) + "\n";
+            std::fputs(line.c_str(), stdout);
+            std::fflush(stdout);
+            if (m_c.layout & LayoutBurnRun)
+                m_logs.trainLine(m_p.epoch, lossD, m_p.lastLr);
+            if (m_p.dataCursor >= m_c.datasetSize)
+                endEpoch();
+            if ((m_c.checkpointEvery && m_p.step % m_c.checkpointEvery == 0) || m_p.step == target) {
+                if (auto r = checkpoint(); !r)
+                    return reportError(r.error());
+                lastCheckpoint = m_p.step;
+            }
+        }
+        if (g_stopRequested) {
+            if (lastCheckpoint != m_p.step)
+                if (auto r = checkpoint(); !r)
+                    return reportError(r.error());
+            std::fprintf(stderr, "ckpt-train: stopped by signal at step %llu; checkpoint written\n",
+                static_cast<unsigned long long>(m_p.step));
+        }
+        m_logs.flush();
+        return ExitOk;
+    }
+
+private:
+    void noteRounding(DType dt, std::vector<std::string>& notes)
+    {
+        const bool rounded = dt == DType::F16 || dt == DType::BF16 || (dt == DType::F32 && std::is_same_v<T, double>);
+        if (rounded && !m_roundingNoted) {
+            m_roundingNoted = true;
+            notes.push_back(std::string("record stores ") + std::string(dtypeName(dt)) + " tensors: the " + std::string(dtypeName(m_c.dtype))
+                + " training state was rounded (resumption is not exact)");
+        }
+    }
+
+    Result<void> readOptimizerEntry(const Tape& t, uint32_t entry, const std::string& path, const Param<T>& p, ParamState<T>& s,
+        std::vector<std::string>& notes)
+    {
+        auto v1 = t.isMap(entry) ? t.find(entry, "V1") : std::nullopt;
+        const std::string rankKey = "Rank" + std::to_string(p.shape.size());
+        auto ranked = v1 && t.isMap(*v1) ? t.find(*v1, rankKey) : std::nullopt;
+        if (!ranked || !t.isMap(*ranked))
+            return invalid("expected {\"V1\": {\"" + rankKey + "\": state}} for a rank-" + std::to_string(p.shape.size()) + " parameter", path);
+        const std::string statePath = path + ".V1." + rankKey;
+        auto momentum = t.find(*ranked, "momentum");
+        if (!momentum)
+            return invalid("missing field `momentum` (is this a record of another optimizer?)", statePath);
+        s = ParamState<T>{};
+        s.present = true;
+        if (m_c.optimizer == OptimizerKind::Sgd) {
+            if (t[*momentum].kind == Kind::Nil) {
+                if (m_c.momentum != 0.0)
+                    return invalid("SGD momentum is configured but the state has none", statePath + ".momentum");
+                return {};
+            }
+            auto velocity = t.isMap(*momentum) ? t.find(*momentum, "velocity") : std::nullopt;
+            if (!velocity)
+                return invalid("expected MomentumState {velocity} or nil (is this a record of another optimizer?)", statePath + ".momentum");
+            Mat<T> v;
+            auto dt = readTensorData(t, *velocity, statePath + ".momentum.velocity", p.shape, v);
+            if (!dt)
+                return std::unexpected(dt.error());
+            noteRounding(*dt, notes);
+            s.velocity = std::move(v);
+            return {};
+        }
+        const std::string mp = statePath + ".momentum";
+        auto time = t.isMap(*momentum) ? t.find(*momentum, "time") : std::nullopt;
+        auto m1 = t.isMap(*momentum) ? t.find(*momentum, "moment_1") : std::nullopt;
+        auto m2 = t.isMap(*momentum) ? t.find(*momentum, "moment_2") : std::nullopt;
+        if (!time || !m1 || !m2)
+            return invalid("expected AdaptiveMomentumState {time, moment_1, moment_2, max_moment_2} (is this a record of another optimizer?)", mp);
+        auto tv = t.asU64(*time);
+        if (!tv)
+            return invalid("time is not a usize", mp + ".time");
+        if (*tv != m_p.optimizerSteps)
+            return invalid("time " + std::to_string(*tv) + " does not match progress.optimizer_steps " + std::to_string(m_p.optimizerSteps),
+                mp + ".time");
+        s.time = *tv;
+        for (auto [node, target, name] : {std::tuple{*m1, &s.moment1, "moment_1"}, std::tuple{*m2, &s.moment2, "moment_2"}}) {
+            auto dt = readTensorData(t, node, mp + "." + name, p.shape, *target);
+            if (!dt)
+                return std::unexpected(dt.error());
+            noteRounding(*dt, notes);
+        }
+        auto mm = t.find(*momentum, "max_moment_2");
+        if (mm && t[*mm].kind != Kind::Nil) {
+            Mat<T> v;
+            auto dt = readTensorData(t, *mm, mp + ".max_moment_2", p.shape, v);
+            if (!dt)
+                return std::unexpected(dt.error());
+            s.maxMoment2 = std::move(v);
+        }
+        if (m_c.amsgrad && !s.maxMoment2)
+            return invalid("amsgrad is configured but max_moment_2 is nil", mp + ".max_moment_2");
+        if (!m_c.amsgrad && s.maxMoment2)
+            return invalid("max_moment_2 present but amsgrad is not configured", mp + ".max_moment_2");
+        return {};
+    }
+
+    void sampleBatch(Batch<T>& b)
+    {
+        const auto n = static_cast<Eigen::Index>(m_c.batchSize);
+        const Eigen::Index in = m_data.trainX.cols();
+        b.x.resize(n, in);
+        if (m_c.task == Task::Regression)
+            b.y.resize(n, m_data.trainY.cols());
+        b.label.resize(static_cast<size_t>(n));
+        for (Eigen::Index r = 0; r < n; ++r) {
+            const auto idx = static_cast<Eigen::Index>(counterRandom(m_c.seed, stream::Batches, m_p.rngCounter++) % m_c.datasetSize);
+            for (Eigen::Index j = 0; j < in; ++j)
+                b.x(r, j) = static_cast<T>(m_data.trainX(idx, j));
+            if (m_c.task == Task::Regression)
+                for (Eigen::Index j = 0; j < b.y.cols(); ++j)
+                    b.y(r, j) = static_cast<T>(m_data.trainY(idx, j));
+            else
+                b.label[static_cast<size_t>(r)] = m_data.trainLabel[static_cast<size_t>(idx)];
+        }
+    }
+
+    void endEpoch()
+    {
+        if (m_c.layout & LayoutBurnRun) {
+            std::vector<double> losses;
+            Mlp<T> scratch = m_model; // validation must not disturb the captured activations
+            Batch<T> b;
+            const Eigen::Index in = m_data.validX.cols();
+            for (uint64_t start = 0; start < m_c.validSize; start += m_c.batchSize) {
+                const auto n = static_cast<Eigen::Index>(std::min(m_c.batchSize, m_c.validSize - start));
+                b.x = m_data.validX.block(static_cast<Eigen::Index>(start), 0, n, in).template cast<T>();
+                if (m_c.task == Task::Regression)
+                    b.y = m_data.validY.block(static_cast<Eigen::Index>(start), 0, n, m_data.validY.cols()).template cast<T>();
+                else
+                    b.label.assign(m_data.validLabel.begin() + static_cast<long>(start), m_data.validLabel.begin() + static_cast<long>(start) + n);
+                losses.push_back(static_cast<double>(scratch.evaluate(b)));
+            }
+            m_logs.validLines(m_p.epoch, losses);
+        }
+        ++m_p.epoch;
+        m_p.dataCursor = 0;
+    }
+
+    // ---- records ---------------------------------------------------------------------------------
+
+    void writeParam(TapeBuilder& b, const Param<T>& p, Precision pr)
+    {
+        b.beginMap();
+        b.key("id");
+        b.str(paramIdFromU64(p.id));
+        b.key("param");
+        writeTensorData(b, p.value, p.shape, pr);
+        b.end();
+    }
+
+    /** struct Mlp { input: Linear, norm: LayerNorm, activation: Relu|Gelu, output: Linear } as a record item. */
+    void writeModule(TapeBuilder& b, Precision pr)
+    {
+        const auto& P = m_model.params;
+        b.beginMap();
+        b.key("input");
+        b.beginMap();
+        b.key("weight");
+        writeParam(b, P[Mlp<T>::W1], pr);
+        b.key("bias");
+        writeParam(b, P[Mlp<T>::B1], pr);
+        b.end();
+        b.key("norm");
+        b.beginMap();
+        b.key("gamma");
+        writeParam(b, P[Mlp<T>::Gamma], pr);
+        b.key("beta");
+        writeParam(b, P[Mlp<T>::Beta], pr);
+        b.key("epsilon");
+        b.nil(); // a plain f64 field: EmptyRecord
+        b.end();
+        b.key("activation");
+        b.nil();
+        b.key("output");
+        b.beginMap();
+        b.key("weight");
+        writeParam(b, P[Mlp<T>::W2], pr);
+        b.key("bias");
+        writeParam(b, P[Mlp<T>::B2], pr);
+        b.end();
+        b.end();
+    }
+
+    /** HashMap<ParamId, AdaptorRecord>: {id: {"V1": {"Rank<D>": state}}}, in declaration order. */
+    void writeOptimizer(TapeBuilder& b, Precision pr)
+    {
+        b.beginMap();
+        for (size_t i = 0; i < Mlp<T>::Count; ++i) {
+            const auto& p = m_model.params[i];
+            const auto& s = m_optim.state[i];
+            if (!s.present)
+                continue;
+            b.key(paramIdFromU64(p.id));
+            b.beginMap();
+            b.key("V1");
+            b.beginMap();
+            b.key("Rank" + std::to_string(p.shape.size()));
+            b.beginMap();
+            b.key("momentum");
+            if (m_c.optimizer == OptimizerKind::Sgd) {
+                if (s.velocity) {
+                    b.beginMap();
+                    b.key("velocity");
+                    writeTensorData(b, *s.velocity, p.shape, pr);
+                    b.end();
+                } else {
+                    b.nil();
+                }
+            } else {
+                b.beginMap();
+                b.key("time");
+                b.uinteger(s.time);
+                b.key("moment_1");
+                writeTensorData(b, s.moment1, p.shape, pr);
+                b.key("moment_2");
+                writeTensorData(b, s.moment2, p.shape, pr);
+                b.key("max_moment_2");
+                if (s.maxMoment2)
+                    writeTensorData(b, *s.maxMoment2, p.shape, pr);
+                else
+                    b.nil();
+                b.end();
+            }
+            b.end();
+            b.end();
+            b.end();
+        }
+        b.end();
+    }
+
+    /** GradientsParamsRecord {gradients: [(u64 id, native DType, TensorData)]}, sorted by id. */
+    void writeGradients(TapeBuilder& b, Precision pr)
+    {
+        b.beginMap();
+        b.key("gradients");
+        b.beginArray();
+        if (m_p.pendingMicroBatches > 0) {
+            std::vector<size_t> order(Mlp<T>::Count);
+            for (size_t i = 0; i < order.size(); ++i)
+                order[i] = i;
+            std::sort(order.begin(), order.end(), [&](size_t a, size_t c) { return m_model.params[a].id < m_model.params[c].id; });
+            for (size_t i : order) {
+                b.beginArray();
+                b.uinteger(m_model.params[i].id);
+                b.str(std::is_same_v<T, double> ? "F64" : "F32");
+                writeTensorData(b, m_accum[i], m_model.params[i].shape, pr);
+                b.end();
+            }
+        }
+        b.end();
+        b.end();
+    }
+
+    Result<void> save(TapeBuilder&& b, const fs::path& path)
+    {
+        endEnvelope(b);
+        Tape tape = std::move(b).finish();
+        auto r = saveRecord(tape, m_c.recorder, path.string());
+        if (!r)
+            return std::unexpected(std::move(r.error()).withFile(path.string()));
+        return {};
+    }
+
+    Result<void> checkpoint()
+    {
+        const fs::path dir = fs::path(m_out) / "checkpoint";
+        const std::string ext(recorderExtension(m_c.recorder));
+        const Metadata meta = makeMetadata(m_c.recorder, m_c.precision, kBurnVersion);
+        const Precision pr = m_c.precision;
+        if (m_c.layout & LayoutTrainingRecord) {
+            TapeBuilder b;
+            beginEnvelope(b, meta);
+            b.beginArray();
+            writeModule(b, pr);
+            writeOptimizer(b, pr);
+            m_sched.write(b);
+            writeGradients(b, pr);
+            writeCallerState(b, m_c, m_p);
+            b.end();
+            if (auto r = save(std::move(b), dir / ("record-" + std::to_string(m_p.step) + "." + ext)); !r)
+                return r;
+        }
+        if (m_c.layout & LayoutBurnRun) {
+            // burn-train names checkpoints by epoch: the epoch the last micro-batch belonged to.
+            const uint64_t epoch = (m_p.dataCursor == 0 && m_p.epoch > 1) ? m_p.epoch - 1 : m_p.epoch;
+            const std::string suffix = "-" + std::to_string(epoch) + "." + ext;
+            {
+                TapeBuilder b;
+                beginEnvelope(b, meta);
+                writeModule(b, pr);
+                if (auto r = save(std::move(b), dir / ("model" + suffix)); !r)
+                    return r;
+            }
+            {
+                TapeBuilder b;
+                beginEnvelope(b, meta);
+                writeOptimizer(b, pr);
+                if (auto r = save(std::move(b), dir / ("optim" + suffix)); !r)
+                    return r;
+            }
+            {
+                TapeBuilder b;
+                beginEnvelope(b, meta);
+                m_sched.write(b);
+                if (auto r = save(std::move(b), dir / ("scheduler" + suffix)); !r)
+                    return r;
+            }
+            m_logs.flush();
+        }
+        if (m_c.layout & LayoutGradientCheckpoint) {
+            if (auto r = m_graph.write(fs::path(m_out) / "graph", m_p.step, m_c, m_model, m_optim.state); !r)
+                return r;
+        }
+        return {};
+    }
+
+    int reportError(const Error& e)
+    {
+        std::fprintf(stderr, "ckpt-train: %s\n", e.message().c_str());
+        return ExitFailed;
+    }
+
+    TrainConfig m_c;
+    std::string m_out;
+    Mlp<T> m_model;
+    Optimizer<T> m_optim;
+    Scheduler m_sched;
+    Dataset m_data;
+    MetricLogs m_logs;
+    TrainProgress m_p;
+    std::array<Mat<T>, Mlp<T>::Count> m_accum;
+    GraphRecorder<T> m_graph;
+    bool m_roundingNoted = false;
+};
+
+template<class T>
+int runTyped(const RunRequest& req)
+{
+    Trainer<T> trainer(req.config, req.outDir);
+    uint64_t target = req.config.steps;
+    if (req.record) {
+        std::vector<std::string> notes;
+        if (auto r = trainer.restore(*req.record, req.recordedProgress, notes); !r) {
+            std::fprintf(stderr, "ckpt-train: %s\n", std::move(r.error()).withFile(req.recordPath).message().c_str());
+            return ExitFailed;
+        }
+        TrainProgress& p = trainer.progress();
+        target = req.stepsFlag ? *req.stepsFlag : p.stopStep;
+        if (!req.stepsFlag && p.stopStep != req.config.steps)
+            notes.push_back("stop_step edited to " + std::to_string(p.stopStep) + " (config.steps " + std::to_string(req.config.steps) + "): honoured");
+        if (target < p.step) {
+            std::fprintf(stderr, "ckpt-train: %s: the record is at step %llu, beyond the requested %llu steps\n", req.recordPath.c_str(),
+                static_cast<unsigned long long>(p.step), static_cast<unsigned long long>(target));
+            return ExitUsage;
+        }
+        p.stopStep = target;
+        std::string line = "resumed from " + req.recordPath + " at step " + std::to_string(p.step) + " (epoch " + std::to_string(p.epoch)
+            + ", optimizer step " + std::to_string(p.optimizerSteps) + ", " + std::to_string(p.pendingMicroBatches)
+            + " pending micro-batches, " + std::string(precisionName(req.record->precision)) + " precision " + std::string(recorderName(req.record->recorder))
+            + "); target step " + std::to_string(target) + "; overridden: ";
+        if (req.overrides.empty())
+            line += "none";
+        for (size_t i = 0; i < req.overrides.size(); ++i)
+            line += (i ? ", " : "") + req.overrides[i];
+        for (const auto& n : notes)
+            line += "; " + n;
+        std::printf("%s\n", line.c_str());
+        std::fflush(stdout);
+    } else {
+        trainer.startFresh();
+    }
+    return trainer.run(target, static_cast<bool>(req.record));
+}
+
+} // namespace
+
+void installStopHandler()
+{
+    std::signal(SIGTERM, onStopSignal);
+    std::signal(SIGINT, onStopSignal);
+}
+
+int runTraining(const RunRequest& request)
+{
+    // Single-threaded on purpose: a fixed operation order is what makes resumption bit-exact.
+    Eigen::setNbThreads(1);
+    return request.config.dtype == TrainDType::F64 ? runTyped<double>(request) : runTyped<float>(request);
+}
+
+} // namespace ckpt::train

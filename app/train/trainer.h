@@ -1,0 +1,40 @@
+// SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "app/train/config.h"
+#include "core/record/record.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ckpt::train {
+
+/** One run of the trainer, fresh or continued, as main() prepared it from the command line. */
+struct RunRequest {
+    TrainConfig config;
+    std::string outDir;
+    /** Continuation: the opened record and its caller state (already merged with explicit flags into config). */
+    std::shared_ptr<const Record> record;
+    std::string recordPath;
+    TrainProgress recordedProgress;
+    std::vector<std::string> overrides;   ///< "name=value (recorded X)" for every explicit flag that changed a setting
+    std::optional<uint64_t> stepsFlag;    ///< --steps given explicitly
+};
+
+/** Exit codes as the CLI contract has them. */
+enum ExitCode : int { ExitOk = 0, ExitFailed = 1, ExitUsage = 2 };
+
+/**
+ * Trains (or continues) the run: restores and validates everything before the first step, prints one
+ * `step=N loss=X lr=Y` line per micro-batch, writes checkpoints in the requested layouts, and stops
+ * cleanly after a checkpoint on SIGTERM/SIGINT. Returns the process exit code.
+ */
+int runTraining(const RunRequest& request);
+
+/** Installs the SIGTERM/SIGINT handler that asks the loop to stop at the next micro-batch. */
+void installStopHandler();
+
+} // namespace ckpt::train
