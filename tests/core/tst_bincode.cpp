@@ -468,6 +468,13 @@ private Q_SLOTS:
         QVERIFY(sink.finish());
         QCOMPARE(streamed.size(), (*binBytes)->size());
         QVERIFY(std::memcmp(streamed.data(), (*binBytes)->data(), streamed.size()) == 0);
+        // A cut file names the tensor it ends in.
+        auto cut = makeBytes(std::vector<uint8_t>((*binBytes)->data(), (*binBytes)->data() + 1000000));
+        auto truncated = readBincode(cut, *schema);
+        QVERIFY(!truncated);
+        QCOMPARE(truncated.error().code, ErrorCode::Truncated);
+        QCOMPARE(truncated.error().recordPath, std::string("item.fc1.weight.param.bytes"));
+        QVERIFY(truncated.error().message().starts_with("offset "));
         // JSON round trip is stable.
         auto again = BincodeSchema::fromJson(schema->toJson());
         QVERIFY(again);
