@@ -227,8 +227,29 @@ fn write_scenario<S: Scenario>(dir: &Path) -> Result<(), String> {
             if Some(&back.tensors) != expected_tensors.as_ref() {
                 return Err(format!("{file_name}: read back differs in its tensors"));
             }
-            if rec.encode_payload(&decoded)? != rec.payload(&bytes)? {
+            let payload = rec.payload(&bytes)?;
+            if rec.encode_payload(&decoded)? != payload {
                 return Err(format!("{file_name}: decode + re-encode is not byte-identical"));
+            }
+            // The oracle must be able to say no: a truncated payload and trailing bytes are errors.
+            let raw_decode = |data: Vec<u8>| -> Result<BurnRecord<S::Item>, String> {
+                let plain = match rec {
+                    Recorder::NamedMpkGz => Recorder::NamedMpk,
+                    Recorder::JsonGz | Recorder::PrettyJson => Recorder::PrettyJson,
+                    Recorder::BinGz => Recorder::Bin,
+                    other => other,
+                };
+                plain.decode(&data)
+            };
+            for cut in [payload.len() / 2, payload.len() - 1] {
+                if raw_decode(payload[..cut].to_vec()).is_ok() {
+                    return Err(format!("{file_name}: a payload truncated to {cut} bytes still decodes"));
+                }
+            }
+            let mut longer = payload.clone();
+            longer.push(b'x');
+            if raw_decode(longer).is_ok() {
+                return Err(format!("{file_name}: a payload with a trailing byte still decodes"));
             }
         }
     }
