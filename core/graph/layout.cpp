@@ -1,0 +1,482 @@
+// SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/graph/layout.h"
+
+#include <algorithm>
+#include <numeric>
+#include <unordered_map>
+
+namespace ckpt {
+
+namespace {
+
+/** Compressed adjacency: for vertex v, targets in [offset[v], offset[v+1]). */
+struct Csr {
+    std::vector<uint32_t> offset;
+    std::vector<uint32_t> target;
+
+    void build(uint32_t n, const std::vector<std::pair<uint32_t, uint32_t>>& pairs)
+    {
+        offset.assign(size_t(n) + 1, 0);
+        for (const auto& [a, b] : pairs)
+            ++offset[a + 1];
+        for (uint32_t i = 0; i < n; ++i)
+            offset[i + 1] += offset[i];
+        target.resize(pairs.size());
+        std::vector<uint32_t> fill(offset.begin(), offset.end() - 1);
+        for (const auto& [a, b] : pairs)
+            target[fill[a]++] = b;
+    }
+    std::span<const uint32_t> of(uint32_t v) const { return {target.data() + offset[v], target.data() + offset[v + 1]}; }
+};
+
+/**
+ * Least-squares positions for one layer: minimise sum (x_i - desired_i)^2 subject to
+ * x_{i+1} - x_i >= sep_i. With y_i = x_i - S_i (S = prefix sums of sep) this is isotonic regression,
+ * solved exactly in linear time by pool-adjacent-violators.
+ */
+void placeLayer(const std::vector<double>& desired, const std::vector<double>& sep, std::vector<double>& x)
+{
+    const size_t k = desired.size();
+    x.resize(k);
+    if (k == 0)
+        return;
+    std::vector<double> prefix(k, 0);
+    for (size_t i = 1; i < k; ++i)
+        prefix[i] = prefix[i - 1] + sep[i - 1];
+    struct Block {
+        double sum;
+        uint32_t count;
+        uint32_t first;
+    };
+    std::vector<Block> blocks;
+    blocks.reserve(k);
+    for (size_t i = 0; i < k; ++i) {
+        blocks.push_back(Block{desired[i] - prefix[i], 1, uint32_t(i)});
+        while (blocks.size() > 1) {
+            const Block& top = blocks.back();
+            const Block& prev = blocks[blocks.size() - 2];
+            if (prev.sum / prev.count <= top.sum / top.count)
+                break;
+            Block merged{prev.sum + top.sum, prev.count + top.count, prev.first};
+            blocks.pop_back();
+            blocks.back() = merged;
+        }
+    }
+    for (const auto& b : blocks) {
+        const double mean = b.sum / b.count;
+        for (uint32_t i = b.first; i < b.first + b.count; ++i)
+            x[i] = mean + prefix[i];
+    }
+}
+
+/** Exact crossings between two adjacent layers (Barth/Jünger/Mutzel accumulator tree). */
+uint64_t countCrossings(std::vector<std::pair<uint32_t, uint32_t>>& segments, uint32_t lowerSize)
+{
+    std::sort(segments.begin(), segments.end());
+    uint32_t size = 1;
+    while (size < lowerSize)
+        size <<= 1;
+    std::vector<uint64_t> tree(2 * size, 0);
+    uint64_t crossings = 0;
+    for (const auto& [up, low] : segments) {
+        uint32_t index = low + size;
+        ++tree[index];
+        while (index > 1) {
+            if (index % 2 == 0)
+                crossings += tree[index + 1];
+            index /= 2;
+            ++tree[index];
+        }
+    }
+    return crossings;
+}
+
+} // namespace
+
+Result<LayoutResult> layoutGraph(const LayoutInput& input, const LayoutOptions& options, const Progress& progress)
+{
+    const uint32_t n = uint32_t(input.nodes.size());
+    if (input.nodes.size() >= UINT32_MAX / 2)
+        return fail(ErrorCode::Limit, "too many nodes to lay out");
+    for (const auto& [a, b] : input.edges)
+        if (a >= n || b >= n)
+            return fail(ErrorCode::Usage, "edge names node " + std::to_string(std::max(a, b)) + " of " + std::to_string(n));
+    LayoutResult result;
+    result.nodes.resize(n);
+    result.edges.resize(input.edges.size());
+    const size_t m = input.edges.size();
+
+    // ---- 1. cycle breaking: iterative DFS in node order; edges into a vertex on the stack are back edges.
+    std::vector<std::pair<uint32_t, uint32_t>> outPairs;
+    outPairs.reserve(m);
+    for (uint32_t i = 0; i < m; ++i)
+        outPairs.push_back({input.edges[i].first, i});
+    Csr outEdges; // vertex -> edge indices
+    outEdges.build(n, outPairs);
+    std::vector<uint8_t> state(n, 0);
+    std::vector<uint32_t> discovery(n, 0);
+    uint32_t discovered = 0;
+    std::vector<uint8_t> reversed(m, 0), selfLoop(m, 0);
+    {
+        std::vector<std::pair<uint32_t, uint32_t>> stack; // vertex, next edge slot
+        for (uint32_t root = 0; root < n; ++root) {
+            if (state[root])
+                continue;
+            state[root] = 1;
+            discovery[root] = discovered++;
+            stack.push_back({root, outEdges.offset[root]});
+            while (!stack.empty()) {
+                auto& [v, next] = stack.back();
+                if (next == outEdges.offset[v + 1]) {
+                    state[v] = 2;
+                    stack.pop_back();
+                    continue;
+                }
+                const uint32_t e = outEdges.target[next++];
+                const uint32_t w = input.edges[e].second;
+                if (w == v) {
+                    selfLoop[e] = 1;
+                } else if (state[w] == 1) {
+                    reversed[e] = 1;
+                } else if (state[w] == 0) {
+                    state[w] = 1;
+                    discovery[w] = discovered++;
+                    stack.push_back({w, outEdges.offset[w]});
+                }
+            }
+        }
+    }
+    for (uint32_t e = 0; e < m; ++e) {
+        result.edges[e].from = input.edges[e].first;
+        result.edges[e].to = input.edges[e].second;
+        result.edges[e].reversed = reversed[e];
+        result.edges[e].selfLoop = selfLoop[e];
+        if (reversed[e] || selfLoop[e])
+            result.backEdges.push_back(e);
+    }
+    auto upper = [&](uint32_t e) { return reversed[e] ? input.edges[e].second : input.edges[e].first; };
+    auto lower = [&](uint32_t e) { return reversed[e] ? input.edges[e].first : input.edges[e].second; };
+    progress.report(0.1);
+
+    // ---- 2. ranking: longest path from the sources, then sources pulled down next to their consumers.
+    std::vector<std::pair<uint32_t, uint32_t>> dagPairs;
+    dagPairs.reserve(m);
+    for (uint32_t e = 0; e < m; ++e)
+        if (!selfLoop[e])
+            dagPairs.push_back({upper(e), lower(e)});
+    Csr succ;
+    succ.build(n, dagPairs);
+    std::vector<uint32_t> inDegree(n, 0), outDegree(n, 0);
+    for (const auto& [a, b] : dagPairs) {
+        ++inDegree[b];
+        ++outDegree[a];
+    }
+    std::vector<uint32_t> rank(n, 0), topo;
+    topo.reserve(n);
+    {
+        std::vector<uint32_t> remaining = inDegree;
+        for (uint32_t v = 0; v < n; ++v)
+            if (remaining[v] == 0)
+                topo.push_back(v);
+        for (size_t i = 0; i < topo.size(); ++i) {
+            const uint32_t v = topo[i];
+            for (uint32_t w : succ.of(v)) {
+                rank[w] = std::max(rank[w], rank[v] + 1);
+                if (--remaining[w] == 0)
+                    topo.push_back(w);
+            }
+        }
+    }
+    for (size_t i = topo.size(); i-- > 0;) {
+        const uint32_t v = topo[i];
+        if (inDegree[v] == 0 && outDegree[v] > 0) {
+            uint32_t lowest = UINT32_MAX;
+            for (uint32_t w : succ.of(v))
+                lowest = std::min(lowest, rank[w]);
+            rank[v] = lowest - 1;
+        }
+    }
+    uint32_t layers = n ? 1 : 0;
+    for (uint32_t v = 0; v < n; ++v)
+        layers = std::max(layers, rank[v] + 1);
+    result.layerCount = layers;
+
+    // ---- 3. vertices: real nodes, then dummies for every layer a long edge crosses (within budget).
+    std::vector<uint32_t> vLayer(rank);
+    std::vector<double> vWidth(n), vHeight(n);
+    std::vector<double> vKey(n); // initial in-layer order: DFS discovery
+    for (uint32_t v = 0; v < n; ++v) {
+        vWidth[v] = input.nodes[v].width;
+        vHeight[v] = input.nodes[v].height;
+        vKey[v] = discovery[v];
+    }
+    std::vector<std::pair<uint32_t, uint32_t>> segments; // (upper vertex, lower vertex)
+    segments.reserve(m);
+    std::vector<uint32_t> chainStart(m, 0), chainLength(m, 0); // dummies of edge e: [chainStart, +chainLength)
+    uint64_t budget = options.maxDummies;
+    for (uint32_t e = 0; e < m; ++e) {
+        if (selfLoop[e])
+            continue;
+        const uint32_t a = upper(e), b = lower(e);
+        const uint32_t span = rank[b] - rank[a];
+        if (span > 1 && uint64_t(span - 1) > budget) {
+            result.edges[e].straight = true;
+            continue;
+        }
+        uint32_t prev = a;
+        chainStart[e] = uint32_t(vLayer.size());
+        for (uint32_t r = rank[a] + 1; r < rank[b]; ++r) {
+            const uint32_t d = uint32_t(vLayer.size());
+            vLayer.push_back(r);
+            vWidth.push_back(options.dummyWidth);
+            vHeight.push_back(0);
+            vKey.push_back(discovery[a] + 0.5);
+            segments.push_back({prev, d});
+            prev = d;
+        }
+        chainLength[e] = span - 1;
+        budget -= span - 1;
+        segments.push_back({prev, b});
+    }
+    const uint32_t total = uint32_t(vLayer.size());
+    result.dummyCount = total - n;
+    Csr up, down;
+    {
+        std::vector<std::pair<uint32_t, uint32_t>> rev;
+        rev.reserve(segments.size());
+        for (const auto& [a, b] : segments)
+            rev.push_back({b, a});
+        down.build(total, segments);
+        up.build(total, rev);
+    }
+    std::vector<std::vector<uint32_t>> layerVertices(layers);
+    {
+        std::vector<uint32_t> count(layers, 0);
+        for (uint32_t v = 0; v < total; ++v)
+            ++count[vLayer[v]];
+        for (uint32_t r = 0; r < layers; ++r)
+            layerVertices[r].reserve(count[r]);
+        for (uint32_t v = 0; v < total; ++v)
+            layerVertices[vLayer[v]].push_back(v);
+    }
+    std::vector<double> pos(total, 0); // normalised position in [0, 1)
+    auto sortLayer = [&](uint32_t r) {
+        auto& lv = layerVertices[r];
+        std::stable_sort(lv.begin(), lv.end(), [&](uint32_t a, uint32_t b) { return vKey[a] < vKey[b]; });
+        const double size = double(lv.size());
+        for (uint32_t i = 0; i < lv.size(); ++i)
+            pos[lv[i]] = (i + 0.5) / size;
+    };
+    for (uint32_t r = 0; r < layers; ++r)
+        sortLayer(r);
+    progress.report(0.3);
+
+    // ---- 4. crossing reduction: barycenter sweeps, alternating direction.
+    for (int sweep = 0; sweep < options.crossingSweeps; ++sweep) {
+        if (progress.cancelled())
+            return fail(ErrorCode::Cancelled, "layout cancelled");
+        const bool downward = sweep % 2 == 0;
+        for (uint32_t step = 1; step < layers; ++step) {
+            const uint32_t r = downward ? step : layers - 1 - step;
+            for (uint32_t v : layerVertices[r]) {
+                const auto nb = downward ? up.of(v) : down.of(v);
+                if (nb.empty()) {
+                    vKey[v] = pos[v];
+                    continue;
+                }
+                double s = 0;
+                for (uint32_t u : nb)
+                    s += pos[u];
+                vKey[v] = s / double(nb.size());
+            }
+            sortLayer(r);
+        }
+    }
+    progress.report(0.6);
+
+    // ---- 5. coordinates: y per layer, x by least squares towards neighbours, order and spacing kept.
+    std::vector<double> layerTop(layers, 0), layerHeight(layers, 0);
+    for (uint32_t v = 0; v < total; ++v)
+        layerHeight[vLayer[v]] = std::max(layerHeight[vLayer[v]], vHeight[v]);
+    for (uint32_t r = 1; r < layers; ++r)
+        layerTop[r] = layerTop[r - 1] + layerHeight[r - 1] + options.layerGap;
+    std::vector<double> cx(total, 0);
+    std::vector<std::vector<double>> separation(layers);
+    for (uint32_t r = 0; r < layers; ++r) {
+        const auto& lv = layerVertices[r];
+        auto& sep = separation[r];
+        sep.resize(lv.empty() ? 0 : lv.size() - 1);
+        for (size_t i = 0; i + 1 < lv.size(); ++i) {
+            const bool dummyPair = lv[i] >= n || lv[i + 1] >= n;
+            sep[i] = (vWidth[lv[i]] + vWidth[lv[i + 1]]) / 2 + (dummyPair ? options.nodeGap / 2 : options.nodeGap);
+        }
+        // Start packed and centred on 0, so that layers begin aligned around a common axis.
+        double x = 0;
+        for (size_t i = 0; i < lv.size(); ++i) {
+            if (i)
+                x += sep[i - 1];
+            cx[lv[i]] = x;
+        }
+        for (uint32_t v : lv)
+            cx[v] -= x / 2;
+    }
+    std::vector<double> desired, placed;
+    for (int sweep = 0; sweep < options.coordinateSweeps; ++sweep) {
+        if (progress.cancelled())
+            return fail(ErrorCode::Cancelled, "layout cancelled");
+        const bool downward = sweep % 2 == 0;
+        const bool last = sweep + 1 == options.coordinateSweeps;
+        for (uint32_t step = 0; step < layers; ++step) {
+            const uint32_t r = downward ? step : layers - 1 - step;
+            const auto& lv = layerVertices[r];
+            desired.resize(lv.size());
+            for (size_t i = 0; i < lv.size(); ++i) {
+                const uint32_t v = lv[i];
+                double s = 0;
+                size_t c = 0;
+                auto take = [&](std::span<const uint32_t> nb) {
+                    for (uint32_t u : nb)
+                        s += cx[u];
+                    c += nb.size();
+                };
+                if (last || downward)
+                    take(up.of(v));
+                if (last || !downward)
+                    take(down.of(v));
+                desired[i] = c ? s / double(c) : cx[v];
+            }
+            placeLayer(desired, separation[r], placed);
+            for (size_t i = 0; i < lv.size(); ++i)
+                cx[lv[i]] = placed[i];
+        }
+    }
+    progress.report(0.85);
+
+    // Shift into [0, width].
+    double minX = 0, maxX = 0;
+    bool any = false;
+    for (uint32_t v = 0; v < total; ++v) {
+        const double l = cx[v] - vWidth[v] / 2, r = cx[v] + vWidth[v] / 2;
+        minX = any ? std::min(minX, l) : l;
+        maxX = any ? std::max(maxX, r) : r;
+        any = true;
+    }
+    for (uint32_t v = 0; v < total; ++v)
+        cx[v] -= minX;
+    result.width = any ? maxX - minX : 0;
+    result.height = layers ? layerTop[layers - 1] + layerHeight[layers - 1] : 0;
+    for (uint32_t r = 0; r < layers; ++r)
+        for (uint32_t i = 0; i < layerVertices[r].size(); ++i) {
+            const uint32_t v = layerVertices[r][i];
+            if (v >= n)
+                continue;
+            auto& node = result.nodes[v];
+            node.width = vWidth[v];
+            node.height = vHeight[v];
+            node.x = cx[v] - vWidth[v] / 2;
+            node.y = layerTop[r] + (layerHeight[r] - vHeight[v]) / 2;
+            node.layer = r;
+            node.order = i;
+        }
+
+    // ---- 6. routing: bottom centre of the upper box, through the dummies, top centre of the lower box.
+    for (uint32_t e = 0; e < m; ++e) {
+        auto& edge = result.edges[e];
+        if (selfLoop[e])
+            continue;
+        const auto& a = result.nodes[upper(e)];
+        const auto& b = result.nodes[lower(e)];
+        edge.points.reserve(chainLength[e] + 2);
+        edge.points.push_back({a.x + a.width / 2, a.y + a.height});
+        for (uint32_t k = 0; k < chainLength[e]; ++k) {
+            const uint32_t d = chainStart[e] + k;
+            edge.points.push_back({cx[d], layerTop[vLayer[d]] + layerHeight[vLayer[d]] / 2});
+        }
+        edge.points.push_back({b.x + b.width / 2, b.y});
+        if (reversed[e])
+            std::reverse(edge.points.begin(), edge.points.end());
+    }
+
+    // ---- 7. chains of single-successor -> single-predecessor links, reported as groups.
+    {
+        std::vector<uint32_t> next(n, UINT32_MAX), prev(n, UINT32_MAX);
+        for (const auto& [a, b] : dagPairs)
+            if (outDegree[a] == 1 && inDegree[b] == 1) {
+                next[a] = b;
+                prev[b] = a;
+            }
+        for (uint32_t v = 0; v < n; ++v) {
+            if (prev[v] != UINT32_MAX || next[v] == UINT32_MAX)
+                continue;
+            LayoutGroup g;
+            for (uint32_t w = v; w != UINT32_MAX; w = next[w])
+                g.nodes.push_back(w);
+            if (g.nodes.size() < options.minGroupLength)
+                continue;
+            double x0 = 1e300, y0 = 1e300, x1 = -1e300, y1 = -1e300;
+            for (uint32_t w : g.nodes) {
+                const auto& b = result.nodes[w];
+                x0 = std::min(x0, b.x);
+                y0 = std::min(y0, b.y);
+                x1 = std::max(x1, b.x + b.width);
+                y1 = std::max(y1, b.y + b.height);
+            }
+            g.x = x0;
+            g.y = y0;
+            g.width = x1 - x0;
+            g.height = y1 - y0;
+            result.groups.push_back(std::move(g));
+        }
+    }
+
+    // ---- 8. crossings left, counted exactly per pair of adjacent layers.
+    {
+        std::vector<uint32_t> order(total, 0);
+        for (uint32_t r = 0; r < layers; ++r)
+            for (uint32_t i = 0; i < layerVertices[r].size(); ++i)
+                order[layerVertices[r][i]] = i;
+        std::vector<std::vector<std::pair<uint32_t, uint32_t>>> byLayer(layers);
+        for (const auto& [a, b] : segments)
+            byLayer[vLayer[a]].push_back({order[a], order[b]});
+        for (uint32_t r = 0; r + 1 < layers; ++r)
+            result.crossings += countCrossings(byLayer[r], uint32_t(layerVertices[r + 1].size()));
+    }
+    progress.report(1.0);
+    return result;
+}
+
+LayoutInput layoutInputFor(const ComputationGraphStore& graph, std::vector<std::string>* names)
+{
+    LayoutInput in;
+    std::unordered_map<std::string_view, uint32_t> index;
+    index.reserve(graph.nodes.size() * 2);
+    std::vector<std::string> localNames;
+    auto& out = names ? *names : localNames;
+    out.clear();
+    for (const auto& [key, node] : graph.nodes) {
+        if (!index.try_emplace(key, uint32_t(in.nodes.size())).second)
+            continue;
+        // Boxes sized for the op label (monospace estimate); the UI may re-measure and re-run.
+        const double w = std::clamp(7.0 * double(std::max<size_t>(node.op.size(), 6)) + 24.0, 60.0, 260.0);
+        in.nodes.push_back({w, 32});
+        out.push_back(key);
+    }
+    auto idOf = [&](const std::string& s) {
+        auto [it, inserted] = index.try_emplace(s, uint32_t(in.nodes.size()));
+        if (inserted) {
+            in.nodes.push_back({60, 24}); // phantom id named only by an edge
+            out.push_back(s);
+        }
+        return it->second;
+    };
+    in.edges.reserve(graph.edges.size());
+    for (const auto& [from, to] : graph.edges) {
+        const uint32_t a = idOf(from);
+        const uint32_t b = idOf(to);
+        in.edges.push_back({a, b});
+    }
+    return in;
+}
+
+} // namespace ckpt
