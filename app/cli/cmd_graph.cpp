@@ -1,0 +1,280 @@
+// SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "app/cli/cmd_graph.h"
+
+#include "app/cli/args.h"
+#include "core/codec/json.h"
+#include "core/graph/analysis.h"
+#include "core/graph/car.h"
+#include "core/graph/checkpoint.h"
+#include "core/graph/layout.h"
+#include "core/graph/report.h"
+#include "core/io/bytes.h"
+
+#include <cstdio>
+#include <filesystem>
+
+namespace ckpt::cli {
+
+namespace {
+
+void print(const std::string& s) { std::fwrite(s.data(), 1, s.size(), stdout); }
+
+int usageError(const std::string& msg)
+{
+    std::fprintf(stderr, "ckpt: %s (see ckpt --help)\n", msg.c_str());
+    return 2;
+}
+
+int inputError(const std::string& file, Error e)
+{
+    std::fprintf(stderr, "ckpt: %s\n", std::move(e).withFile(file).message().c_str());
+    return 1;
+}
+
+Result<BytesPtr> read(const std::string& path) { return path == "-" ? readStdin() : mapFile(path); }
+
+Result<GradientCheckpoint> loadCheckpoint(const std::string& path)
+{
+    auto bytes = read(path);
+    if (!bytes)
+        return std::unexpected(bytes.error());
+    return loadGradientCheckpoint(*bytes, true);
+}
+
+bool looksLikeCar(const BytesPtr& b)
+{
+    // varint header length, then a CBOR map of two entries (0xa2) or one (0xa1).
+    const auto s = b->span();
+    size_t pos = 0;
+    auto len = readVarint(s, pos);
+    return len && pos < s.size() && (s[pos] == 0xa2 || s[pos] == 0xa1) && *len <= s.size() - pos;
+}
+
+size_t parseLimit(const Args& a, bool& ok)
+{
+    ok = true;
+    if (auto l = a.value("--limit")) {
+        try {
+            return std::stoull(*l);
+        } catch (...) {
+            ok = false;
+        }
+    }
+    return 16;
+}
+
+int showBlock(const std::string& carPath, const std::string& cidText, bool json, size_t limit)
+{
+    auto bytes = read(carPath);
+    if (!bytes)
+        return inputError(carPath, bytes.error());
+    auto store = CarStore::open(*bytes);
+    if (!store)
+        return inputError(carPath, store.error());
+    auto cid = parseCid(cidText);
+    if (!cid)
+        return inputError(carPath, Error{ErrorCode::Invalid, cidText + " is " + cid.error().what});
+    auto index = store->find(*cid);
+    if (!index)
+        return inputError(carPath, Error{ErrorCode::Invalid, "block " + cidText + " is not in the CAR file"});
+    const auto& block = store->blocks()[*index];
+    const BlockCheck check = store->verify(*index);
+    print(json ? blockJson(block.cid, store->data(block), check, limit) : blockText(block.cid, store->data(block), check, limit));
+    return check == BlockCheck::Corrupted ? 1 : 0;
+}
+
+} // namespace
+
+bool looksLikeGradientCheckpoint(const std::string& path)
+{
+    std::error_code ec;
+    if (path == "-" || !std::filesystem::is_regular_file(path, ec))
+        return false;
+    auto bytes = mapFile(path);
+    if (!bytes)
+        return false;
+    const auto s = (*bytes)->span();
+    size_t i = 0;
+    auto ws = [&] {
+        while (i < s.size() && (s[i] == ' ' || s[i] == '\n' || s[i] == '\t' || s[i] == '\r'))
+            ++i;
+    };
+    ws();
+    if (i >= s.size() || s[i] != '{')
+        return false;
+    ++i;
+    ws();
+    if (i >= s.size() || s[i] != '"')
+        return false;
+    const size_t start = ++i;
+    while (i < s.size() && s[i] != '"' && i - start < 32)
+        ++i;
+    const std::string key(reinterpret_cast<const char*>(s.data()) + start, i - start);
+    for (const char* k : {"graph", "step", "loss_cid", "optimizer_state", "timestamp", "nodes", "edges"})
+        if (key == k)
+            return true;
+    return false;
+}
+
+int cmdGraph(const std::vector<std::string>& argv)
+{
+    Args a(argv, {}, {"--json", "--dot", "--layout"});
+    if (!a.error().empty())
+        return usageError(a.error());
+    if (a.positional().size() != 1)
+        return usageError("graph takes one FILE");
+    if (a.flag("--json") && a.flag("--dot"))
+        return usageError("--json and --dot exclude each other");
+    const std::string& file = a.positional()[0];
+    auto c = loadCheckpoint(file);
+    if (!c)
+        return inputError(file, c.error());
+    const GraphAnalysis analysis = analyzeGraph(*c);
+    if (a.flag("--dot")) {
+        print(graphDot(*c, analysis));
+        return 0;
+    }
+    if (a.flag("--json")) {
+        if (a.flag("--layout")) {
+            std::vector<std::string> names;
+            auto layout = layoutGraph(layoutInputFor(c->graph, &names));
+            if (!layout)
+                return inputError(file, layout.error());
+            print(graphJson(*c, analysis, &*layout, &names));
+        } else {
+            print(graphJson(*c, analysis));
+        }
+        return 0;
+    }
+    print(graphText(*c, analysis));
+    if (a.flag("--layout")) {
+        auto layout = layoutGraph(layoutInputFor(c->graph));
+        if (!layout)
+            return inputError(file, layout.error());
+        std::printf("  layout: %u layers, %.0f x %.0f, %llu bends, %llu crossings, %zu back edges, %zu chain groups\n",
+            layout->layerCount, layout->width, layout->height, static_cast<unsigned long long>(layout->dummyCount),
+            static_cast<unsigned long long>(layout->crossings), layout->backEdges.size(), layout->groups.size());
+    }
+    return 0;
+}
+
+int cmdBlocks(const std::vector<std::string>& argv)
+{
+    Args a(argv, {}, {"--json"});
+    if (!a.error().empty())
+        return usageError(a.error());
+    if (a.positional().size() != 1)
+        return usageError("blocks takes one FILE.car");
+    const std::string& file = a.positional()[0];
+    auto bytes = read(file);
+    if (!bytes)
+        return inputError(file, bytes.error());
+    auto store = CarStore::open(*bytes);
+    if (!store)
+        return inputError(file, store.error());
+    print(a.flag("--json") ? blocksJson(*store) : blocksText(file, *store));
+    for (size_t i = 0; i < store->blocks().size(); ++i)
+        if (store->verify(i) == BlockCheck::Corrupted) {
+            const auto& b = store->blocks()[i];
+            Error e{ErrorCode::Invalid, "block " + b.cid.toString() + " does not hash to its CID"};
+            e.offset = b.dataOffset;
+            return inputError(file, std::move(e));
+        }
+    return 0;
+}
+
+std::optional<int> gradientCheckpointCommand(const std::string& command, const std::string& path, const std::vector<std::string>& argv)
+{
+    if (command == "show") {
+        Args a(argv, {"--limit", "--blocks", "--view", "--schema", "--schema-from"}, {"--json"});
+        bool limitOk = true;
+        const size_t limit = parseLimit(a, limitOk);
+        if (!limitOk)
+            return usageError("--limit takes a number");
+        if (a.positional().size() != 2)
+            return std::nullopt;
+        const std::string& what = a.positional()[1];
+        const bool json = a.flag("--json");
+        if (auto bytes = read(path); bytes && looksLikeCar(*bytes))
+            return showBlock(path, what, json, limit);
+        if (!looksLikeGradientCheckpoint(path)) {
+            if (auto car = a.value("--blocks"); car && classifyCid(what).cid)
+                return showBlock(*car, what, json, limit);
+            return std::nullopt;
+        }
+        auto c = loadCheckpoint(path);
+        if (!c)
+            return inputError(path, c.error());
+        for (const auto& [key, n] : c->graph.nodes)
+            if (key == what || n.id == what) {
+                print(json ? nodeJson(n, c->graph) : nodeText(n, c->graph));
+                return 0;
+            }
+        for (const auto& blob : c->optimizerState)
+            if (blob.key == what || "optimizer_state." + blob.key == what) {
+                BlobView view = inferBlobView(blob.key, blob.bytes.size());
+                if (auto v = a.value("--view")) {
+                    auto parsed = blobViewFromName(*v);
+                    if (!parsed)
+                        return usageError("--view takes u8, f32, f64, f16, bf16, u64, i64, u32 or i32");
+                    view = *parsed;
+                }
+                print(json ? blobJson(blob, view, limit) : blobText(blob, view, limit));
+                return 0;
+            }
+        if (auto car = a.value("--blocks"))
+            return showBlock(*car, what, json, limit);
+        return inputError(path, Error{ErrorCode::Invalid, what + " is neither a node id nor an optimizer_state key (give --blocks FILE.car to resolve a CID)"});
+    }
+    if (!looksLikeGradientCheckpoint(path))
+        return std::nullopt;
+    if (command == "info") {
+        Args a(argv, {"--schema", "--schema-from"}, {"--json"});
+        auto c = loadCheckpoint(path);
+        if (!c)
+            return inputError(path, c.error());
+        const auto analysis = analyzeGraph(*c);
+        print(a.flag("--json") ? checkpointInfoJson(*c, analysis) : checkpointInfoText(path, *c, analysis));
+        return 0;
+    }
+    if (command == "validate") {
+        auto c = loadCheckpoint(path);
+        if (!c)
+            return inputError(path, c.error());
+        const auto analysis = analyzeGraph(*c);
+        std::printf("%s: valid GradientCheckpoint (%zu nodes, %zu edges)\n", path.c_str(), c->graph.nodes.size(), c->graph.edges.size());
+        for (const auto& w : checkpointWarnings(*c, analysis))
+            std::printf("  warning: %s\n", w.c_str());
+        return 0;
+    }
+    if (command == "resave") {
+        Args a(argv, {"--schema", "--schema-from"}, {});
+        if (a.positional().size() != 2)
+            return usageError("resave takes IN and OUT");
+        auto bytes = read(path);
+        if (!bytes)
+            return inputError(path, bytes.error());
+        auto tape = readJson(*bytes, JsonReadOptions{UINT32_MAX, true, true});
+        if (!tape)
+            return inputError(path, tape.error());
+        std::vector<uint8_t> out;
+        if (sniffGraphFile(*tape) == GraphFileKind::GraphStoreOnly) {
+            auto g = decodeGraphStore(*tape);
+            if (!g)
+                return inputError(path, g.error());
+            out = graphStoreCheckpointBytes(*g);
+        } else {
+            auto c = decodeGradientCheckpoint(*tape);
+            if (!c)
+                return inputError(path, c.error());
+            out = saveGradientCheckpoint(*c);
+        }
+        if (auto w = writeFileAtomic(a.positional()[1], out); !w)
+            return inputError(a.positional()[1], w.error());
+        return 0;
+    }
+    return std::nullopt;
+}
+
+} // namespace ckpt::cli
