@@ -1,4 +1,66 @@
 // SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
 // SPDX-License-Identifier: GPL-3.0-or-later
+// `ckpt`: the command-line twin of the desktop app (cli-contract.md). Thin glue: parse arguments,
+// call core, print. Links only ckpt_core.
+#include "app/cli/args.h"
+#include "app/cli/commands.h"
+
 #include <cstdio>
-int main() { std::puts("ckpt"); return 0; }
+#include <cstring>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace {
+
+const char* kUsage = R"(usage: ckpt COMMAND [ARGS] [--json]
+
+Inspect, validate, convert and edit Burn/Ruda training checkpoints and ipfrs GradientCheckpoints.
+
+commands:
+  info FILE                     what the file is: kind, recorder, precision, metadata, counts
+  tree FILE [--depth N]         the record as an order-preserving tree
+  tensors FILE [--filter GLOB]  every tensor in file order, with statistics
+  show FILE PATH [--limit N]    one node or tensor by its path (a CID with --blocks FILE.car)
+  state FILE                    the continuation state (item[4] of a TrainingRecord)
+  validate FILE...              structure and meaning; exit 1 on the first invalid file
+  convert IN OUT [--recorder R] [--precision P]
+                                write IN in another recorder/precision
+  resave IN OUT                 decode and re-encode in the same recorder and precision
+  edit IN -o OUT --set PATH=JSON...
+                                typed edit of continuation state, scheduler state or metadata
+  diff A B [--tolerance X]      structural and numeric differences
+  graph FILE [--dot] [--layout] a GradientCheckpoint's computation graph
+  blocks FILE.car               the blocks of a CAR file
+  loss RUN_DIR                  loss and metric history of a run directory
+  schema FILE [-o S.json]       the type layout of a self-describing record (for bincode files)
+  check-resume FILE             the resume-readiness checklist
+
+Bincode records take --schema-from OTHER.mpk or --schema S.json on every reading command.
+Exit codes: 0 success, 1 invalid input or failed operation, 2 usage error.
+)";
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    std::vector<std::string> args(argv + 1, argv + argc);
+    if (args.empty() || args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
+        std::fputs(kUsage, args.empty() ? stderr : stdout);
+        return args.empty() ? 2 : 0;
+    }
+    if (args[0] == "--version") {
+        std::puts("ckpt 0.1.0");
+        return 0;
+    }
+    const std::string command = args[0];
+    args.erase(args.begin());
+    const auto& table = ckpt::cli::commandTable();
+    auto it = table.find(command);
+    if (it == table.end()) {
+        std::fprintf(stderr, "ckpt: unknown command '%s'\n\n%s", command.c_str(), kUsage);
+        return 2;
+    }
+    return it->second(args);
+}

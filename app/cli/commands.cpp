@@ -1,0 +1,525 @@
+// SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "app/cli/commands.h"
+
+#include "app/cli/args.h"
+#include "app/cli/graphdispatch.h"
+#include "core/codec/schema.h"
+#include "core/diff/diff.h"
+#include "core/edit/edit.h"
+#include "core/io/bytes.h"
+#include "core/record/record.h"
+#include "core/report/report.h"
+#include "core/run/run.h"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <unistd.h>
+
+namespace ckpt::cli {
+
+namespace {
+
+int usage(const std::string& msg)
+{
+    std::fprintf(stderr, "ckpt: %s (see ckpt --help)\n", msg.c_str());
+    return 2;
+}
+
+int failWith(const Error& e)
+{
+    std::fprintf(stderr, "ckpt: %s\n", e.message().c_str());
+    return e.code == ErrorCode::Usage ? 2 : 1;
+}
+
+void out(const std::string& s)
+{
+    std::fwrite(s.data(), 1, s.size(), stdout);
+    if (s.empty() || s.back() != '\n')
+        std::fputc('\n', stdout);
+}
+
+const std::set<std::string> kSchemaOpts = {"--schema-from", "--schema"};
+
+std::set<std::string> withSchema(std::set<std::string> s)
+{
+    s.insert(kSchemaOpts.begin(), kSchemaOpts.end());
+    return s;
+}
+
+OpenOptions openOptions(const Args& a)
+{
+    OpenOptions o;
+    o.schemaFrom = a.value("--schema-from").value_or("");
+    o.schemaFile = a.value("--schema").value_or("");
+    return o;
+}
+
+Result<std::shared_ptr<const Record>> open(const std::string& path, const Args& a)
+{
+    return openRecord(path, openOptions(a));
+}
+
+bool isDirectory(const std::string& p)
+{
+    std::error_code ec;
+    return std::filesystem::is_directory(p, ec);
+}
+
+std::string fmt(double v)
+{
+    if (std::isnan(v))
+        return "nan";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", v);
+    return buf;
+}
+
+/// Colours only on a terminal, as the contract says.
+const char* bold() { return isatty(1) ? "\033[1m" : ""; }
+const char* reset() { return isatty(1) ? "\033[0m" : ""; }
+
+// ------------------------------------------------------------------------------------------------
+
+int cmdInfo(const std::vector<std::string>& argv)
+{
+    Args a(argv, kSchemaOpts, {"--json"});
+    if (!a.error().empty())
+        return usage(a.error());
+    if (a.positional().size() != 1)
+        return usage("info takes one FILE");
+    const std::string& path = a.positional()[0];
+    if (isDirectory(path)) {
+        auto run = openRunDirectory(path);
+        if (!run)
+            return failWith(run.error());
+        if (a.flag("--json")) {
+            out(runInfoJson(*run));
+            return 0;
+        }
+        std::printf("%s%s%s: burn-train run directory\n", bold(), path.c_str(), reset());
+        std::printf("  checkpoints: %zu\n", run->checkpoints.size());
+        for (const auto& c : run->checkpoints)
+            std::printf("    %-9s %6llu  %s\n", c.kind.c_str(), static_cast<unsigned long long>(c.index), c.path.c_str());
+        std::printf("  metric logs: %zu series\n", run->series.size());
+        for (const auto& s : run->series)
+            std::printf("    %-6s %-24s %zu points\n", s.split.c_str(), s.metric.c_str(), s.points.size());
+        for (const auto& w : run->warnings)
+            std::printf("  warning: %s\n", w.c_str());
+        return 0;
+    }
+    if (auto g = graphCommandFor("info", path, argv))
+        return *g;
+    auto r = open(path, a);
+    if (!r)
+        return failWith(r.error());
+    const Record& rec = **r;
+    if (a.flag("--json")) {
+        out(infoJson(rec));
+        return 0;
+    }
+    std::printf("%s%s%s\n", bold(), rec.file.c_str(), reset());
+    std::printf("  kind        %s\n", std::string(recordKindName(rec.kind)).c_str());
+    std::printf("  recorder    %s\n", std::string(recorderName(rec.recorder)).c_str());
+    std::printf("  precision   %s\n", std::string(precisionName(rec.precision)).c_str());
+    std::printf("  metadata    float=%s int=%s version=%s settings=%s\n", rec.metadata.floatType.c_str(), rec.metadata.intType.c_str(),
+        rec.metadata.version.c_str(), rec.metadata.settings.c_str());
+    std::printf("              format=%s\n", rec.metadata.format.c_str());
+    std::printf("  params      %zu\n", rec.params.size());
+    std::printf("  optimizer   %zu entries\n", rec.optimizer.size());
+    std::printf("  gradients   %zu pending\n", rec.gradients.size());
+    if (rec.scheduler)
+        std::printf("  scheduler   %s\n", rec.scheduler->description.c_str());
+    std::printf("  tensors     %zu (%s)\n", rec.tensors.size(), humanBytes(rec.tensorBytes()).c_str());
+    std::printf("  file        %s on disk, %s decoded\n", humanBytes(rec.fileSize).c_str(), humanBytes(rec.decodedSize).c_str());
+    if (!rec.schemaSource.empty())
+        std::printf("  layout      %s\n", rec.schemaSource.c_str());
+    for (const auto& w : rec.warnings)
+        std::printf("  warning: %s\n", w.c_str());
+    return 0;
+}
+
+int cmdTree(const std::vector<std::string>& argv)
+{
+    Args a(argv, withSchema({"--depth"}), {"--json"});
+    if (!a.error().empty())
+        return usage(a.error());
+    if (a.positional().size() != 1)
+        return usage("tree takes one FILE");
+    int depth = -1;
+    if (auto d = a.value("--depth")) {
+        try {
+            depth = std::stoi(*d);
+        } catch (...) {
+            return usage("--depth takes a number");
+        }
+    }
+    auto r = open(a.positional()[0], a);
+    if (!r)
+        return failWith(r.error());
+    out(a.flag("--json") ? treeJson(**r, depth) : treeText(**r, depth));
+    return 0;
+}
+
+int cmdTensors(const std::vector<std::string>& argv)
+{
+    Args a(argv, withSchema({"--filter"}), {"--json"});
+    if (!a.error().empty())
+        return usage(a.error());
+    if (a.positional().size() != 1)
+        return usage("tensors takes one FILE");
+    auto r = open(a.positional()[0], a);
+    if (!r)
+        return failWith(r.error());
+    const auto rows = tensorRows(**r, a.value("--filter").value_or(""));
+    if (a.flag("--json")) {
+        out(tensorsJson(**r, rows));
+        return 0;
+    }
+    std::printf("%s%-60s %-9s %-5s %-16s %10s %10s %11s %11s %11s %11s%s\n", bold(), "path", "role", "dtype", "shape", "numel", "bytes", "min",
+        "max", "mean", "std", reset());
+    for (const auto& row : rows) {
+        const auto& t = *row.entry;
+        std::string p = t.path.size() > 60 ? "..." + t.path.substr(t.path.size() - 57) : t.path;
+        std::printf("%-60s %-9s %-5s %-16s %10llu %10s %11s %11s %11s %11s", p.c_str(), std::string(tensorRoleName(t.role)).c_str(),
+            std::string(dtypeName(t.dtype)).c_str(), shapeString(t.shape).c_str(), static_cast<unsigned long long>(t.numel),
+            humanBytes(t.bytes).c_str(), fmt(row.stats.min).c_str(), fmt(row.stats.max).c_str(), fmt(row.stats.mean).c_str(),
+            fmt(row.stats.std).c_str());
+        if (row.stats.nan || row.stats.inf)
+            std::printf("  nan=%llu inf=%llu", static_cast<unsigned long long>(row.stats.nan), static_cast<unsigned long long>(row.stats.inf));
+        std::printf("\n");
+    }
+    std::printf("%zu tensors, %s\n", rows.size(), humanBytes((*r)->tensorBytes()).c_str());
+    if ((*r)->partial)
+        std::printf("partial: %s\n", (*r)->schemaSource.c_str());
+    return 0;
+}
+
+int cmdShow(const std::vector<std::string>& argv)
+{
+    Args a(argv, withSchema({"--limit", "--blocks"}), {"--json"});
+    if (!a.error().empty())
+        return usage(a.error());
+    if (a.positional().size() != 2)
+        return usage("show takes FILE and PATH");
+    if (auto g = graphCommandFor("show", a.positional()[0], argv))
+        return *g;
+    uint64_t limit = 16;
+    if (auto l = a.value("--limit")) {
+        try {
+            limit = std::stoull(*l);
+        } catch (...) {
+            return usage("--limit takes a number");
+        }
+    }
+    auto r = open(a.positional()[0], a);
+    if (!r)
+        return failWith(r.error());
+    auto res = a.flag("--json") ? showJson(**r, a.positional()[1], limit) : showText(**r, a.positional()[1], limit);
+    if (!res)
+        return failWith(Error(res.error()).withFile(a.positional()[0]));
+    out(*res);
+    return 0;
+}
+
+int cmdState(const std::vector<std::string>& argv)
+{
+    Args a(argv, kSchemaOpts, {"--json"});
+    if (!a.error().empty())
+        return usage(a.error());
+    if (a.positional().size() != 1)
+        return usage("state takes one FILE");
+    auto r = open(a.positional()[0], a);
+    if (!r)
+        return failWith(r.error());
+    auto s = stateJson(**r);
+    if (!s)
+        return failWith(Error(s.error()).withFile(a.positional()[0]));
+    out(*s);
+    return 0;
+}
+
+int cmdValidate(const std::vector<std::string>& argv)
+{
+    Args a(argv, kSchemaOpts, {"--json"});
+    if (!a.error().empty())
+        return usage(a.error());
+    if (a.positional().empty())
+        return usage("validate takes one or more FILEs");
+    std::string json = "[";
+    int status = 0;
+    for (const auto& path : a.positional()) {
+        std::optional<Error> err;
+        if (auto g = graphCommandFor("validate", path, {path})) {
+            if (*g != 0)
+                status = *g;
+            if (status)
+                break;
+            continue;
+        }
+        auto r = open(path, a);
+        if (!r)
+            err = r.error();
+        else if (auto v = validateRecord(**r); !v)
+            err = Error(v.error()).withFile(path);
+        if (a.flag("--json")) {
+            json += std::string(json.size() > 1 ? ",\n" : "\n") + "  {\"file\": \"" + path + "\", \"valid\": " + (err ? "false" : "true");
+            if (err) {
+                std::string msg;
+                for (char c : err->message()) {
+                    if (c == '"' || c == '\\')
+                        msg += '\\';
+                    msg += c;
+                }
+                json += ", \"error\": \"" + msg + "\"";
+            }
+            json += "}";
+        } else if (!err) {
+            std::printf("%s: valid (%s, %s, %zu tensors)\n", path.c_str(), std::string(recordKindName((*r)->kind)).c_str(),
+                std::string(recorderName((*r)->recorder)).c_str(), (*r)->tensors.size());
+        }
+        if (err) {
+            std::fprintf(stderr, "ckpt: %s\n", err->message().c_str());
+            status = 1;
+            break;
+        }
+    }
+    if (a.flag("--json"))
+        out(json + "\n]");
+    return status;
+}
+
+int cmdResave(const std::vector<std::string>& argv)
+{
+    Args a(argv, kSchemaOpts, {});
+    if (!a.error().empty())
+        return usage(a.error());
+    if (a.positional().size() != 2)
+        return usage("resave takes IN and OUT");
+    if (auto g = graphCommandFor("resave", a.positional()[0], argv))
+        return *g;
+    auto r = open(a.positional()[0], a);
+    if (!r)
+        return failWith(r.error());
+    if (auto w = resaveRecord(**r, a.positional()[1]); !w)
+        return failWith(Error(w.error()).withFile(a.positional()[1]));
+    return 0;
+}
+
+int cmdConvert(const std::vector<std::string>& argv)
+{
+    Args a(argv, withSchema({"--recorder", "--precision"}), {});
+    if (!a.error().empty())
+        return usage(a.error());
+    if (a.positional().size() != 2)
+        return usage("convert takes IN and OUT");
+    const std::string& outPath = a.positional()[1];
+    std::optional<Recorder> recorder;
+    if (auto n = a.value("--recorder")) {
+        recorder = recorderFromName(*n);
+        if (!recorder)
+            return usage("unknown recorder '" + *n + "' (NamedMpk, NamedMpkGz, PrettyJson, JsonGz, Bin, BinGz)");
+    } else {
+        recorder = recorderFromPath(outPath);
+        if (!recorder)
+            return usage("cannot tell the recorder from '" + outPath + "': use --recorder or an extension .mpk .mpk.gz .json .json.gz .bin .bin.gz");
+    }
+    auto r = open(a.positional()[0], a);
+    if (!r)
+        return failWith(r.error());
+    Precision precision = (*r)->precision;
+    if (auto p = a.value("--precision")) {
+        auto pp = precisionFromName(*p);
+        if (!pp)
+            return usage("unknown precision '" + *p + "' (full, half, double)");
+        precision = *pp;
+    }
+    auto res = convertRecord(**r, *recorder, precision, outPath);
+    if (!res)
+        return failWith(Error(res.error()).withFile(outPath));
+    for (const auto& w : res->warnings)
+        std::fprintf(stderr, "ckpt: warning: %s: %s\n", outPath.c_str(), w.c_str());
+    return 0;
+}
+
+int cmdEdit(const std::vector<std::string>& argv)
+{
+    Args a(argv, withSchema({"-o", "--output", "--set"}), {});
+    if (!a.error().empty())
+        return usage(a.error());
+    if (a.positional().size() != 1)
+        return usage("edit takes IN, -o OUT and --set PATH=JSON");
+    auto outPath = a.value("-o") ? a.value("-o") : a.value("--output");
+    if (!outPath)
+        return usage("edit needs -o OUT");
+    std::vector<Edit> edits;
+    for (const auto& s : a.values("--set")) {
+        auto eq = s.find('=');
+        if (eq == std::string::npos || eq == 0)
+            return usage("--set takes PATH=JSONVALUE, got '" + s + "'");
+        edits.push_back({s.substr(0, eq), s.substr(eq + 1)});
+    }
+    if (edits.empty())
+        return usage("edit needs at least one --set PATH=JSONVALUE");
+    auto r = open(a.positional()[0], a);
+    if (!r)
+        return failWith(r.error());
+    auto tape = applyEdits(**r, edits);
+    if (!tape)
+        return failWith(Error(tape.error()).withFile(a.positional()[0]));
+    if (auto w = saveRecord(*tape, (*r)->recorder, *outPath, (*r)->bincodeSchema.get()); !w)
+        return failWith(Error(w.error()).withFile(*outPath));
+    return 0;
+}
+
+int cmdDiff(const std::vector<std::string>& argv)
+{
+    Args a(argv, withSchema({"--tolerance"}), {"--json"});
+    if (!a.error().empty())
+        return usage(a.error());
+    if (a.positional().size() != 2)
+        return usage("diff takes A and B");
+    DiffOptions o;
+    if (auto t = a.value("--tolerance")) {
+        try {
+            o.tolerance = std::stod(*t);
+        } catch (...) {
+            return usage("--tolerance takes a number");
+        }
+    }
+    auto ra = open(a.positional()[0], a);
+    if (!ra)
+        return failWith(ra.error());
+    auto rb = open(a.positional()[1], a);
+    if (!rb)
+        return failWith(rb.error());
+    auto d = diffRecords(**ra, **rb, o);
+    if (!d)
+        return failWith(d.error());
+    if (a.flag("--json")) {
+        out(diffJson(*d, **ra, **rb));
+        return 0;
+    }
+    std::printf("%s%s%s vs %s%s%s: %llu added, %llu removed, %llu changed, %llu unchanged\n", bold(), d->a.c_str(), reset(), bold(), d->b.c_str(),
+        reset(), static_cast<unsigned long long>(d->added), static_cast<unsigned long long>(d->removed),
+        static_cast<unsigned long long>(d->changed), static_cast<unsigned long long>(d->unchanged));
+    for (const auto& e : d->entries) {
+        if (e.status == DiffStatus::Unchanged)
+            continue;
+        std::printf("  %-14s %-60s", std::string(diffStatusName(e.status)).c_str(), e.path.c_str());
+        if (e.maxAbs)
+            std::printf(" max_abs=%s rel_l2=%s", fmt(*e.maxAbs).c_str(), fmt(e.relL2.value_or(NAN)).c_str());
+        if (e.cosine)
+            std::printf(" cos=%s", fmt(*e.cosine).c_str());
+        std::printf("\n");
+    }
+    for (const auto& s : d->state)
+        std::printf("  state          %-60s %s -> %s\n", s.path.c_str(), s.a.value_or("(absent)").c_str(), s.b.value_or("(absent)").c_str());
+    return 0;
+}
+
+int cmdLoss(const std::vector<std::string>& argv)
+{
+    Args a(argv, {}, {"--json"});
+    if (!a.error().empty())
+        return usage(a.error());
+    if (a.positional().size() != 1)
+        return usage("loss takes one RUN_DIR");
+    auto run = openRunDirectory(a.positional()[0]);
+    if (!run)
+        return failWith(run.error());
+    if (a.flag("--json")) {
+        out(lossJson(*run));
+        return 0;
+    }
+    for (const auto& s : run->series) {
+        std::printf("%s%s/%s%s (%zu points)\n", bold(), s.split.c_str(), s.metric.c_str(), reset(), s.points.size());
+        for (auto [e, m] : s.epochMeans())
+            std::printf("  epoch %-4u mean %s\n", e, fmt(m).c_str());
+    }
+    for (const auto& w : run->warnings)
+        std::printf("warning: %s\n", w.c_str());
+    return 0;
+}
+
+int cmdSchema(const std::vector<std::string>& argv)
+{
+    Args a(argv, {"-o", "--output"}, {"--json"});
+    if (!a.error().empty())
+        return usage(a.error());
+    if (a.positional().size() != 1)
+        return usage("schema takes one FILE (a self-describing .mpk or .json record)");
+    auto r = openRecord(a.positional()[0]);
+    if (!r)
+        return failWith(r.error());
+    std::string json;
+    if ((*r)->bincodeSchema) {
+        json = (*r)->bincodeSchema->toJson();
+    } else {
+        auto s = schemaFromRecord((*r)->tape);
+        if (!s)
+            return failWith(Error(s.error()).withFile(a.positional()[0]));
+        for (const auto& n : s->notes)
+            std::fprintf(stderr, "ckpt: note: %s\n", n.c_str());
+        json = s->schema.toJson();
+    }
+    auto o = a.value("-o") ? a.value("-o") : a.value("--output");
+    if (!o) {
+        out(json);
+        return 0;
+    }
+    if (auto w = writeFileAtomic(*o, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(json.data()), json.size())); !w)
+        return failWith(w.error());
+    return 0;
+}
+
+int cmdCheckResume(const std::vector<std::string>& argv)
+{
+    Args a(argv, kSchemaOpts, {"--json"});
+    if (!a.error().empty())
+        return usage(a.error());
+    if (a.positional().size() != 1)
+        return usage("check-resume takes one FILE");
+    auto r = open(a.positional()[0], a);
+    if (!r)
+        return failWith(r.error());
+    const auto checks = checkResume(**r);
+    bool ready = true;
+    for (const auto& c : checks)
+        ready = ready && c.status != ResumeCheck::Status::Error;
+    if (a.flag("--json")) {
+        out(checkResumeJson(**r, checks));
+    } else {
+        std::printf("%s%s%s: %s\n", bold(), (*r)->file.c_str(), reset(), ready ? "ready to resume" : "NOT ready to resume");
+        for (const auto& c : checks)
+            std::printf("  [%-7s] %-20s %s\n", std::string(resumeStatusName(c.status)).c_str(), c.name.c_str(), c.detail.c_str());
+    }
+    return ready ? 0 : 1;
+}
+
+} // namespace
+
+const std::map<std::string, Command>& commandTable()
+{
+    static const std::map<std::string, Command> table = {
+        {"info", cmdInfo},
+        {"tree", cmdTree},
+        {"tensors", cmdTensors},
+        {"show", cmdShow},
+        {"state", cmdState},
+        {"validate", cmdValidate},
+        {"resave", cmdResave},
+        {"convert", cmdConvert},
+        {"edit", cmdEdit},
+        {"diff", cmdDiff},
+        {"graph", [](const std::vector<std::string>& a) { return runGraphCommand("graph", a); }},
+        {"blocks", [](const std::vector<std::string>& a) { return runGraphCommand("blocks", a); }},
+        {"loss", cmdLoss},
+        {"schema", cmdSchema},
+        {"check-resume", cmdCheckResume},
+    };
+    return table;
+}
+
+} // namespace ckpt::cli

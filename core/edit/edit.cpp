@@ -1,0 +1,379 @@
+// SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/edit/edit.h"
+
+#include "core/codec/json.h"
+
+#include <cmath>
+#include <limits>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+namespace ckpt {
+
+namespace {
+std::string shapeText(const std::vector<uint64_t>& s)
+{
+    std::string out = "[";
+    for (size_t i = 0; i < s.size(); ++i)
+        out += (i ? ", " : "") + std::to_string(s[i]);
+    return out + "]";
+}
+
+bool within(const Tape& t, uint32_t outer, uint32_t node)
+{
+    return node >= outer && node < t[outer].end;
+}
+} // namespace
+
+EditArea editAreaOf(const Record& r, uint32_t node)
+{
+    const Tape& t = r.tape;
+    for (const auto& te : r.tensors)
+        if (within(t, te.node, node))
+            return EditArea::Forbidden;
+    if (r.stateNode && within(t, *r.stateNode, node))
+        return EditArea::CallerState;
+    if (r.schedulerNode && within(t, *r.schedulerNode, node))
+        return EditArea::Scheduler;
+    if (auto m = t.find(0, "metadata"); m && within(t, *m, node) && node != *m)
+        return EditArea::Metadata;
+    return EditArea::Forbidden;
+}
+
+namespace {
+
+Error editError(const Edit& e, std::string what)
+{
+    Error err;
+    err.code = ErrorCode::Usage;
+    err.recordPath = e.path;
+    err.what = std::move(what);
+    return err;
+}
+
+/// Is the new value (tape \a nv, node \a n) acceptable where \a old (node \a o) stands?
+std::optional<std::string> typeMismatch(const Tape& ot, uint32_t o, const Tape& nt, uint32_t n, bool i32Range)
+{
+    const Kind ok = ot[o].kind, nk = nt[n].kind;
+    auto describe = [&](const Tape& t, uint32_t i) { return std::string(kindName(t[i].kind)); };
+    switch (ok) {
+    case Kind::Nil: return std::nullopt; // Option None: anything goes (Some(x) or None)
+    case Kind::Bool: if (nk != Kind::Bool) return "expected a bool, found a " + describe(nt, n); return std::nullopt;
+    case Kind::UInt:
+        if (nk != Kind::UInt)
+            return "expected a non-negative integer, found a " + describe(nt, n)
+                + (nk == Kind::Int ? " (negative)" : "");
+        if (i32Range && nt.u64(n) > uint64_t(std::numeric_limits<int32_t>::max()))
+            return "value " + std::to_string(nt.u64(n)) + " is out of the i32 range of StepLr's iter_idx";
+        return std::nullopt;
+    case Kind::Int: {
+        if (nk != Kind::Int && nk != Kind::UInt)
+            return "expected an integer, found a " + describe(nt, n);
+        if (nk == Kind::UInt && nt.u64(n) > uint64_t(std::numeric_limits<int64_t>::max()))
+            return "value is out of the i64 range";
+        if (i32Range) {
+            const int64_t v = nk == Kind::UInt ? int64_t(nt.u64(n)) : nt.i64(n);
+            if (v < std::numeric_limits<int32_t>::min() || v > std::numeric_limits<int32_t>::max())
+                return "value " + std::to_string(v) + " is out of the i32 range of StepLr's iter_idx";
+        }
+        return std::nullopt;
+    }
+    case Kind::F32:
+    case Kind::F64: {
+        auto v = nt.asNumber(n);
+        if (!v)
+            return "expected a number, found a " + describe(nt, n);
+        if (ok == Kind::F32 && std::isfinite(*v) && !std::isfinite(static_cast<float>(*v)))
+            return "value " + std::to_string(*v) + " does not fit an f32";
+        return std::nullopt;
+    }
+    case Kind::Str: if (nk != Kind::Str) return "expected a string, found a " + describe(nt, n); return std::nullopt;
+    case Kind::Bin: return "binary payloads cannot be edited";
+    case Kind::Array: {
+        if (nk != Kind::Array)
+            return "expected an array, found a " + describe(nt, n);
+        if (ot[o].count != nt[n].count && ot[o].count > 0) {
+            // A Vec may change length; a tuple may not. Without a schema, keep element kinds uniform.
+            uint32_t first = o + 1;
+            std::optional<std::string> bad;
+            nt.forEachChild(n, [&](uint32_t c) {
+                if (!bad)
+                    bad = typeMismatch(ot, first, nt, c, false);
+            });
+            if (bad)
+                return "element: " + *bad;
+            return std::nullopt;
+        }
+        uint32_t a = o + 1, b = n + 1;
+        while (a < ot[o].end && b < nt[n].end) {
+            if (auto m = typeMismatch(ot, a, nt, b, false))
+                return m;
+            a = ot[a].end;
+            b = nt[b].end;
+        }
+        return std::nullopt;
+    }
+    case Kind::Map: {
+        if (nk != Kind::Map)
+            return "expected an object, found a " + describe(nt, n);
+        std::optional<std::string> bad;
+        ot.forEachEntry(o, [&](uint32_t k, uint32_t v) {
+            if (bad)
+                return;
+            auto nv = nt.find(n, ot.keyText(k));
+            if (!nv)
+                bad = "missing field `" + ot.keyText(k) + "`";
+            else
+                bad = typeMismatch(ot, v, nt, *nv, false);
+        });
+        if (!bad && nt[n].count != ot[o].count)
+            bad = "the object has fields the record's type does not have";
+        return bad;
+    }
+    }
+    return std::nullopt;
+}
+
+struct Replacement {
+    const Tape* tape;
+    uint32_t node;
+    Kind oldKind;
+};
+
+void emitReplacement(TapeBuilder& b, const Replacement& r)
+{
+    const Tape& t = *r.tape;
+    const Node& n = t[r.node];
+    // Keep the old numeric kind so the wire encoding keeps its type (f32 stays ca, i32 stays signed).
+    if ((r.oldKind == Kind::F32 || r.oldKind == Kind::F64) && (n.kind == Kind::UInt || n.kind == Kind::Int || n.kind == Kind::F64)) {
+        const double v = *t.asNumber(r.node);
+        if (r.oldKind == Kind::F32)
+            b.f32(static_cast<float>(v));
+        else
+            b.f64(v);
+        return;
+    }
+    if (r.oldKind == Kind::Int && n.kind == Kind::UInt) {
+        b.integer(static_cast<int64_t>(n.payload));
+        return;
+    }
+    b.copy(t, r.node);
+}
+
+void copyWith(TapeBuilder& b, const Tape& t, uint32_t node, const std::unordered_map<uint32_t, Replacement>& rep)
+{
+    if (auto it = rep.find(node); it != rep.end()) {
+        emitReplacement(b, it->second);
+        return;
+    }
+    const Node& n = t[node];
+    if (n.kind == Kind::Map) {
+        b.beginMap(n.srcOffset);
+        t.forEachEntry(node, [&](uint32_t k, uint32_t v) {
+            b.copy(t, k);
+            copyWith(b, t, v, rep);
+        });
+        b.end();
+    } else if (n.kind == Kind::Array) {
+        b.beginArray(n.srcOffset);
+        t.forEachChild(node, [&](uint32_t c) { copyWith(b, t, c, rep); });
+        b.end();
+    } else {
+        b.copy(t, node);
+    }
+}
+
+Result<std::pair<uint32_t, Tape>> parseEdit(const Record& r, const Edit& e)
+{
+    auto steps = parsePath(e.path);
+    if (!steps)
+        return std::unexpected(steps.error());
+    auto node = resolvePath(r.tape, *steps);
+    if (!node)
+        return std::unexpected(std::move(node.error()).withPath(e.path));
+    const EditArea area = editAreaOf(r, *node);
+    if (area == EditArea::Forbidden)
+        return std::unexpected(editError(e, "only the continuation state (item[4]), the scheduler state and the metadata can be edited; "
+                                            "tensors and the module/optimizer structure cannot"));
+    JsonReadOptions jo;
+    jo.packByteArrays = false;
+    auto value = readJson(makeBytes(e.json), jo);
+    if (!value) {
+        Error err = value.error();
+        err.code = ErrorCode::Usage;
+        err.what = "the new value is not valid JSON: " + err.what;
+        err.recordPath = e.path;
+        err.line.reset();
+        err.column.reset();
+        err.offset.reset();
+        return std::unexpected(err);
+    }
+    const bool stepLr = area == EditArea::Scheduler && r.scheduler && (r.scheduler->kind == "step" || r.scheduler->kind == "usize")
+        && (r.tape[*node].kind == Kind::Int);
+    if (auto m = typeMismatch(r.tape, *node, *value, 0, stepLr))
+        return std::unexpected(editError(e, *m));
+    return std::pair{*node, std::move(*value)};
+}
+
+} // namespace
+
+Result<void> checkEdit(const Record& r, const Edit& e)
+{
+    auto p = parseEdit(r, e);
+    if (!p)
+        return std::unexpected(p.error());
+    return {};
+}
+
+Result<Tape> applyEdits(const Record& r, const std::vector<Edit>& edits)
+{
+    std::vector<std::pair<uint32_t, Tape>> parsed;
+    parsed.reserve(edits.size());
+    for (const auto& e : edits) {
+        auto p = parseEdit(r, e);
+        if (!p)
+            return std::unexpected(p.error());
+        parsed.push_back(std::move(*p));
+    }
+    std::unordered_map<uint32_t, Replacement> rep;
+    for (const auto& [node, tape] : parsed)
+        rep[node] = Replacement{&tape, 0, r.tape[node].kind};
+    TapeBuilder b(r.tape.source);
+    copyWith(b, r.tape, 0, rep);
+    return std::move(b).finish();
+}
+
+std::string_view resumeStatusName(ResumeCheck::Status s)
+{
+    switch (s) {
+    case ResumeCheck::Status::Ok: return "ok";
+    case ResumeCheck::Status::Warning: return "warning";
+    case ResumeCheck::Status::Error: return "error";
+    }
+    return "error";
+}
+
+std::vector<ResumeCheck> checkResume(const Record& r)
+{
+    using S = ResumeCheck::Status;
+    std::vector<ResumeCheck> out;
+    auto add = [&](std::string name, S s, std::string detail) { out.push_back({std::move(name), s, std::move(detail)}); };
+
+    const bool training = r.kind == RecordKind::TrainingRecord || r.kind == RecordKind::ModelStateTrainingRecord;
+    if (training)
+        add("kind", S::Ok, std::string(recordKindName(r.kind)) + ": model, optimizer, scheduler, pending gradients and continuation state in one record");
+    else
+        add("kind", S::Warning, std::string(recordKindName(r.kind)) + ": a resumption needs the other parts from separate files (burn-train keeps model-N, optim-N and scheduler-N side by side)");
+
+    if (r.kind != RecordKind::OptimizerRecord && r.kind != RecordKind::SchedulerRecord)
+        add("model", r.params.empty() ? S::Error : S::Ok, std::to_string(r.params.size()) + " parameters");
+
+    std::map<std::string, const ParamEntry*> params;
+    for (const auto& p : r.params)
+        params[p.id] = &p;
+    if (r.optimizerNode) {
+        size_t unknown = 0, shapeBad = 0, dtypeBad = 0;
+        std::set<uint64_t> times;
+        std::string firstProblem;
+        for (const auto& oe : r.optimizer) {
+            if (oe.time)
+                times.insert(*oe.time);
+            auto it = params.find(oe.paramId);
+            if (it == params.end()) {
+                if (!r.params.empty()) {
+                    ++unknown;
+                    if (firstProblem.empty())
+                        firstProblem = "optimizer entry " + oe.paramId + " has no parameter in the model";
+                }
+                continue;
+            }
+            const auto& pt = r.tensors[it->second->tensor];
+            for (size_t ti : oe.tensors) {
+                const auto& st = r.tensors[ti];
+                if (st.shape != pt.shape) {
+                    ++shapeBad;
+                    if (firstProblem.empty())
+                        firstProblem = st.path + " has shape " + shapeText(st.shape) + " but its parameter has " + shapeText(pt.shape);
+                }
+                if (isFloat(st.dtype) != isFloat(pt.dtype))
+                    ++dtypeBad;
+            }
+            if (oe.rank != 0 && oe.rank != pt.shape.size()) {
+                ++shapeBad;
+                if (firstProblem.empty())
+                    firstProblem = "optimizer entry " + oe.paramId + " is Rank" + std::to_string(oe.rank) + " but the parameter has rank " + std::to_string(pt.shape.size());
+            }
+        }
+        const S s = (unknown || shapeBad || dtypeBad) ? S::Error : S::Ok;
+        add("optimizer", s, std::to_string(r.optimizer.size()) + " optimizer entries"
+            + (r.params.empty() ? "" : " for " + std::to_string(r.params.size()) + " parameters")
+            + (firstProblem.empty() ? "" : "; " + firstProblem));
+        if (times.size() > 1)
+            add("optimizer-steps", S::Warning, "optimizer entries disagree on the step counter (" + std::to_string(*times.begin()) + " .. "
+                + std::to_string(*times.rbegin()) + "): parameters were frozen or added during training");
+        else if (times.size() == 1)
+            add("optimizer-steps", S::Ok, "every entry is at step " + std::to_string(*times.begin()));
+        if (!r.params.empty() && r.optimizer.size() < r.params.size() && r.optimizer.size() > 0)
+            add("optimizer-coverage", S::Warning, std::to_string(r.params.size() - r.optimizer.size())
+                + " parameters have no optimizer state (never stepped, or frozen): they restart from zero moments");
+    } else if (training) {
+        add("optimizer", S::Error, "no optimizer record");
+    }
+
+    if (r.schedulerNode && r.scheduler)
+        add("scheduler", S::Ok, r.scheduler->description);
+    else if (training)
+        add("scheduler", S::Error, "no scheduler record");
+
+    if (r.gradientsNode) {
+        size_t bad = 0;
+        std::string first;
+        for (const auto& g : r.gradients) {
+            auto it = params.find(g.paramId);
+            const auto& gt = r.tensors[g.tensor];
+            if (it == params.end()) {
+                ++bad;
+                if (first.empty())
+                    first = "pending gradient for id " + std::to_string(g.id) + " has no parameter";
+            } else if (r.tensors[it->second->tensor].shape != gt.shape) {
+                ++bad;
+                if (first.empty())
+                    first = gt.path + " does not have its parameter's shape";
+            } else if (!isFloat(gt.dtype)) {
+                ++bad;
+                if (first.empty())
+                    first = gt.path + " is not a float tensor";
+            }
+        }
+        add("pending-gradients", bad ? S::Error : S::Ok,
+            r.gradients.empty() ? "no pending gradients (the checkpoint was taken at an optimizer step boundary)"
+                                : std::to_string(r.gradients.size()) + " pending gradients will be restored into the accumulator" + (first.empty() ? "" : "; " + first));
+    }
+    if (r.stateNode) {
+        const auto& n = r.tape[*r.stateNode];
+        add("continuation-state", n.kind == Kind::Nil ? S::Warning : S::Ok,
+            n.kind == Kind::Nil ? "the caller state is empty: epoch and iteration must come from elsewhere"
+                                : std::string("caller state present (") + kindName(n.kind) + " with " + std::to_string(n.count) + " entries)");
+    }
+    if (r.precision == Precision::Half)
+        add("precision", S::Warning, "half-precision record: parameters and optimizer moments were rounded to f16; resumption is not bit-exact");
+    else
+        add("precision", S::Ok, std::string(precisionName(r.precision)) + " precision");
+    for (const auto& w : r.warnings)
+        add("file", S::Warning, w);
+    return out;
+}
+
+Result<void> validateRecord(const Record& r)
+{
+    // Parts that are merely absent make a record less resumable, not invalid; parts that contradict
+    // each other (optimizer state or pending gradients that do not fit their parameters) are invalid.
+    for (const auto& c : checkResume(r))
+        if (c.status == ResumeCheck::Status::Error && (c.name == "optimizer" || c.name == "pending-gradients") && !r.params.empty())
+            return fail(ErrorCode::Invalid, c.name + ": " + c.detail);
+    return {};
+}
+
+} // namespace ckpt

@@ -1,0 +1,534 @@
+// SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Opening (sniff, inflate, decode, index), reading tensors, and writing records in any recorder.
+#include "core/record/record.h"
+
+#include "core/codec/json.h"
+#include "core/codec/msgpack.h"
+#include "core/record/bincoderecord.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <unordered_map>
+
+namespace ckpt {
+
+Result<void> indexEnvelope(Record& r); // index.cpp
+
+namespace {
+
+enum class Wire { Msgpack, Json, Bincode };
+
+Wire sniffWire(std::span<const uint8_t> d)
+{
+    if (d.empty())
+        return Wire::Bincode;
+    const uint8_t b = d[0];
+    if ((b >= 0x80 && b <= 0x8f) || b == 0xde || b == 0xdf)
+        return Wire::Msgpack;
+    size_t i = 0;
+    while (i < d.size() && (d[i] == ' ' || d[i] == '\n' || d[i] == '\r' || d[i] == '\t'))
+        ++i;
+    if (i < d.size() && (d[i] == '{' || d[i] == '['))
+        return Wire::Json;
+    if (d.size() >= 3 && d[0] == 0xef && d[1] == 0xbb && d[2] == 0xbf)
+        return Wire::Json; // a BOM: let the JSON reader reject it with serde_json's message
+    return Wire::Bincode;
+}
+
+Recorder recorderFor(Wire w, bool gz)
+{
+    switch (w) {
+    case Wire::Msgpack: return gz ? Recorder::NamedMpkGz : Recorder::NamedMpk;
+    case Wire::Json: return gz ? Recorder::JsonGz : Recorder::PrettyJson;
+    case Wire::Bincode: return gz ? Recorder::BinGz : Recorder::Bin;
+    }
+    return Recorder::NamedMpk;
+}
+
+} // namespace
+
+Result<std::shared_ptr<const Record>> openRecord(const std::string& path, const OpenOptions& options, const Progress& progress)
+{
+    Result<BytesPtr> bytes = path == "-" ? readStdin() : mapFile(path);
+    if (!bytes)
+        return std::unexpected(std::move(bytes.error()).withFile(path));
+    return openRecordBytes(*bytes, path, options, progress);
+}
+
+Result<std::shared_ptr<const Record>> openRecordBytes(BytesPtr bytes, const std::string& name, const OpenOptions& options, const Progress& progress)
+{
+    auto rec = std::make_shared<Record>();
+    rec->file = name;
+    rec->fileSize = bytes->size();
+    const bool gz = isGzip(bytes->span());
+    BytesPtr decoded = bytes;
+    if (gz) {
+        auto inflated = gunzip(bytes->span(), options.limits, progress);
+        if (!inflated)
+            return std::unexpected(std::move(inflated.error()).withFile(name));
+        decoded = *inflated;
+    }
+    rec->decodedSize = decoded->size();
+    if (decoded->size() == 0)
+        return std::unexpected(Error{ErrorCode::Truncated, "the file is empty: expected a record", name, uint64_t(0)});
+
+    Wire wire = sniffWire(decoded->span());
+    if (options.assumeRecorder) {
+        const Recorder r = *options.assumeRecorder;
+        wire = (r == Recorder::NamedMpk || r == Recorder::NamedMpkGz) ? Wire::Msgpack
+            : (r == Recorder::PrettyJson || r == Recorder::JsonGz)   ? Wire::Json
+                                                                     : Wire::Bincode;
+    }
+    switch (wire) {
+    case Wire::Msgpack: {
+        auto r = readMsgpack(decoded, {}, progress);
+        if (!r)
+            return std::unexpected(std::move(r.error()).withFile(name));
+        rec->tape = std::move(r->tape);
+        if (r->consumed < decoded->size())
+            rec->warnings.push_back(std::to_string(decoded->size() - r->consumed) + " trailing bytes after the record at offset "
+                + std::to_string(r->consumed) + " (rmp-serde ignores them)");
+        break;
+    }
+    case Wire::Json: {
+        auto r = readJson(decoded, {}, progress);
+        if (!r)
+            return std::unexpected(std::move(r.error()).withFile(name));
+        rec->tape = std::move(*r);
+        if (rec->tape.isMap(0) && rec->tape.find(0, "graph") && rec->tape.find(0, "step") && !rec->tape.find(0, "item"))
+            return std::unexpected(Error{ErrorCode::Unsupported, "this is an ipfrs GradientCheckpoint, not a Burn record (use `ckpt graph`)", name});
+        break;
+    }
+    case Wire::Bincode: {
+        auto r = decodeBincodeRecord(decoded, options, *rec);
+        if (!r)
+            return std::unexpected(std::move(r.error()).withFile(name));
+        break;
+    }
+    }
+    rec->recorder = options.assumeRecorder.value_or(recorderFor(wire, gz));
+    if (rec->partial)
+        return std::shared_ptr<const Record>(std::move(rec));
+    if (auto r = indexEnvelope(*rec); !r)
+        return std::unexpected(std::move(r.error()).withFile(name));
+    return std::shared_ptr<const Record>(std::move(rec));
+}
+
+Result<std::shared_ptr<const Record>> indexRecord(Tape tape, Recorder recorder, const std::string& name)
+{
+    auto rec = std::make_shared<Record>();
+    rec->file = name;
+    rec->tape = std::move(tape);
+    rec->recorder = recorder;
+    if (auto r = indexEnvelope(*rec); !r)
+        return std::unexpected(std::move(r.error()).withFile(name));
+    return std::shared_ptr<const Record>(std::move(rec));
+}
+
+std::span<const uint8_t> Record::payload(const TensorEntry& t) const
+{
+    if (t.legacy)
+        return {};
+    return tape.bin(t.dataNode);
+}
+
+namespace {
+/// Legacy {value, shape} payloads are numbers on the tape; half precision stores f16 bit patterns.
+std::vector<double> legacyValues(const Record& r, const TensorEntry& t, uint64_t first, uint64_t count)
+{
+    std::vector<double> out;
+    uint64_t i = 0;
+    r.tape.forEachChild(t.dataNode, [&](uint32_t c) {
+        if (i >= first && out.size() < count) {
+            double v = r.tape.asNumber(c).value_or(std::nan(""));
+            if (t.dtype == DType::F16 && r.tape[c].kind == Kind::UInt)
+                v = halfToFloat(static_cast<uint16_t>(r.tape.u64(c)));
+            out.push_back(v);
+        }
+        ++i;
+    });
+    return out;
+}
+} // namespace
+
+TensorStats Record::stats(const TensorEntry& t, const StatsOptions& options) const
+{
+    if (t.legacy) {
+        auto v = legacyValues(*this, t, 0, UINT64_MAX);
+        return computeStats(std::span<const double>(v), options);
+    }
+    return computeStats(t.dtype, payload(t), options);
+}
+
+std::vector<double> Record::values(const TensorEntry& t, uint64_t first, uint64_t count) const
+{
+    if (t.legacy)
+        return legacyValues(*this, t, first, count);
+    return elementsAsDouble(t.dtype, payload(t), first, count);
+}
+
+uint64_t Record::tensorBytes() const
+{
+    uint64_t sum = 0;
+    for (const auto& t : tensors)
+        sum += t.bytes;
+    return sum;
+}
+
+std::optional<size_t> Record::findParam(std::string_view id) const
+{
+    for (size_t i = 0; i < params.size(); ++i)
+        if (params[i].id == id)
+            return i;
+    return std::nullopt;
+}
+
+std::optional<size_t> Record::findTensor(std::string_view path) const
+{
+    for (size_t i = 0; i < tensors.size(); ++i)
+        if (tensors[i].path == path)
+            return i;
+    return std::nullopt;
+}
+
+std::vector<size_t> Record::tensorsOfParam(std::string_view id) const
+{
+    std::vector<size_t> out;
+    for (size_t i = 0; i < tensors.size(); ++i)
+        if (tensors[i].paramId == id)
+            out.push_back(i);
+    return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing
+
+namespace {
+
+/// Pretty JSON of a nested value: serde_json's output at depth 0 with every line break re-indented.
+void writeJsonIndented(const Tape& t, uint32_t node, Sink& out, int depth)
+{
+    const std::string indent(size_t(depth) * 2, ' ');
+    Sink inner([&](std::span<const uint8_t> chunk) -> Result<void> {
+        size_t start = 0;
+        for (size_t i = 0; i < chunk.size(); ++i) {
+            if (chunk[i] == '\n') {
+                out.put(chunk.subspan(start, i + 1 - start));
+                out.put(indent);
+                start = i + 1;
+            }
+        }
+        out.put(chunk.subspan(start));
+        return {};
+    });
+    writeJson(t, node, JsonStyle::Pretty, inner);
+    (void)inner.finish();
+}
+
+Result<void> encodeEnvelope(const Tape& env, Recorder recorder, Sink& out, const BincodeSchema* schema)
+{
+    if (env.empty() || !env.isMap(0))
+        return fail(ErrorCode::Invalid, "expected a record envelope map to encode");
+    switch (recorder) {
+    case Recorder::NamedMpk:
+    case Recorder::NamedMpkGz: {
+        const uint64_t n = env[0].count;
+        if (n < 16) {
+            out.put(static_cast<uint8_t>(0x80 | n));
+        } else {
+            out.put(uint8_t(0xde));
+            out.put(static_cast<uint8_t>(n >> 8));
+            out.put(static_cast<uint8_t>(n));
+        }
+        env.forEachEntry(0, [&](uint32_t k, uint32_t v) {
+            writeMsgpack(env, k, out);
+            if (env.isStr(k) && env.str(k) == "_b")
+                out.put(uint8_t(0x90)); // PhantomData: rmp-serde writes a unit struct as []
+            else
+                writeMsgpack(env, v, out);
+        });
+        return {};
+    }
+    case Recorder::PrettyJson:
+    case Recorder::JsonGz: {
+        const bool pretty = recorder == Recorder::PrettyJson; // JsonGz uses serde_json::to_writer (compact)
+        out.put(std::string_view("{"));
+        bool first = true;
+        env.forEachEntry(0, [&](uint32_t k, uint32_t v) {
+            std::string key;
+            appendJsonQuoted(key, env.keyText(k));
+            if (pretty) {
+                out.put(std::string_view(first ? "\n  " : ",\n  "));
+                out.put(key);
+                out.put(std::string_view(": "));
+            } else {
+                if (!first)
+                    out.put(uint8_t(','));
+                out.put(key);
+                out.put(uint8_t(':'));
+            }
+            first = false;
+            if (env.isStr(k) && env.str(k) == "_b")
+                out.put(std::string_view("null"));
+            else if (pretty)
+                writeJsonIndented(env, v, out, 1);
+            else
+                writeJson(env, v, JsonStyle::Compact, out);
+        });
+        out.put(std::string_view(pretty && !first ? "\n}" : "}"));
+        return {};
+    }
+    case Recorder::Bin:
+    case Recorder::BinGz: return encodeBincodeRecord(env, out, schema);
+    }
+    return {};
+}
+
+} // namespace
+
+Result<std::vector<uint8_t>> encodeRecord(const Tape& env, Recorder recorder, const BincodeSchema* schema)
+{
+    Sink sink;
+    if (auto r = encodeEnvelope(env, recorder, sink, schema); !r)
+        return std::unexpected(r.error());
+    if (auto r = sink.finish(); !r)
+        return std::unexpected(r.error());
+    if (isGzipped(recorder))
+        return gzip(sink.buffer());
+    return std::move(sink.buffer());
+}
+
+Result<void> saveRecord(const Tape& env, Recorder recorder, const std::string& path, const BincodeSchema* schema)
+{
+    if (isGzipped(recorder)) {
+        auto bytes = encodeRecord(env, recorder, schema);
+        if (!bytes)
+            return std::unexpected(std::move(bytes.error()).withFile(path));
+        return writeFileAtomic(path, *bytes);
+    }
+    // Uncompressed: stream, so a 1 GiB record is never held twice in memory.
+    return writeFileAtomic(path, [&](const auto& downstream) -> Result<void> {
+        Sink sink(downstream);
+        if (auto r = encodeEnvelope(env, recorder, sink, schema); !r)
+            return r;
+        return sink.finish();
+    });
+}
+
+Result<void> resaveRecord(const Record& record, const std::string& path)
+{
+    if (record.partial)
+        return fail(ErrorCode::Unsupported, "the bincode record was only scanned (no schema): pass --schema-from or --schema to re-save it");
+    return saveRecord(record.tape, record.recorder, path, record.bincodeSchema.get());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Precision conversion
+
+namespace {
+
+struct Converter {
+    const Record& rec;
+    Precision to;
+    ConvertResult& report;
+    TapeBuilder& b;
+    uint64_t rounded = 0, overflowed = 0, flushed = 0, narrowed = 0;
+
+    DType floatTarget() const { return to == Precision::Half ? DType::F16 : to == Precision::Double ? DType::F64 : DType::F32; }
+    DType intTarget() const { return to == Precision::Half ? DType::I16 : to == Precision::Double ? DType::I64 : DType::I32; }
+
+    std::vector<uint8_t> convertFloats(const TensorEntry& t, DType target)
+    {
+        const uint64_t n = t.numel;
+        std::vector<uint8_t> out(n * dtypeSize(target));
+        auto src = rec.payload(t);
+        for (uint64_t i = 0; i < n; ++i) {
+            const double v = elementAt(t.dtype, src, i);
+            switch (target) {
+            case DType::F16: {
+                // half::f16::from_f32 of the stored f32 (Burn converts via the element's f32 value).
+                const uint16_t h = t.dtype == DType::F64 ? doubleToHalf(v) : floatToHalf(static_cast<float>(v));
+                const double back = halfToFloat(h);
+                if (std::isfinite(v) && !std::isfinite(back))
+                    ++overflowed;
+                else if (v != 0 && back == 0)
+                    ++flushed;
+                else if (back != v && !(std::isnan(v) && std::isnan(back)))
+                    ++rounded;
+                std::memcpy(out.data() + i * 2, &h, 2);
+                break;
+            }
+            case DType::F32: {
+                const float f = static_cast<float>(v);
+                if (std::isfinite(v) && !std::isfinite(f))
+                    ++overflowed;
+                else if (double(f) != v && !(std::isnan(v)))
+                    ++rounded;
+                std::memcpy(out.data() + i * 4, &f, 4);
+                break;
+            }
+            default: {
+                std::memcpy(out.data() + i * 8, &v, 8);
+                break;
+            }
+            }
+        }
+        return out;
+    }
+
+    std::vector<uint8_t> convertInts(const TensorEntry& t, DType target)
+    {
+        const uint64_t n = t.numel;
+        std::vector<uint8_t> out(n * dtypeSize(target));
+        auto src = rec.payload(t);
+        for (uint64_t i = 0; i < n; ++i) {
+            int64_t v = 0;
+            switch (t.dtype) {
+            case DType::I64: std::memcpy(&v, src.data() + i * 8, 8); break;
+            case DType::I32: { int32_t x; std::memcpy(&x, src.data() + i * 4, 4); v = x; break; }
+            case DType::I16: { int16_t x; std::memcpy(&x, src.data() + i * 2, 2); v = x; break; }
+            default: v = static_cast<int64_t>(elementAt(t.dtype, src, i));
+            }
+            switch (target) {
+            case DType::I16: { auto x = static_cast<int16_t>(v); narrowed += (x != v); std::memcpy(out.data() + i * 2, &x, 2); break; }
+            case DType::I32: { auto x = static_cast<int32_t>(v); narrowed += (x != v); std::memcpy(out.data() + i * 4, &x, 4); break; }
+            default: std::memcpy(out.data() + i * 8, &v, 8);
+            }
+        }
+        return out;
+    }
+
+    /// Copies the subtree at \a node, replacing every indexed tensor's dtype and bytes.
+    void copy(uint32_t node)
+    {
+        const Tape& t = rec.tape;
+        const auto it = tensorAt.find(node);
+        if (it != tensorAt.end()) {
+            emitTensor(rec.tensors[it->second]);
+            return;
+        }
+        const Node& n = t[node];
+        if (n.kind == Kind::Map) {
+            b.beginMap(n.srcOffset);
+            t.forEachEntry(node, [&](uint32_t k, uint32_t v) {
+                b.copy(t, k);
+                copy(v);
+            });
+            b.end();
+        } else if (n.kind == Kind::Array) {
+            b.beginArray(n.srcOffset);
+            t.forEachChild(node, [&](uint32_t c) { copy(c); });
+            b.end();
+        } else {
+            b.copy(t, node);
+        }
+    }
+
+    void emitTensor(const TensorEntry& e)
+    {
+        const Tape& t = rec.tape;
+        const bool isF = isFloat(e.dtype) && e.dtype != DType::QFloat;
+        const bool isI = e.dtype == DType::I16 || e.dtype == DType::I32 || e.dtype == DType::I64;
+        if (e.legacy) {
+            // {value: [...], shape}: values in the target element type (f16 as u16 bits).
+            b.beginMap();
+            t.forEachEntry(e.node, [&](uint32_t k, uint32_t v) {
+                b.copy(t, k);
+                if (v != e.dataNode) {
+                    b.copy(t, v);
+                    return;
+                }
+                auto vals = legacyValues(rec, e, 0, UINT64_MAX);
+                b.beginArray();
+                for (double x : vals) {
+                    if (isI)
+                        b.integer(static_cast<int64_t>(x));
+                    else if (to == Precision::Half)
+                        b.uinteger(doubleToHalf(x));
+                    else if (to == Precision::Full)
+                        b.f32(static_cast<float>(x));
+                    else
+                        b.f64(x);
+                }
+                b.end();
+            });
+            b.end();
+            ++report.tensorsConverted;
+            return;
+        }
+        DType target = e.dtype;
+        std::vector<uint8_t> bytes;
+        if (isF) {
+            target = floatTarget();
+            if (target != e.dtype)
+                bytes = convertFloats(e, target);
+        } else if (isI) {
+            target = intTarget();
+            if (target != e.dtype)
+                bytes = convertInts(e, target);
+        }
+        if (target == e.dtype) {
+            b.copy(t, e.node);
+            return;
+        }
+        ++report.tensorsConverted;
+        b.beginMap(t[e.node].srcOffset);
+        t.forEachEntry(e.node, [&](uint32_t k, uint32_t v) {
+            b.copy(t, k);
+            const std::string key = t.keyText(k);
+            if (key == "bytes")
+                b.bin(bytes, 0, t[v].flags & FromJsonArray);
+            else if (key == "dtype")
+                b.str(dtypeName(target));
+            else
+                b.copy(t, v);
+        });
+        b.end();
+    }
+
+    std::unordered_map<uint32_t, size_t> tensorAt;
+};
+
+} // namespace
+
+Result<Tape> convertedEnvelope(const Record& record, Recorder recorder, Precision precision, ConvertResult& report)
+{
+    if (record.partial)
+        return fail(ErrorCode::Unsupported, "the bincode record was only scanned (no schema): pass --schema-from or --schema to convert it");
+    const Tape& t = record.tape;
+    TapeBuilder b(t.source);
+    Converter c{record, precision, report, b};
+    for (size_t i = 0; i < record.tensors.size(); ++i)
+        c.tensorAt.emplace(record.tensors[i].node, i);
+    const bool ruda = record.metadata.format.starts_with("ruda");
+    const Metadata meta = makeMetadata(recorder, precision, record.metadata.version.empty() ? "0.21.0" : record.metadata.version, ruda);
+    beginEnvelope(b, meta);
+    c.copy(record.itemNode);
+    endEnvelope(b);
+    if (c.rounded)
+        report.warnings.push_back(std::to_string(c.rounded) + " values were rounded to " + std::string(precisionName(precision)) + " precision");
+    if (c.overflowed)
+        report.warnings.push_back(std::to_string(c.overflowed) + " finite values overflowed to infinity");
+    if (c.flushed)
+        report.warnings.push_back(std::to_string(c.flushed) + " non-zero values underflowed to zero");
+    if (c.narrowed)
+        report.warnings.push_back(std::to_string(c.narrowed) + " integers did not fit the narrower integer type and wrapped");
+    // Scalars of the caller state and scheduler are not affected by precision settings (§4); say so once.
+    return std::move(b).finish();
+}
+
+Result<ConvertResult> convertRecord(const Record& record, Recorder recorder, Precision precision, const std::string& path)
+{
+    ConvertResult report;
+    auto env = convertedEnvelope(record, recorder, precision, report);
+    if (!env)
+        return std::unexpected(env.error());
+    if (auto r = saveRecord(*env, recorder, path); !r)
+        return std::unexpected(r.error());
+    return report;
+}
+
+} // namespace ckpt

@@ -1,0 +1,173 @@
+// SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/io/gzip.h"
+#include "core/record/recorder.h"
+#include "core/tensor/dtype.h"
+#include "core/tensor/stats.h"
+#include "core/util/progress.h"
+#include "core/value/tape.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ckpt {
+
+class BincodeSchema;
+
+/** What a record file holds (the `kind` of `ckpt info`). */
+enum class RecordKind {
+    TrainingRecord,            ///< Ruda TrainingRecord: item = [module, optimizer, scheduler, gradients, state]
+    ModelStateTrainingRecord,  ///< 7-tuple with version 1 and a parameter contract (§9.6)
+    ModuleRecord,              ///< a plain module record (model.mpk, checkpoint/model-N.mpk)
+    OptimizerRecord,           ///< an optimizer record (checkpoint/optim-N.mpk)
+    SchedulerRecord,           ///< a scheduler record (checkpoint/scheduler-N.mpk)
+    GradientCheckpoint,        ///< ipfrs JSON (handled by core/graph)
+    RunDirectory,              ///< burn-train artifact directory (handled by core/run)
+};
+std::string_view recordKindName(RecordKind k); ///< the contract's snake_case names
+
+enum class TensorRole { Param, Optimizer, Gradient, Other };
+std::string_view tensorRoleName(TensorRole r); ///< "param", "optimizer", "gradient", "other"
+
+/** One tensor of a record, found while indexing (payload bytes are not touched). */
+struct TensorEntry {
+    std::string path;              ///< ckpt path of the TensorData map, e.g. item[0].fc1.weight.param
+    TensorRole role = TensorRole::Other;
+    std::string paramId;           ///< the parameter this tensor belongs to ("" if none)
+    std::string stateName;         ///< optimizer: "moment_1", "velocity", ...; gradient: the native dtype
+    DType dtype = DType::F32;
+    std::vector<uint64_t> shape;
+    uint64_t numel = 0;
+    uint64_t bytes = 0;            ///< payload length
+    std::optional<uint64_t> offset;///< payload offset in the decoded stream (none for JSON)
+    uint32_t node = 0;             ///< the tensor's map on the tape
+    uint32_t dataNode = 0;         ///< its Bin node (or the legacy `value` array)
+    bool legacy = false;           ///< Burn <= 0.13 {value, shape}: values are numbers on the tape
+};
+
+/** One parameter of the module record. */
+struct ParamEntry {
+    std::string id;                ///< as written (13-char base32, 10-char legacy, or UUID)
+    std::optional<uint64_t> numericId; ///< the u64 Burn >= 0.15 uses (base32-decoded), if decodable
+    std::string modulePath;        ///< path of the ParamSerde map, e.g. item[0].fc1.weight
+    size_t tensor = 0;             ///< index into Record::tensors
+};
+
+/** One entry of an optimizer adaptor map {id: {V1: {RankN: state}}}. */
+struct OptimizerEntry {
+    std::string paramId;
+    std::string path;              ///< path of the state item
+    uint32_t rank = 0;
+    std::string optimizer;         ///< "Adam/AdamW", "SGD", "RmsProp", "AdaGrad", "Adan", "unknown"
+    std::optional<uint64_t> time;  ///< AdaptiveMomentumState.time etc.
+    bool amsgrad = false;          ///< max_moment_2 present
+    std::vector<size_t> tensors;   ///< indexes into Record::tensors
+    uint32_t node = 0;
+};
+
+/** One pending gradient (GradientsParamsRecord entry). */
+struct PendingGradient {
+    uint64_t id = 0;
+    std::string paramId;           ///< base32 form of id (matches ParamEntry::id for Burn >= 0.15)
+    std::string nativeDType;       ///< the tuple's DType (the accumulator's dtype)
+    size_t tensor = 0;
+};
+
+/** The scheduler record, and what it can be. */
+struct SchedulerInfo {
+    uint32_t node = 0;
+    std::string kind;              ///< "constant", "step", "exponential", "composed", or "usize" (linear/cosine/noam)
+    std::string description;       ///< what the value means
+};
+
+/** A decoded and indexed record. Immutable once opened; shared with the UI as shared_ptr<const Record>. */
+class Record {
+public:
+    std::string file;
+    RecordKind kind = RecordKind::ModuleRecord;
+    Recorder recorder = Recorder::NamedMpk;
+    Precision precision = Precision::Full;
+    Metadata metadata;
+    Tape tape;
+    uint32_t itemNode = 0;
+    std::optional<uint32_t> moduleNode, optimizerNode, schedulerNode, gradientsNode, stateNode;
+    std::vector<TensorEntry> tensors;     ///< file order
+    std::vector<ParamEntry> params;
+    std::vector<OptimizerEntry> optimizer;
+    std::vector<PendingGradient> gradients;
+    std::optional<SchedulerInfo> scheduler;
+    std::vector<std::string> warnings;    ///< non-fatal findings while opening (trailing bytes, ...)
+    bool partial = false;                 ///< bincode without schema: only provable tensors are listed
+    uint64_t fileSize = 0;                ///< bytes on disk
+    uint64_t decodedSize = 0;             ///< bytes after gzip
+    std::string schemaSource;             ///< bincode: where the layout came from
+    /** bincode: the exact layout the bytes were decoded with (ambiguities settled), for byte-identical re-saves. */
+    std::shared_ptr<const BincodeSchema> bincodeSchema;
+
+    /** Payload bytes of a tensor (a view into the mapping / inflated buffer). Empty for legacy tensors. */
+    std::span<const uint8_t> payload(const TensorEntry& t) const;
+    /** Statistics of one tensor (legacy tensors included). */
+    TensorStats stats(const TensorEntry& t, const StatsOptions& options = {}) const;
+    /** Values [first, first+count) as doubles. */
+    std::vector<double> values(const TensorEntry& t, uint64_t first, uint64_t count) const;
+    uint64_t tensorBytes() const;
+    std::optional<size_t> findParam(std::string_view id) const;          ///< index into params
+    std::optional<size_t> findTensor(std::string_view path) const;       ///< index into tensors
+    /** Tensors (optimizer states, pending gradient) attached to a parameter id. */
+    std::vector<size_t> tensorsOfParam(std::string_view id) const;
+};
+
+struct OpenOptions {
+    std::string schemaFrom;       ///< bincode: a self-describing record of the same types
+    std::string schemaFile;       ///< bincode: a schema written by `ckpt schema`
+    InflateLimits limits;
+    std::optional<Recorder> assumeRecorder; ///< skip sniffing (tests)
+};
+
+/**
+ * Opens a record file: maps it, inflates gzip (sniffed from content, not from the extension),
+ * decodes the structure (MessagePack, JSON or bincode), and indexes tensors, parameters, optimizer
+ * entries, pending gradients, scheduler and caller state. Tensor payloads are not read.
+ */
+Result<std::shared_ptr<const Record>> openRecord(const std::string& path, const OpenOptions& options = {},
+    const Progress& progress = Progress::none());
+/** The same for bytes already in memory; \a name is used in messages. */
+Result<std::shared_ptr<const Record>> openRecordBytes(BytesPtr bytes, const std::string& name,
+    const OpenOptions& options = {}, const Progress& progress = Progress::none());
+/** Indexes an envelope tape built in memory (the trainer, tests). */
+Result<std::shared_ptr<const Record>> indexRecord(Tape tape, Recorder recorder, const std::string& name);
+
+/**
+ * Encodes an envelope tape in a recorder's wire format (gzip included for the .gz recorders). Bincode
+ * needs the Rust type layout: \a schema if given, else the layout derived from the tape itself.
+ */
+Result<std::vector<uint8_t>> encodeRecord(const Tape& envelope, Recorder recorder, const BincodeSchema* schema = nullptr);
+/** Encodes and writes atomically (temporary file, fsync, rename): the target survives any failure. */
+Result<void> saveRecord(const Tape& envelope, Recorder recorder, const std::string& path, const BincodeSchema* schema = nullptr);
+
+/** Re-encodes a record in its own recorder and precision (byte-identical for files real recorders wrote). */
+Result<void> resaveRecord(const Record& record, const std::string& path);
+
+struct ConvertResult {
+    std::vector<std::string> warnings;   ///< precision loss, non-representable values, ...
+    uint64_t tensorsConverted = 0;
+};
+/**
+ * Builds the record's envelope in another precision (float tensors converted as Burn converts them,
+ * metadata strings of the target settings/recorder) and writes it in \a recorder. Warns when values
+ * are rounded, overflow to infinity, or integers are narrowed.
+ */
+Result<ConvertResult> convertRecord(const Record& record, Recorder recorder, Precision precision, const std::string& path);
+/** The converted envelope tape without writing it. */
+Result<Tape> convertedEnvelope(const Record& record, Recorder recorder, Precision precision, ConvertResult& report);
+
+/** Base32 (BASE32_DNSSEC, no padding) of a u64's little-endian bytes: Burn's ParamId text. */
+std::string paramIdFromU64(uint64_t id);
+/** Decodes a 13- or 10-char ParamId text to its u64 (zero-padded little endian). */
+std::optional<uint64_t> paramIdToU64(std::string_view id);
+
+} // namespace ckpt

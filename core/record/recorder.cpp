@@ -1,0 +1,147 @@
+// SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/record/recorder.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+
+namespace ckpt {
+
+namespace {
+struct RecorderInfo {
+    Recorder r;
+    std::string_view name;
+    std::string_view ext;
+    std::string_view typeName; // the file recorder's type name without the module prefix
+};
+constexpr std::array<RecorderInfo, 6> kRecorders = {{
+    {Recorder::NamedMpk, "NamedMpk", "mpk", "NamedMpkFileRecorder"},
+    {Recorder::NamedMpkGz, "NamedMpkGz", "mpk.gz", "NamedMpkGzFileRecorder"},
+    {Recorder::PrettyJson, "PrettyJson", "json", "PrettyJsonFileRecorder"},
+    {Recorder::JsonGz, "JsonGz", "json.gz", "JsonGzFileRecorder"},
+    {Recorder::Bin, "Bin", "bin", "BinFileRecorder"},
+    {Recorder::BinGz, "BinGz", "bin.gz", "BinGzFileRecorder"},
+}};
+
+std::string lower(std::string_view s)
+{
+    std::string out(s);
+    std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+    return out;
+}
+} // namespace
+
+std::string_view recorderName(Recorder r) { return kRecorders[static_cast<size_t>(r)].name; }
+std::string_view recorderExtension(Recorder r) { return kRecorders[static_cast<size_t>(r)].ext; }
+bool isGzipped(Recorder r) { return r == Recorder::NamedMpkGz || r == Recorder::JsonGz || r == Recorder::BinGz; }
+
+std::optional<Recorder> recorderFromName(std::string_view name)
+{
+    const std::string n = lower(name);
+    for (const auto& i : kRecorders)
+        if (lower(i.name) == n || i.ext == n)
+            return i.r;
+    if (n == "json" || n == "prettyjson" || n == "pretty-json")
+        return Recorder::PrettyJson;
+    return std::nullopt;
+}
+
+std::optional<Recorder> recorderFromPath(std::string_view path)
+{
+    const std::string p = lower(path);
+    auto ends = [&](std::string_view suffix) { return p.size() > suffix.size() && p.ends_with(suffix); };
+    // Longest extensions first, so ".mpk.gz" is not taken for ".gz".
+    for (auto ext : {".mpk.gz", ".json.gz", ".bin.gz"})
+        if (ends(ext))
+            return recorderFromName(std::string_view(ext).substr(1));
+    for (auto ext : {".mpk", ".json", ".bin"})
+        if (ends(ext))
+            return recorderFromName(std::string_view(ext).substr(1));
+    return std::nullopt;
+}
+
+std::string_view precisionName(Precision p)
+{
+    switch (p) {
+    case Precision::Full: return "full";
+    case Precision::Half: return "half";
+    case Precision::Double: return "double";
+    }
+    return "full";
+}
+
+std::optional<Precision> precisionFromName(std::string_view name)
+{
+    const std::string n = lower(name);
+    if (n == "full" || n == "f32")
+        return Precision::Full;
+    if (n == "half" || n == "f16")
+        return Precision::Half;
+    if (n == "double" || n == "f64")
+        return Precision::Double;
+    return std::nullopt;
+}
+
+Metadata makeMetadata(Recorder r, Precision p, std::string_view version, bool ruda)
+{
+    Metadata m;
+    std::string settings;
+    switch (p) {
+    case Precision::Full: m.floatType = "f32"; m.intType = "i32"; settings = "FullPrecisionSettings"; break;
+    case Precision::Half: m.floatType = "half::binary16::f16"; m.intType = "i16"; settings = "HalfPrecisionSettings"; break;
+    case Precision::Double: m.floatType = "f64"; m.intType = "i64"; settings = "DoublePrecisionSettings"; break;
+    }
+    const std::string crate = ruda ? "ruda_model" : "burn_core";
+    m.format = crate + "::record::file::" + std::string(kRecorders[static_cast<size_t>(r)].typeName) + "<" + crate
+        + "::record::settings::" + settings + ">";
+    m.version = std::string(version);
+    m.settings = settings;
+    return m;
+}
+
+std::optional<Precision> precisionFromMetadata(const Metadata& m)
+{
+    if (m.settings.starts_with("FullPrecision"))
+        return Precision::Full;
+    if (m.settings.starts_with("HalfPrecision"))
+        return Precision::Half;
+    if (m.settings.starts_with("DoublePrecision"))
+        return Precision::Double;
+    if (m.floatType == "f32")
+        return Precision::Full;
+    if (m.floatType.find("f16") != std::string::npos)
+        return Precision::Half;
+    if (m.floatType == "f64")
+        return Precision::Double;
+    return std::nullopt;
+}
+
+void beginEnvelope(TapeBuilder& b, const Metadata& m)
+{
+    b.beginMap();
+    b.key("metadata");
+    b.beginMap();
+    b.key("float");
+    b.str(m.floatType);
+    b.key("int");
+    b.str(m.intType);
+    b.key("format");
+    b.str(m.format);
+    b.key("version");
+    b.str(m.version);
+    b.key("settings");
+    b.str(m.settings);
+    b.end();
+    b.key("item");
+}
+
+void endEnvelope(TapeBuilder& b)
+{
+    b.key("_b");
+    b.beginArray(); // PhantomData: a unit struct, written by rmp-serde as an empty array
+    b.end();
+    b.end();
+}
+
+} // namespace ckpt

@@ -1,0 +1,49 @@
+// SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/io/sink.h"
+#include "core/value/tape.h"
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace ckpt {
+
+/** Burn/Ruda file recorders (format-burn-record.md §2). */
+enum class Recorder { NamedMpk, NamedMpkGz, PrettyJson, JsonGz, Bin, BinGz };
+/** Burn's PrecisionSettings (§4). */
+enum class Precision { Full, Half, Double };
+
+std::string_view recorderName(Recorder r);              ///< "NamedMpk", ...
+std::optional<Recorder> recorderFromName(std::string_view name); ///< accepts the names, case-insensitive, and "mpk", "json.gz", ...
+std::string_view recorderExtension(Recorder r);         ///< "mpk", "mpk.gz", "json", "json.gz", "bin", "bin.gz"
+std::optional<Recorder> recorderFromPath(std::string_view path); ///< by the file's extension(s)
+bool isGzipped(Recorder r);
+std::string_view precisionName(Precision p);            ///< "full", "half", "double"
+std::optional<Precision> precisionFromName(std::string_view name);
+
+/** The envelope's five metadata strings, verbatim (§1). */
+struct Metadata {
+    std::string floatType;  ///< "f32", "half::binary16::f16", "f64"
+    std::string intType;    ///< "i32", "i16", "i64"
+    std::string format;     ///< type_name of the recorder
+    std::string version;    ///< crate version, e.g. "0.21.0"
+    std::string settings;   ///< "FullPrecisionSettings", ...
+};
+
+/** Metadata exactly as Burn (or Ruda, \a ruda) writes it for that recorder, precision and version. */
+Metadata makeMetadata(Recorder r, Precision p, std::string_view version = "0.21.0", bool ruda = false);
+/** The precision metadata names (settings first, then the float type); nullopt when unknown. */
+std::optional<Precision> precisionFromMetadata(const Metadata& m);
+
+/**
+ * Appends an envelope map {metadata, item, _b} to \a b; the caller writes the item between
+ * beginEnvelope() and endEnvelope(). Keeps writers (trainer, converter, tests) from spelling the
+ * envelope differently.
+ */
+void beginEnvelope(TapeBuilder& b, const Metadata& m);
+void endEnvelope(TapeBuilder& b);
+
+} // namespace ckpt

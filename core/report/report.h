@@ -1,0 +1,59 @@
+// SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+// The JSON documents of the CLI contract (cli-contract.md), produced in core so that the CLI and the
+// app's "Copy as JSON" share one code path. Keys are an interface: extend, never rename.
+
+#include "core/diff/diff.h"
+#include "core/edit/edit.h"
+#include "core/record/record.h"
+#include "core/run/run.h"
+
+#include <string>
+
+namespace ckpt {
+
+/** `ckpt info --json`. */
+std::string infoJson(const Record& r);
+/** `ckpt info --json` of a run directory. */
+std::string runInfoJson(const RunDirectory& run);
+
+/** Glob with `*` and `?` only; every other character (brackets and dots of paths included) is literal. */
+bool globMatch(std::string_view pattern, std::string_view text);
+
+struct TensorRow {
+    const TensorEntry* entry;
+    TensorStats stats;
+};
+/** Statistics of the tensors whose path matches \a filter (empty = all), in file order. */
+std::vector<TensorRow> tensorRows(const Record& r, std::string_view filter, const Progress& progress = Progress::none());
+/** `ckpt tensors --json`: the contract's per-tensor objects. */
+std::string tensorsJson(const Record& r, const std::vector<TensorRow>& rows);
+
+/** `ckpt tree --json`: the record as nested {key, path, kind, ...} nodes; \a depth < 0 = unlimited. */
+std::string treeJson(const Record& r, int depth);
+/** `ckpt tree`: indented text. */
+std::string treeText(const Record& r, int depth);
+
+/** `ckpt show --json`: a node or tensor by path (tensors: shape, stats and the first \a limit values). */
+Result<std::string> showJson(const Record& r, std::string_view path, uint64_t limit);
+Result<std::string> showText(const Record& r, std::string_view path, uint64_t limit);
+
+/** `ckpt state --json`: the caller-defined continuation state as JSON (serde_json pretty form). */
+Result<std::string> stateJson(const Record& r);
+
+/** `ckpt diff --json`. */
+std::string diffJson(const RecordDiff& d, const Record& a, const Record& b);
+
+/** `ckpt loss --json`. */
+std::string lossJson(const RunDirectory& run);
+
+/** `ckpt check-resume --json`. */
+std::string checkResumeJson(const Record& r, const std::vector<ResumeCheck>& checks);
+
+/** Human-readable byte counts ("1.5 MiB") and shapes ("[8, 16]"). */
+std::string humanBytes(uint64_t n);
+std::string shapeString(const std::vector<uint64_t>& shape);
+
+} // namespace ckpt
