@@ -2,19 +2,18 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/cli/graphdispatch.h"
 
-#include <cstdio>
+#include "app/cli/cmd_graph.h"
 
 namespace ckpt::cli {
 
-std::optional<int> graphCommandFor(const std::string&, const std::string&, const std::vector<std::string>&)
+std::optional<int> graphCommandFor(const std::string& command, const std::string& path, const std::vector<std::string>& argv)
 {
-    return std::nullopt;
+    return gradientCheckpointCommand(command, path, argv);
 }
 
-int runGraphCommand(const std::string& command, const std::vector<std::string>&)
+int runGraphCommand(const std::string& command, const std::vector<std::string>& argv)
 {
-    std::fprintf(stderr, "ckpt: %s: GradientCheckpoint support is being integrated\n", command.c_str());
-    return 1;
+    return command == "blocks" ? cmdBlocks(argv) : cmdGraph(argv);
 }
 
 } // namespace ckpt::cli
