@@ -384,7 +384,8 @@ bool subtreeEqual(const Tape& a, uint32_t na, const Tape& b, uint32_t nb)
     case Kind::Bin: {
         auto sa = a.bin(na);
         auto sb = b.bin(nb);
-        return sa.size() == sb.size() && std::memcmp(sa.data(), sb.data(), sa.size()) == 0;
+        // Empty payloads may have null data (empty pool); memcmp on null is undefined even for 0 bytes.
+        return sa.size() == sb.size() && (sa.empty() || std::memcmp(sa.data(), sb.data(), sa.size()) == 0);
     }
     case Kind::Array:
     case Kind::Map: {
