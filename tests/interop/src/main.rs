@@ -22,7 +22,7 @@ const USAGE: &str = "usage:
   ckpt-interop reencode FILE OUT [--scenario NAME]
   ckpt-interop gradient-checkpoint OUTDIR [--sorted]
   ckpt-interop read-gc FILE
-scenarios: adam adamw_amsgrad sgd exponential noam linear step_fresh
+scenarios: adam adamw_amsgrad sgd exponential noam linear step_fresh spec_example
 (the scenario defaults to the file name up to its last '-', e.g. adam-full.mpk -> adam)";
 
 fn main() -> ExitCode {

@@ -301,7 +301,27 @@ impl Scenario for StepFresh {
     }
 }
 
-pub const SCENARIO_NAMES: [&str; 7] = ["adam", "adamw_amsgrad", "sgd", "exponential", "noam", "linear", "step_fresh"];
+// ------------------------------------------------------------------------------------------------
+// spec_example: the annotated example of format-burn-record.md §9.8 (module = a bare Linear).
+
+pub struct SpecExample;
+impl Scenario for SpecExample {
+    const NAME: &'static str = "spec_example";
+    const DESCRIPTION: &'static str = "format-burn-record.md §9.8: Linear{weight [2,1] = (0.25, -0.5), bias None} with param id 123456; \
+        Adam (time 1) for it; StepLr 2; one pending gradient (123456, F32, [1.0, 2.0]); U = (3, 1)";
+    type Item = TrainingItem<LinearItem, OptimItem<AdamState>, i32, (usize, usize)>;
+    fn build(p: Precision) -> Self::Item {
+        let mut rng = Lcg::new(98);
+        let id = 123456;
+        let model = LinearItem { weight: param(id, p.float_tensor(&[2, 1], &[0.25, -0.5])), bias: None };
+        let mut optim = OptimItem::new();
+        optim.insert(param_id_string(id), AdaptorRecordItem::for_rank(2, AdamState { momentum: adam_state(p, &mut rng, &[2, 1], 1, false) }));
+        let gradients = vec![(id, DType::F32, p.float_tensor(&[2, 1], &[1.0, 2.0]))];
+        (model, optim, 2i32, GradientsParamsRecord { gradients }, (3usize, 1usize))
+    }
+}
+
+pub const SCENARIO_NAMES: [&str; 8] = ["adam", "adamw_amsgrad", "sgd", "exponential", "noam", "linear", "step_fresh", "spec_example"];
 
 /// Calls `$f::<ScenarioType>($args)` for the scenario named `$name`, or evaluates `$none`.
 #[macro_export]
@@ -315,6 +335,7 @@ macro_rules! with_scenario {
             "noam" => $f::<$crate::scenarios::Noam>($($args),*),
             "linear" => $f::<$crate::scenarios::Linear>($($args),*),
             "step_fresh" => $f::<$crate::scenarios::StepFresh>($($args),*),
+            "spec_example" => $f::<$crate::scenarios::SpecExample>($($args),*),
             _ => $none,
         }
     };
