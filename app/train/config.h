@@ -66,9 +66,10 @@ struct TrainConfig {
     // scheduler
     SchedulerKind scheduler = SchedulerKind::Constant;
     double schedGamma = 0.5;     ///< step: factor per step_size; exponential: factor per step
-    uint64_t schedStepSize = 100;///< step scheduler
+    uint64_t schedStepSize = 500;///< step scheduler (fixed default, not derived from --steps: a run stopped early and
+                                 ///< extended with --resume --steps N must see the same schedule)
     double schedFinalLr = 3e-4;  ///< linear: final lr; cosine: min lr
-    uint64_t schedIters = 1000;  ///< linear / cosine: num_iters
+    uint64_t schedIters = 2000;  ///< linear / cosine: num_iters (cosine restarts after it, as Burn's does)
     uint64_t warmupSteps = 100;  ///< noam
     uint64_t embeddingSize = 32; ///< noam
     // run

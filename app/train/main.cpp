@@ -193,12 +193,6 @@ int main(int argc, char** argv)
             cfg.lr = 0.05;
         if (!finalGiven)
             cfg.schedFinalLr = cfg.lr * 0.1;
-        const bool itersGiven = std::any_of(given.begin(), given.end(), [](auto& g) { return g.first == "--sched-iters"; });
-        if (!itersGiven)
-            cfg.schedIters = std::max<uint64_t>(1, cfg.steps / cfg.gradAccum);
-        const bool stepSizeGiven = std::any_of(given.begin(), given.end(), [](auto& g) { return g.first == "--step-size"; });
-        if (!stepSizeGiven)
-            cfg.schedStepSize = std::max<uint64_t>(1, cfg.steps / cfg.gradAccum / 4);
         if (cfg.task == Task::Regression && std::none_of(given.begin(), given.end(), [](auto& g) { return g.first == "--classes"; }))
             cfg.outputDim = 1;
         if (cfg.task == Task::Classification && std::none_of(given.begin(), given.end(), [](auto& g) { return g.first == "--classes"; }))
@@ -210,7 +204,7 @@ int main(int argc, char** argv)
         if (cfg.steps == 0)
             return usage("--steps must be at least 1");
     } else {
-        auto rec = openRecord(resumePath);
+        auto rec = openTrainingRecord(resumePath);
         if (!rec) {
             std::fprintf(stderr, "ckpt-train: %s\n", std::move(rec.error()).withFile(resumePath).message().c_str());
             return ExitFailed;

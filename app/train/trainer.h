@@ -34,6 +34,12 @@ enum ExitCode : int { ExitOk = 0, ExitFailed = 1, ExitUsage = 2 };
  */
 int runTraining(const RunRequest& request);
 
+/**
+ * Opens a record for --resume. NamedMpk/JSON records are self-describing; a bincode record is decoded
+ * with the layout of each TrainingRecord type the trainer writes until one reads consistently.
+ */
+Result<std::shared_ptr<const Record>> openTrainingRecord(const std::string& path);
+
 /** Installs the SIGTERM/SIGINT handler that asks the loop to stop at the next micro-batch. */
 void installStopHandler();
 

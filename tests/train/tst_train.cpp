@@ -1,0 +1,446 @@
+// SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The reference trainer's promises: exact resumption for every optimizer x scheduler x recorder,
+// records that core reads back with the right counts and dtypes, bad --resume input refused before
+// any training, edits and overrides honoured and announced, and a clean stop on SIGTERM.
+#include "core/graph/car.h"
+#include "core/io/bytes.h"
+#include "core/record/record.h"
+
+#include <QDir>
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <functional>
+
+using namespace ckpt;
+
+namespace {
+
+const QString kTrainer = QStringLiteral(CKPT_BIN_DIR "/ckpt-train");
+
+struct RunResult {
+    int exitCode = -1;
+    QStringList lines;   ///< stdout lines
+    QString err;
+};
+
+RunResult runTrainer(const QStringList& args)
+{
+    QProcess p;
+    p.start(kTrainer, args);
+    RunResult r;
+    if (!p.waitForFinished(60000)) {
+        p.kill();
+        p.waitForFinished();
+        r.err = QStringLiteral("timeout");
+        return r;
+    }
+    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    r.lines = QString::fromUtf8(p.readAllStandardOutput()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    r.err = QString::fromUtf8(p.readAllStandardError());
+    return r;
+}
+
+QByteArray readAll(const QString& path)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    return f.readAll();
+}
+
+QString ext(const QString& recorder)
+{
+    auto r = recorderFromName(recorder.toStdString());
+    return r ? QString::fromLatin1(recorderExtension(*r).data(), qsizetype(recorderExtension(*r).size())) : QString();
+}
+
+/** A small, fast model for the matrix (a few ms per run). */
+/**
+ * Scratch directories on tmpfs when there is one: every record write is fsync'ed (atomic writes), and
+ * on a real disk those syncs, not the training, would dominate the test's time.
+ */
+struct ScratchDir : QTemporaryDir {
+    ScratchDir()
+        : QTemporaryDir(QDir(QStringLiteral("/dev/shm")).exists() ? QStringLiteral("/dev/shm/tst_train-XXXXXX") : QDir::tempPath() + QStringLiteral("/tst_train-XXXXXX"))
+    {
+    }
+};
+
+QStringList smallModel()
+{
+    return {QStringLiteral("--hidden"), QStringLiteral("8"), QStringLiteral("--dataset-size"), QStringLiteral("64"),
+        QStringLiteral("--valid-size"), QStringLiteral("16"), QStringLiteral("--batch-size"), QStringLiteral("8")};
+}
+
+/** Copies \a t, calling \a replace instead of copying wherever it returns true. */
+void rebuild(const Tape& t, uint32_t node, TapeBuilder& b, const std::function<bool(uint32_t, TapeBuilder&)>& replace)
+{
+    if (replace(node, b))
+        return;
+    const Node& n = t[node];
+    if (n.kind == Kind::Map || n.kind == Kind::Array) {
+        n.kind == Kind::Map ? b.beginMap() : b.beginArray();
+        t.forEachChild(node, [&](uint32_t c) { rebuild(t, c, b, replace); });
+        b.end();
+        return;
+    }
+    b.copy(t, node);
+}
+
+/** Writes \a in with the node at \a path replaced (or removed from its map when \a remove). */
+bool editRecord(const QString& in, const QString& out, const std::string& path, const std::function<void(TapeBuilder&)>& write,
+    bool remove = false)
+{
+    auto rec = openRecord(in.toStdString());
+    if (!rec)
+        return false;
+    const Tape& t = (*rec)->tape;
+    auto steps = parsePath(path);
+    if (!steps)
+        return false;
+    auto target = resolvePath(t, *steps);
+    if (!target)
+        return false;
+    // The key node in front of the target (for removal from a map).
+    uint32_t keyNode = UINT32_MAX;
+    for (uint32_t i = 0; i < t.nodes.size(); ++i)
+        if (t[i].end == *target && t[i].kind == Kind::Str)
+            keyNode = i;
+    TapeBuilder b;
+    rebuild(t, t.root(), b, [&](uint32_t n, TapeBuilder& bb) {
+        if (remove && (n == keyNode || n == *target))
+            return true;
+        if (!remove && n == *target) {
+            write(bb);
+            return true;
+        }
+        return false;
+    });
+    return saveRecord(std::move(b).finish(), (*rec)->recorder, out.toStdString()).has_value();
+}
+
+} // namespace
+
+class TrainTest : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() { QVERIFY2(QFile::exists(kTrainer), qPrintable(kTrainer)); }
+
+    void exactness_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("recorder");
+        const QStringList optimizers = {QStringLiteral("adam"), QStringLiteral("adamw"), QStringLiteral("sgd")};
+        const QStringList schedulers = {QStringLiteral("constant"), QStringLiteral("step"), QStringLiteral("linear"), QStringLiteral("cosine"),
+            QStringLiteral("exponential"), QStringLiteral("noam")};
+        const QStringList recorders = {QStringLiteral("NamedMpk"), QStringLiteral("NamedMpkGz"), QStringLiteral("PrettyJson"),
+            QStringLiteral("JsonGz"), QStringLiteral("Bin"), QStringLiteral("BinGz")};
+        int row = 0;
+        for (const QString& opt : optimizers)
+            for (const QString& sch : schedulers) {
+                const QString rec = recorders[row % recorders.size()];
+                QStringList args = {QStringLiteral("--optimizer"), opt, QStringLiteral("--scheduler"), sch, QStringLiteral("--step-size"),
+                    QStringLiteral("2"), QStringLiteral("--sched-iters"), QStringLiteral("4"), QStringLiteral("--gamma"), QStringLiteral("0.8")};
+                // Odd rows accumulate 2 micro-batches, so the record at step 5 carries pending gradients.
+                if (row % 2)
+                    args << QStringLiteral("--grad-accum") << QStringLiteral("2");
+                if (opt == QStringLiteral("adamw") && row % 3 == 0)
+                    args << QStringLiteral("--amsgrad");
+                if (opt != QStringLiteral("adamw") && row % 4 == 1)
+                    args << QStringLiteral("--weight-decay") << QStringLiteral("0.01");
+                QTest::addRow("%s-%s-%s", qPrintable(opt), qPrintable(sch), qPrintable(rec)) << args << rec;
+                ++row;
+            }
+        QTest::addRow("f64-double-adam-cosine-Bin") << QStringList{QStringLiteral("--dtype"), QStringLiteral("f64"), QStringLiteral("--precision"),
+            QStringLiteral("double"), QStringLiteral("--scheduler"), QStringLiteral("cosine"), QStringLiteral("--grad-accum"), QStringLiteral("3")}
+                                                   << QStringLiteral("Bin");
+        QTest::addRow("f64-double-sgd-nesterov-PrettyJson") << QStringList{QStringLiteral("--dtype"), QStringLiteral("f64"), QStringLiteral("--precision"),
+            QStringLiteral("double"), QStringLiteral("--optimizer"), QStringLiteral("sgd"), QStringLiteral("--nesterov"), QStringLiteral("--dampening"),
+            QStringLiteral("0.1")} << QStringLiteral("PrettyJson");
+        QTest::addRow("classification-gelu-adamw-NamedMpk") << QStringList{QStringLiteral("--task"), QStringLiteral("classification"),
+            QStringLiteral("--activation"), QStringLiteral("gelu"), QStringLiteral("--optimizer"), QStringLiteral("adamw"), QStringLiteral("--weight-decay"),
+            QStringLiteral("0.05")} << QStringLiteral("NamedMpk");
+        QTest::addRow("sgd-no-momentum-JsonGz") << QStringList{QStringLiteral("--optimizer"), QStringLiteral("sgd"), QStringLiteral("--momentum"),
+            QStringLiteral("0")} << QStringLiteral("JsonGz");
+    }
+
+    /** N steps straight == k steps + resume: byte-identical final record, identical metric lines after k. */
+    void exactness()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, recorder);
+        ScratchDir dir;
+        const QString a = dir.filePath(QStringLiteral("a")), b = dir.filePath(QStringLiteral("b")), c = dir.filePath(QStringLiteral("c"));
+        const QString e = ext(recorder);
+        const QStringList common = smallModel() + args + QStringList{QStringLiteral("--recorder"), recorder, QStringLiteral("--layout"),
+            QStringLiteral("training-record"), QStringLiteral("--checkpoint-every"), QStringLiteral("5")};
+        const RunResult straight = runTrainer(common + QStringList{QStringLiteral("--out"), a, QStringLiteral("--steps"), QStringLiteral("12")});
+        QCOMPARE(straight.exitCode, 0);
+        QCOMPARE(straight.lines.size(), 12);
+        const QString k = a + QStringLiteral("/checkpoint/record-5.") + e;
+        QVERIFY(QFile::exists(k));
+
+        // Resume from the straight run's record at 5 (no flags: everything comes from the record).
+        const RunResult resumed = runTrainer({QStringLiteral("--resume"), k, QStringLiteral("--out"), b});
+        QVERIFY2(resumed.exitCode == 0, qPrintable(resumed.err));
+        QVERIFY(resumed.lines.value(0).startsWith(QStringLiteral("resumed from ")));
+        QVERIFY2(resumed.lines.value(0).contains(QStringLiteral("overridden: none")), qPrintable(resumed.lines.value(0)));
+        QCOMPARE(resumed.lines.mid(1), straight.lines.mid(5));
+        const QByteArray final = readAll(a + QStringLiteral("/checkpoint/record-12.") + e);
+        QVERIFY(!final.isEmpty());
+        QVERIFY2(readAll(b + QStringLiteral("/checkpoint/record-12.") + e) == final, "final records differ");
+        QVERIFY(readAll(b + QStringLiteral("/checkpoint/record-10.") + e) == readAll(a + QStringLiteral("/checkpoint/record-10.") + e));
+
+        // Stop at 5 with --steps 5, then extend with --resume --steps 12: the same final record.
+        QCOMPARE(runTrainer(common + QStringList{QStringLiteral("--out"), c, QStringLiteral("--steps"), QStringLiteral("5")}).exitCode, 0);
+        const RunResult extended = runTrainer({QStringLiteral("--resume"), c + QStringLiteral("/checkpoint/record-5.") + e, QStringLiteral("--out"), c,
+            QStringLiteral("--steps"), QStringLiteral("12")});
+        QVERIFY2(extended.exitCode == 0, qPrintable(extended.err));
+        QVERIFY(extended.lines.value(0).contains(QStringLiteral("steps=12 (recorded 5)")));
+        QCOMPARE(extended.lines.mid(1), straight.lines.mid(5));
+        QVERIFY2(readAll(c + QStringLiteral("/checkpoint/record-12.") + e) == final, "extended run's final record differs");
+    }
+
+    void recordsReadBack_data()
+    {
+        QTest::addColumn<QString>("precision");
+        QTest::addColumn<QString>("dtype");
+        QTest::addColumn<QString>("recorder");
+        QTest::newRow("full") << QStringLiteral("full") << QStringLiteral("F32") << QStringLiteral("NamedMpk");
+        QTest::newRow("half") << QStringLiteral("half") << QStringLiteral("F16") << QStringLiteral("PrettyJson");
+        QTest::newRow("double") << QStringLiteral("double") << QStringLiteral("F64") << QStringLiteral("NamedMpkGz");
+    }
+
+    /** Every layout at a checkpoint with pending gradients, read back with core. */
+    void recordsReadBack()
+    {
+        QFETCH(QString, precision);
+        QFETCH(QString, dtype);
+        QFETCH(QString, recorder);
+        ScratchDir dir;
+        const QString out = dir.path();
+        // 8 samples per batch, 64 per epoch: step 7 is in epoch 1, 3 optimizer steps + 1 pending micro-batch.
+        const RunResult r = runTrainer(smallModel() + QStringList{QStringLiteral("--out"), out, QStringLiteral("--steps"), QStringLiteral("7"),
+            QStringLiteral("--grad-accum"), QStringLiteral("2"), QStringLiteral("--precision"), precision, QStringLiteral("--recorder"), recorder,
+            QStringLiteral("--optimizer"), QStringLiteral("adamw"), QStringLiteral("--amsgrad")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QString e = ext(recorder);
+        auto rec = openRecord(QString(out + QStringLiteral("/checkpoint/record-7.") + e).toStdString());
+        QVERIFY2(rec.has_value(), rec ? "" : rec.error().message().c_str());
+        const Record& R = **rec;
+        QCOMPARE(R.kind, RecordKind::TrainingRecord);
+        QCOMPARE(QString::fromStdString(std::string(precisionName(R.precision))), precision);
+        QCOMPARE(R.params.size(), size_t(6));
+        QCOMPARE(R.optimizer.size(), size_t(6));
+        QCOMPARE(R.gradients.size(), size_t(6));
+        for (const auto& o : R.optimizer) {
+            QCOMPARE(o.time.value_or(0), uint64_t(3));
+            QVERIFY(o.amsgrad);
+        }
+        // 6 params + 6 x (moment_1, moment_2, max_moment_2) + 6 pending gradients.
+        QCOMPARE(R.tensors.size(), size_t(6 + 18 + 6));
+        for (const auto& t : R.tensors)
+            QCOMPARE(QString::fromLatin1(dtypeName(t.dtype).data()), dtype);
+        for (const auto& g : R.gradients) {
+            QCOMPARE(QString::fromStdString(g.nativeDType), QStringLiteral("F32"));
+            QVERIFY(R.findParam(g.paramId).has_value());
+        }
+        QVERIFY(R.stateNode.has_value());
+
+        // burn-train layout: model/optim/scheduler of epoch 1 and one metric line per step.
+        auto model = openRecord(QString(out + QStringLiteral("/checkpoint/model-1.") + e).toStdString());
+        QVERIFY(model.has_value());
+        QCOMPARE((*model)->kind, RecordKind::ModuleRecord);
+        QCOMPARE((*model)->params.size(), size_t(6));
+        auto optim = openRecord(QString(out + QStringLiteral("/checkpoint/optim-1.") + e).toStdString());
+        QVERIFY(optim.has_value());
+        QCOMPARE((*optim)->optimizer.size(), size_t(6));
+        QVERIFY(openRecord(QString(out + QStringLiteral("/checkpoint/scheduler-1.") + e).toStdString()).has_value());
+        const QList<QByteArray> loss = readAll(out + QStringLiteral("/train/epoch-1/Loss.log")).split('\n');
+        QCOMPARE(loss.size(), 8); // 7 lines + the empty piece after the last newline
+        QVERIFY(loss[0].endsWith(",1"));
+        QCOMPARE(r.lines[0], QStringLiteral("step=1 loss=") + QString::fromLatin1(loss[0].chopped(2))
+                + QStringLiteral(" lr=") + QString::fromLatin1(readAll(out + QStringLiteral("/train/epoch-1/Learning_Rate.log")).split(',')[0]));
+
+        // GradientCheckpoint: every CID the JSON names is a verified block of the CAR.
+        const QByteArray json = readAll(out + QStringLiteral("/graph/step-7.json"));
+        QVERIFY(json.startsWith("{\n  \"graph\": {"));
+        auto carBytes = mapFile(QString(out + QStringLiteral("/graph/step-7.car")).toStdString());
+        QVERIFY(carBytes.has_value());
+        auto car = CarStore::open(*carBytes);
+        QVERIFY(car.has_value());
+        QVERIFY(car->blocks().size() > 10);
+        for (size_t i = 0; i < car->blocks().size(); ++i)
+            QCOMPARE(car->verify(i), BlockCheck::Ok);
+        int cids = 0;
+        for (qsizetype at = json.indexOf("\"bafkrei"); at >= 0; at = json.indexOf("\"bafkrei", at + 1)) {
+            const QByteArray cid = json.mid(at + 1, json.indexOf('"', at + 1) - at - 1);
+            QVERIFY2(car->resolve(cid.toStdString()).has_value(), cid.constData());
+            ++cids;
+        }
+        QVERIFY(cids > 15);
+    }
+
+    void badResume_data()
+    {
+        QTest::addColumn<QString>("kind");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("missing file") << QStringLiteral("missing") << QString();
+        QTest::newRow("truncated") << QStringLiteral("truncated") << QString();
+        QTest::newRow("module record, not a TrainingRecord") << QStringLiteral("model") << QStringLiteral("not a TrainingRecord");
+        QTest::newRow("another model") << QStringLiteral("othermodel") << QStringLiteral("does not match the model");
+        QTest::newRow("optimizer entry missing") << QStringLiteral("nooptim") << QStringLiteral("optimizer state missing");
+        QTest::newRow("time/step mismatch") << QStringLiteral("time") << QStringLiteral("does not match progress.optimizer_steps");
+        QTest::newRow("inconsistent progress") << QStringLiteral("progress") << QStringLiteral("does not equal");
+        QTest::newRow("pending gradients missing") << QStringLiteral("nograds") << QStringLiteral("pending gradients");
+    }
+
+    /** Bad input is refused with one message and exit 1 before any step is trained. */
+    void badResume()
+    {
+        QFETCH(QString, kind);
+        QFETCH(QString, expected);
+        ScratchDir dir;
+        const QString run = dir.filePath(QStringLiteral("run"));
+        QCOMPARE(runTrainer(smallModel() + QStringList{QStringLiteral("--out"), run, QStringLiteral("--steps"), QStringLiteral("5"),
+                     QStringLiteral("--grad-accum"), QStringLiteral("2")}).exitCode,
+            0);
+        const QString good = run + QStringLiteral("/checkpoint/record-5.mpk");
+        QString bad = dir.filePath(QStringLiteral("bad.mpk"));
+        if (kind == QStringLiteral("missing")) {
+            bad = dir.filePath(QStringLiteral("nope.mpk"));
+        } else if (kind == QStringLiteral("truncated")) {
+            QFile f(bad);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(readAll(good).left(readAll(good).size() / 2));
+        } else if (kind == QStringLiteral("model")) {
+            bad = run + QStringLiteral("/checkpoint/model-1.mpk");
+        } else if (kind == QStringLiteral("othermodel")) {
+            const QString other = dir.filePath(QStringLiteral("other"));
+            QCOMPARE(runTrainer({QStringLiteral("--out"), other, QStringLiteral("--steps"), QStringLiteral("2"), QStringLiteral("--hidden"),
+                         QStringLiteral("16"), QStringLiteral("--dataset-size"), QStringLiteral("64"), QStringLiteral("--batch-size"),
+                         QStringLiteral("8"), QStringLiteral("--layout"), QStringLiteral("burn-run")}).exitCode,
+                0);
+            auto m = openRecord(QString(other + QStringLiteral("/checkpoint/model-1.mpk")).toStdString());
+            QVERIFY(m.has_value());
+            QVERIFY(editRecord(good, bad, "item[0]", [&](TapeBuilder& b) { b.copy((*m)->tape, *(*m)->moduleNode); }));
+        } else if (kind == QStringLiteral("nooptim")) {
+            auto rec = openRecord(good.toStdString());
+            QVERIFY(rec.has_value());
+            const std::string id = (*rec)->optimizer.at(0).paramId;
+            QVERIFY(editRecord(good, bad, "item[1][\"" + id + "\"]", {}, true));
+        } else if (kind == QStringLiteral("time")) {
+            auto rec = openRecord(good.toStdString());
+            QVERIFY(rec.has_value());
+            const std::string id = (*rec)->optimizer.at(2).paramId;
+            QVERIFY(editRecord(good, bad, "item[1][\"" + id + "\"].V1.Rank1.momentum.time", [](TapeBuilder& b) { b.uinteger(7); }));
+        } else if (kind == QStringLiteral("progress")) {
+            QVERIFY(editRecord(good, bad, "item[4].progress.step", [](TapeBuilder& b) { b.uinteger(6); }));
+        } else if (kind == QStringLiteral("nograds")) {
+            QVERIFY(editRecord(good, bad, "item[3].gradients", [](TapeBuilder& b) {
+                b.beginArray();
+                b.end();
+            }));
+        }
+        const QString out = dir.filePath(QStringLiteral("out"));
+        const RunResult r = runTrainer({QStringLiteral("--resume"), bad, QStringLiteral("--out"), out});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.lines.isEmpty(), qPrintable(r.lines.join(QLatin1Char('\n'))));
+        QVERIFY(r.err.startsWith(QStringLiteral("ckpt-train: ")));
+        QCOMPARE(r.err.count(QLatin1Char('\n')), 1);
+        if (!expected.isEmpty())
+            QVERIFY2(r.err.contains(expected), qPrintable(r.err));
+        QVERIFY(!QDir(out + QStringLiteral("/checkpoint")).exists());
+    }
+
+    /** Edited continuation state is honoured and announced; explicit flags override and are listed. */
+    void editsAndOverrides()
+    {
+        ScratchDir dir;
+        const QString run = dir.filePath(QStringLiteral("run"));
+        QCOMPARE(runTrainer(smallModel() + QStringList{QStringLiteral("--out"), run, QStringLiteral("--steps"), QStringLiteral("4"),
+                     QStringLiteral("--scheduler"), QStringLiteral("step"), QStringLiteral("--step-size"), QStringLiteral("1")}).exitCode,
+            0);
+        const QString good = run + QStringLiteral("/checkpoint/record-4.mpk");
+
+        const QString stop = dir.filePath(QStringLiteral("stop.mpk"));
+        QVERIFY(editRecord(good, stop, "item[4].progress.stop_step", [](TapeBuilder& b) { b.uinteger(6); }));
+        RunResult r = runTrainer({QStringLiteral("--resume"), stop, QStringLiteral("--out"), dir.filePath(QStringLiteral("o1"))});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.lines.value(0).contains(QStringLiteral("stop_step edited to 6")), qPrintable(r.lines.value(0)));
+        QCOMPARE(r.lines.size(), 3);
+        QVERIFY(r.lines.last().startsWith(QStringLiteral("step=6 ")));
+
+        const QString sched = dir.filePath(QStringLiteral("sched.mpk"));
+        QVERIFY(editRecord(good, sched, "item[2]", [](TapeBuilder& b) { b.integer(-1); }));
+        r = runTrainer({QStringLiteral("--resume"), sched, QStringLiteral("--out"), dir.filePath(QStringLiteral("o2")), QStringLiteral("--steps"),
+            QStringLiteral("5")});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.lines.value(0).contains(QStringLiteral("scheduler state edited (iter_idx=-1")), qPrintable(r.lines.value(0)));
+        QVERIFY(r.lines.value(1).endsWith(QStringLiteral(" lr=0.003"))); // back to the first step's lr
+
+        r = runTrainer({QStringLiteral("--resume"), good, QStringLiteral("--out"), dir.filePath(QStringLiteral("o3")), QStringLiteral("--steps"),
+            QStringLiteral("6"), QStringLiteral("--recorder"), QStringLiteral("PrettyJson"), QStringLiteral("--checkpoint-every"), QStringLiteral("3")});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.lines.value(0).contains(QStringLiteral("recorder=PrettyJson (recorded NamedMpk)")), qPrintable(r.lines.value(0)));
+        QVERIFY(r.lines.value(0).contains(QStringLiteral("checkpoint-every=3 (recorded 500)")));
+        QVERIFY(QFile::exists(dir.filePath(QStringLiteral("o3/checkpoint/record-6.json"))));
+
+        r = runTrainer({QStringLiteral("--resume"), good, QStringLiteral("--out"), dir.filePath(QStringLiteral("o4")), QStringLiteral("--hidden"),
+            QStringLiteral("16")});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY(r.lines.isEmpty());
+    }
+
+    /** A half-precision record resumes, and the first line says the state was rounded. */
+    void halfPrecisionAnnounced()
+    {
+        ScratchDir dir;
+        const QString run = dir.filePath(QStringLiteral("run"));
+        QCOMPARE(runTrainer(smallModel() + QStringList{QStringLiteral("--out"), run, QStringLiteral("--steps"), QStringLiteral("3"),
+                     QStringLiteral("--precision"), QStringLiteral("half"), QStringLiteral("--layout"), QStringLiteral("training-record")}).exitCode,
+            0);
+        const RunResult r = runTrainer({QStringLiteral("--resume"), run + QStringLiteral("/checkpoint/record-3.mpk"), QStringLiteral("--out"),
+            dir.filePath(QStringLiteral("o")), QStringLiteral("--steps"), QStringLiteral("4")});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.lines.value(0).contains(QStringLiteral("half precision")), qPrintable(r.lines.value(0)));
+        QVERIFY(r.lines.value(0).contains(QStringLiteral("rounded")));
+    }
+
+    /** SIGTERM: the trainer writes a checkpoint at the step it reached and exits 0; that record resumes. */
+    void sigterm()
+    {
+        ScratchDir dir;
+        const QString run = dir.filePath(QStringLiteral("run"));
+        QProcess p;
+        p.start(kTrainer, smallModel() + QStringList{QStringLiteral("--out"), run, QStringLiteral("--steps"), QStringLiteral("100000000"),
+            QStringLiteral("--checkpoint-every"), QStringLiteral("100000000"), QStringLiteral("--layout"), QStringLiteral("training-record")});
+        QVERIFY(p.waitForStarted());
+        QByteArray out;
+        while (out.count('\n') < 50 && p.waitForReadyRead(10000))
+            out += p.readAllStandardOutput();
+        p.terminate();
+        QVERIFY(p.waitForFinished(20000));
+        out += p.readAllStandardOutput();
+        QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(p.exitCode(), 0);
+        const QList<QByteArray> lines = out.trimmed().split('\n');
+        const QByteArray last = lines.last();
+        QVERIFY(last.startsWith("step="));
+        const QByteArray step = last.mid(5, last.indexOf(' ') - 5);
+        const QString record = run + QStringLiteral("/checkpoint/record-") + QString::fromLatin1(step) + QStringLiteral(".mpk");
+        QVERIFY2(QFile::exists(record), qPrintable(record));
+        const RunResult r = runTrainer({QStringLiteral("--resume"), record, QStringLiteral("--out"), run, QStringLiteral("--steps"),
+            QString::number(step.toULongLong() + 2)});
+        QCOMPARE(r.exitCode, 0);
+        QCOMPARE(r.lines.size(), 3);
+    }
+};
+
+QTEST_GUILESS_MAIN(TrainTest)
+#include "tst_train.moc"
