@@ -1,0 +1,543 @@
+// SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The JSON codec against serde_json itself: golden files produced by tests/interop-json (serde_json
+// 1.0.87, see tests/data/json/README.md) for float formatting, string escaping, pretty/compact layout
+// and the error text and line:column of malformed input; plus the ipfrs worked example byte for byte,
+// u64 extremes, TensorData.bytes packing, deep nesting and a throughput measurement.
+
+#include "core/codec/json.h"
+
+#include <QElapsedTimer>
+#include <QFile>
+#include <QTest>
+
+#include <bit>
+#include <cstring>
+#include <set>
+
+using namespace ckpt;
+
+namespace {
+
+/**
+ * tests/data/json. CKPT_TEST_DATA is meant to be tests/data, but ckpt_add_test currently expands it
+ * in the suite's directory (tests/core/data), so both spellings are tried.
+ */
+QString dataPath(const char* name)
+{
+    for (const char* dir : {CKPT_TEST_DATA "/json/", CKPT_TEST_DATA "/../../data/json/"}) {
+        const QString candidate = QString::fromUtf8(dir) + QLatin1String(name);
+        if (QFile::exists(candidate))
+            return candidate;
+    }
+    return QStringLiteral(CKPT_TEST_DATA "/json/") + QLatin1String(name);
+}
+
+QByteArray readData(const char* name)
+{
+    QFile f(dataPath(name));
+    if (!f.open(QIODevice::ReadOnly))
+        qFatal("cannot open test data %s", qPrintable(dataPath(name)));
+    return f.readAll();
+}
+
+/** Tab-separated golden lines. */
+QList<QList<QByteArray>> goldenLines(const char* name)
+{
+    QList<QList<QByteArray>> out;
+    for (const QByteArray& line : readData(name).split('\n'))
+        if (!line.isEmpty())
+            out.append(line.split('\t'));
+    return out;
+}
+
+BytesPtr bytesOf(const QByteArray& a) { return makeBytes(std::string_view(a.constData(), static_cast<size_t>(a.size()))); }
+BytesPtr bytesOf(std::string_view s) { return makeBytes(s); }
+
+QByteArray toJson(const Tape& t, JsonStyle style, uint32_t node = 0)
+{
+    Sink sink;
+    writeJson(t, node, style, sink);
+    return QByteArray(reinterpret_cast<const char*>(sink.buffer().data()), static_cast<qsizetype>(sink.buffer().size()));
+}
+
+/**
+ * Inputs where serde_json's default float parser (no `float_roundtrip` feature: significand times a
+ * power of ten, not correctly rounded) gives a different last bit than our correctly rounded
+ * std::from_chars. Only these may differ from the golden files, and only in the float value.
+ */
+const std::set<QByteArray>& knownFloatParseDeviations()
+{
+    static const std::set<QByteArray> s = {
+        QByteArray("[1e16,1e15,123456789012345680000.0,5e-324,1.7976931348623157e308,0.000001,0.0000001]"),
+        QByteArray("2.4703282292062328e-324"),
+    };
+    return s;
+}
+
+} // namespace
+
+class TestJson : public QObject {
+    Q_OBJECT
+
+private slots:
+    void f64Golden();
+    void f32Golden();
+    void stringsGolden();
+    void documentsGolden_data();
+    void documentsGolden();
+    void errorsGolden_data();
+    void errorsGolden();
+    void serdeBytesGolden();
+    void ipfrsWorkedExampleRoundTrip_data();
+    void ipfrsWorkedExampleRoundTrip();
+    void u64Extremes();
+    void bytesPacking_data();
+    void bytesPacking();
+    void escapedStringsGoToThePool();
+    void deepNestingIsAnErrorNotACrash();
+    void deepNestingWithRaisedLimitIsIterative();
+    void trailingDataOption();
+    void nonStringMapKeys();
+    void cancellation();
+    void largeDocumentThroughput();
+};
+
+void TestJson::f64Golden()
+{
+    int checked = 0, mismatches = 0;
+    for (const auto& cols : goldenLines("f64.txt")) {
+        QCOMPARE(cols.size(), 2);
+        bool ok = false;
+        const double v = std::bit_cast<double>(cols[0].toULongLong(&ok, 16));
+        QVERIFY(ok);
+        const QByteArray got = QByteArray::fromStdString(formatJsonF64(v));
+        if (got != cols[1] && ++mismatches <= 10)
+            qWarning("f64 %s: got %s, serde_json %s", cols[0].constData(), got.constData(), cols[1].constData());
+        ++checked;
+    }
+    QVERIFY(checked > 4000);
+    QCOMPARE(mismatches, 0);
+}
+
+void TestJson::f32Golden()
+{
+    int checked = 0, mismatches = 0;
+    for (const auto& cols : goldenLines("f32.txt")) {
+        QCOMPARE(cols.size(), 2);
+        bool ok = false;
+        const float v = std::bit_cast<float>(static_cast<uint32_t>(cols[0].toULong(&ok, 16)));
+        QVERIFY(ok);
+        const QByteArray got = QByteArray::fromStdString(formatJsonF32(v));
+        if (got != cols[1] && ++mismatches <= 10)
+            qWarning("f32 %s: got %s, serde_json %s", cols[0].constData(), got.constData(), cols[1].constData());
+        ++checked;
+    }
+    QVERIFY(checked > 4000);
+    QCOMPARE(mismatches, 0);
+}
+
+void TestJson::stringsGolden()
+{
+    int checked = 0;
+    for (const auto& cols : goldenLines("strings.txt")) {
+        const QByteArray raw = QByteArray::fromHex(cols[0]);
+        const QByteArray expected = QByteArray::fromHex(cols[1]);
+        std::string out;
+        appendJsonQuoted(out, std::string_view(raw.constData(), static_cast<size_t>(raw.size())));
+        QCOMPARE(QByteArray::fromStdString(out), expected);
+        // And the reader turns serde_json's text back into the same string.
+        auto t = readJson(bytesOf(expected));
+        QVERIFY2(t.has_value(), t ? "" : t.error().message().c_str());
+        QCOMPARE(t->nodes[0].kind, Kind::Str);
+        QCOMPARE(QByteArray::fromStdString(std::string(t->str(0))), raw);
+        ++checked;
+    }
+    QVERIFY(checked > 130);
+}
+
+void TestJson::documentsGolden_data()
+{
+    QTest::addColumn<QByteArray>("input");
+    QTest::addColumn<QByteArray>("pretty");
+    QTest::addColumn<QByteArray>("compact");
+    int row = 0;
+    for (const auto& cols : goldenLines("documents.txt")) {
+        const QByteArray input = QByteArray::fromHex(cols[0]);
+        QTest::addRow("%d: %s", row++, input.left(40).toPercentEncoding(" []{}:,\"'.-+/*").constData())
+            << input << QByteArray::fromHex(cols[1]) << QByteArray::fromHex(cols[2]);
+    }
+}
+
+void TestJson::documentsGolden()
+{
+    QFETCH(QByteArray, input);
+    QFETCH(QByteArray, pretty);
+    QFETCH(QByteArray, compact);
+    auto t = readJson(bytesOf(input));
+    QVERIFY2(t.has_value(), t ? "" : t.error().message().c_str());
+    if (knownFloatParseDeviations().count(input))
+        QEXPECT_FAIL("", "serde_json's default float parser is not correctly rounded; ours is", Continue);
+    QCOMPARE(toJson(*t, JsonStyle::Pretty), pretty);
+    if (knownFloatParseDeviations().count(input))
+        QEXPECT_FAIL("", "serde_json's default float parser is not correctly rounded; ours is", Continue);
+    QCOMPARE(toJson(*t, JsonStyle::Compact), compact);
+}
+
+void TestJson::errorsGolden_data()
+{
+    QTest::addColumn<QByteArray>("input");
+    QTest::addColumn<bool>("accepted");
+    QTest::addColumn<QByteArray>("expected"); // compact output, or the error text
+    QTest::addColumn<int>("line");
+    QTest::addColumn<int>("column");
+    int row = 0;
+    for (const auto& cols : goldenLines("errors.txt")) {
+        const QByteArray input = QByteArray::fromHex(cols[0]);
+        const QByteArray tag = QByteArray::number(row++) + ": " + input.left(30).toPercentEncoding(" []{}:,\"'.-+/*");
+        if (cols[1] == "ok")
+            QTest::newRow(tag.constData()) << input << true << QByteArray::fromHex(cols[2]) << 0 << 0;
+        else
+            QTest::newRow(tag.constData()) << input << false << cols[2] << cols[3].toInt() << cols[4].toInt();
+    }
+}
+
+void TestJson::errorsGolden()
+{
+    QFETCH(QByteArray, input);
+    QFETCH(bool, accepted);
+    QFETCH(QByteArray, expected);
+    QFETCH(int, line);
+    QFETCH(int, column);
+    auto t = readJson(bytesOf(input));
+    if (accepted) {
+        QVERIFY2(t.has_value(), t ? "" : t.error().message().c_str());
+        if (input == R"({"a":1,"a":2})") {
+            // serde_json's Value keeps the last duplicate; the tape keeps both in order on purpose
+            // (typed decoding decides: last wins for HashMaps, an error for struct fields).
+            QCOMPARE(toJson(*t, JsonStyle::Compact), input);
+            return;
+        }
+        if (knownFloatParseDeviations().count(input))
+            QEXPECT_FAIL("", "serde_json's default float parser is not correctly rounded; ours is", Continue);
+        QCOMPARE(toJson(*t, JsonStyle::Compact), expected);
+        return;
+    }
+    QVERIFY2(!t.has_value(), "serde_json rejects this input");
+    const Error& e = t.error();
+    QCOMPARE(QByteArray::fromStdString(e.what), expected);
+    QVERIFY(e.line.has_value() && e.column.has_value() && e.offset.has_value());
+    QCOMPARE(int(*e.line), line);
+    QCOMPARE(int(*e.column), column);
+    QVERIFY(*e.offset <= uint64_t(input.size()));
+}
+
+void TestJson::serdeBytesGolden()
+{
+    int checked = 0;
+    for (const auto& cols : goldenLines("serde_bytes.txt")) {
+        const QByteArray payload = QByteArray::fromHex(cols[0]);
+        // The mirror of serde_json::to_vec_pretty(&TensorDataLike { bytes, shape: [len], dtype }).
+        TapeBuilder b;
+        b.beginMap();
+        b.key("bytes");
+        b.bin(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(payload.constData()), static_cast<size_t>(payload.size())));
+        b.key("shape");
+        b.beginArray();
+        b.uinteger(payload.size() == 4 ? 1 : static_cast<uint64_t>(payload.size()));
+        b.end();
+        b.key("dtype");
+        b.str(payload.size() == 4 ? "F32" : "U8");
+        b.end();
+        const Tape t = std::move(b).finish();
+        QCOMPARE(toJson(t, JsonStyle::Pretty), QByteArray::fromHex(cols[1]));
+        QCOMPARE(toJson(t, JsonStyle::Compact), QByteArray::fromHex(cols[2]));
+        // Reading serde_json's output packs the array back into one Bin node.
+        auto back = readJson(bytesOf(QByteArray::fromHex(cols[1])));
+        QVERIFY(back.has_value());
+        QCOMPARE(back->nodes[2].kind, Kind::Bin);
+        QCOMPARE(back->nodes[2].flags & FromJsonArray, int(FromJsonArray));
+        QCOMPARE(toJson(*back, JsonStyle::Pretty), QByteArray::fromHex(cols[1]));
+        ++checked;
+    }
+    QCOMPARE(checked, 3);
+}
+
+void TestJson::ipfrsWorkedExampleRoundTrip_data()
+{
+    QTest::addColumn<QString>("file");
+    QTest::newRow("worked example") << QStringLiteral("ipfrs_example.json");
+    QTest::newRow("empty checkpoint") << QStringLiteral("ipfrs_empty.json");
+}
+
+void TestJson::ipfrsWorkedExampleRoundTrip()
+{
+    QFETCH(QString, file);
+    const QByteArray text = readData(file.toUtf8().constData());
+    QVERIFY(!text.endsWith('\n'));
+    auto t = readJson(bytesOf(text));
+    QVERIFY2(t.has_value(), t ? "" : t.error().message().c_str());
+    QCOMPARE(toJson(*t, JsonStyle::Pretty), text);
+    // Compact and back gives the same tree.
+    const QByteArray compact = toJson(*t, JsonStyle::Compact);
+    QVERIFY(!compact.contains('\n') && !compact.contains("  "));
+    auto again = readJson(bytesOf(compact));
+    QVERIFY(again.has_value());
+    QVERIFY(subtreeEqual(*t, 0, *again, 0));
+}
+
+void TestJson::u64Extremes()
+{
+    auto t = readJson(bytesOf(std::string_view("[0, 18446744073709551615, 9007199254740993, -9223372036854775808, -1, "
+                                               "18446744073709551616, -9223372036854775809, -0]")));
+    QVERIFY(t.has_value());
+    const Tape& tape = *t;
+    QCOMPARE(tape.nodes[0].count, uint64_t(8));
+    QCOMPARE(tape.nodes[1].kind, Kind::UInt);
+    QCOMPARE(tape.u64(1), uint64_t(0));
+    QCOMPARE(tape.nodes[2].kind, Kind::UInt);
+    QCOMPARE(tape.u64(2), UINT64_MAX);
+    QCOMPARE(tape.u64(3), uint64_t(9007199254740993ull)); // 2^53 + 1: not through a double
+    QCOMPARE(tape.nodes[4].kind, Kind::Int);
+    QCOMPARE(tape.i64(4), INT64_MIN);
+    QCOMPARE(tape.nodes[5].kind, Kind::Int);
+    QCOMPARE(tape.i64(5), int64_t(-1));
+    QCOMPARE(tape.nodes[6].kind, Kind::F64); // beyond u64: f64 as serde_json's Value
+    QCOMPARE(tape.f64(6), 18446744073709551616.0);
+    QCOMPARE(tape.nodes[7].kind, Kind::F64);
+    QCOMPARE(tape.f64(7), -9223372036854775809.0);
+    QCOMPARE(tape.nodes[8].kind, Kind::F64); // "-0" is -0.0 in serde_json
+    QVERIFY(std::signbit(tape.f64(8)));
+    QCOMPARE(toJson(tape, JsonStyle::Compact),
+        QByteArray("[0,18446744073709551615,9007199254740993,-9223372036854775808,-1,1.8446744073709552e19,"
+                   "-9.223372036854776e18,-0.0]"));
+}
+
+void TestJson::bytesPacking_data()
+{
+    QTest::addColumn<QByteArray>("input");
+    QTest::addColumn<bool>("pack");
+    QTest::addColumn<bool>("packed");
+    QTest::addColumn<QByteArray>("payloadHex");
+    QTest::newRow("compact") << QByteArray(R"({"bytes":[0,1,2,255]})") << true << true << QByteArray("000102ff");
+    QTest::newRow("pretty") << QByteArray("{\n  \"bytes\": [\n    205,\n    204,\n    204,\n    61\n  ]\n}") << true << true
+                            << QByteArray("cdcccc3d");
+    QTest::newRow("empty") << QByteArray(R"({"bytes":[]})") << true << true << QByteArray();
+    QTest::newRow("empty with space") << QByteArray(R"({"bytes":[ ]})") << true << true << QByteArray();
+    QTest::newRow("escaped key") << QByteArray(R"({"byt\u0065s":[7]})") << true << true << QByteArray("07");
+    QTest::newRow("256") << QByteArray(R"({"bytes":[1,256]})") << true << false << QByteArray();
+    QTest::newRow("1000") << QByteArray(R"({"bytes":[1000]})") << true << false << QByteArray();
+    QTest::newRow("negative") << QByteArray(R"({"bytes":[1,-1]})") << true << false << QByteArray();
+    QTest::newRow("float") << QByteArray(R"({"bytes":[1.0,2]})") << true << false << QByteArray();
+    QTest::newRow("exponent") << QByteArray(R"({"bytes":[1e2]})") << true << false << QByteArray();
+    QTest::newRow("string") << QByteArray(R"({"bytes":["a"]})") << true << false << QByteArray();
+    QTest::newRow("nested array") << QByteArray(R"({"bytes":[[1]]})") << true << false << QByteArray();
+    QTest::newRow("other key") << QByteArray(R"({"byte":[1,2]})") << true << false << QByteArray();
+    QTest::newRow("not a key") << QByteArray(R"(["bytes",[1,2]])") << true << false << QByteArray();
+    QTest::newRow("option off") << QByteArray(R"({"bytes":[1,2]})") << false << false << QByteArray();
+}
+
+void TestJson::bytesPacking()
+{
+    QFETCH(QByteArray, input);
+    QFETCH(bool, pack);
+    QFETCH(bool, packed);
+    QFETCH(QByteArray, payloadHex);
+    JsonReadOptions options;
+    options.packByteArrays = pack;
+    auto t = readJson(bytesOf(input), options);
+    QVERIFY2(t.has_value(), t ? "" : t.error().message().c_str());
+    const Tape& tape = *t;
+    bool foundBin = false;
+    for (uint32_t i = 0; i < tape.nodes.size(); ++i) {
+        if (tape.nodes[i].kind != Kind::Bin)
+            continue;
+        foundBin = true;
+        QCOMPARE(tape.nodes[i].flags & FromJsonArray, int(FromJsonArray));
+        QCOMPARE(tape.nodes[i].end, i + 1);
+        const auto bin = tape.bin(i);
+        QCOMPARE(QByteArray(reinterpret_cast<const char*>(bin.data()), static_cast<qsizetype>(bin.size())).toHex(), payloadHex);
+    }
+    QCOMPARE(foundBin, packed);
+    if (packed)
+        QCOMPARE(tape.nodes.size(), size_t(3)); // map, key, one Bin: no node per element
+    // Either way the text written back is what serde_json would write for the parsed value.
+    auto unpacked = readJson(bytesOf(input), JsonReadOptions{128, false, true});
+    QVERIFY(unpacked.has_value());
+    QCOMPARE(toJson(tape, JsonStyle::Compact), toJson(*unpacked, JsonStyle::Compact));
+    QCOMPARE(toJson(tape, JsonStyle::Pretty), toJson(*unpacked, JsonStyle::Pretty));
+}
+
+void TestJson::escapedStringsGoToThePool()
+{
+    auto t = readJson(bytesOf(std::string_view(R"(["plain","tab\there","\ud83d\ude00"])")));
+    QVERIFY(t.has_value());
+    QCOMPARE(t->nodes[1].flags & InPool, 0); // references the source in place
+    QCOMPARE(t->str(1), std::string_view("plain"));
+    QCOMPARE(t->nodes[2].flags & InPool, int(InPool));
+    QCOMPARE(t->str(2), std::string_view("tab\there"));
+    QCOMPARE(t->str(3), std::string_view("\xF0\x9F\x98\x80"));
+    // Malformed "bytes" arrays fall back to the normal path and report serde_json's error.
+    auto bad = readJson(bytesOf(std::string_view(R"({"bytes":[1,2,]})")));
+    QVERIFY(!bad.has_value());
+    QCOMPARE(bad.error().what, std::string("trailing comma"));
+    QCOMPARE(*bad.error().column, 15u);
+    auto lead = readJson(bytesOf(std::string_view(R"({"bytes":[01]})")));
+    QVERIFY(!lead.has_value());
+    QCOMPARE(lead.error().what, std::string("invalid number"));
+    QCOMPARE(*lead.error().column, 12u);
+    auto eof = readJson(bytesOf(std::string_view(R"({"bytes":[1,2)")));
+    QVERIFY(!eof.has_value());
+    QCOMPARE(eof.error().what, std::string("EOF while parsing a list"));
+    QCOMPARE(eof.error().code, ErrorCode::Truncated);
+}
+
+void TestJson::deepNestingIsAnErrorNotACrash()
+{
+    for (const char open : {'[', '{'}) {
+        std::string deep(100000, open);
+        if (open == '{') {
+            deep.clear();
+            for (int i = 0; i < 100000; ++i)
+                deep += "{\"a\":";
+        }
+        auto t = readJson(bytesOf(deep));
+        QVERIFY(!t.has_value());
+        QCOMPARE(t.error().what, std::string("recursion limit exceeded"));
+        QCOMPARE(t.error().code, ErrorCode::Limit);
+        QCOMPARE(*t.error().line, 1u);
+        QCOMPARE(*t.error().column, open == '[' ? 128u : 636u);
+    }
+}
+
+void TestJson::deepNestingWithRaisedLimitIsIterative()
+{
+    // Neither the reader nor the writer recurses: 100000 levels need no stack.
+    const int depth = 100000;
+    std::string deep(depth, '[');
+    deep.append(depth, ']');
+    JsonReadOptions options;
+    options.maxDepth = depth + 1;
+    auto t = readJson(bytesOf(deep), options);
+    QVERIFY2(t.has_value(), t ? "" : t.error().message().c_str());
+    QCOMPARE(t->nodes.size(), size_t(depth));
+    QCOMPARE(toJson(*t, JsonStyle::Compact), QByteArray::fromStdString(deep));
+    // Pretty output grows with the square of the depth, so check its shape on a shallower tree.
+    const int shallow = 1000;
+    std::string doc(shallow, '[');
+    doc.append(shallow, ']');
+    auto s = readJson(bytesOf(doc), options);
+    QVERIFY(s.has_value());
+    const QByteArray pretty = toJson(*s, JsonStyle::Pretty);
+    QVERIFY(pretty.startsWith("[\n  [\n    ["));
+    QVERIFY(pretty.endsWith("]\n    ]\n  ]\n]"));
+    QCOMPARE(pretty.size(), qsizetype(4 * (shallow - 1) + 2 * (shallow - 1) * (shallow - 1) + 2));
+}
+
+void TestJson::trailingDataOption()
+{
+    JsonReadOptions options;
+    options.rejectTrailing = false;
+    auto t = readJson(bytesOf(std::string_view("{\"a\":1} {\"b\":2}")), options);
+    QVERIFY(t.has_value());
+    QCOMPARE(toJson(*t, JsonStyle::Compact), QByteArray(R"({"a":1})"));
+    auto strict = readJson(bytesOf(std::string_view("{\"a\":1} {\"b\":2}")));
+    QVERIFY(!strict.has_value());
+    QCOMPARE(strict.error().what, std::string("trailing characters"));
+}
+
+void TestJson::nonStringMapKeys()
+{
+    // A msgpack map with integer keys, written as serde_json writes integer map keys.
+    TapeBuilder b;
+    b.beginMap();
+    b.uinteger(123);
+    b.f32(0.1f);
+    b.integer(-5);
+    b.f64(1e-7);
+    b.key("s");
+    b.nil();
+    b.end();
+    const Tape t = std::move(b).finish();
+    QCOMPARE(toJson(t, JsonStyle::Compact), QByteArray(R"({"123":0.1,"-5":1e-7,"s":null})"));
+    QCOMPARE(toJson(t, JsonStyle::Pretty), QByteArray("{\n  \"123\": 0.1,\n  \"-5\": 1e-7,\n  \"s\": null\n}"));
+}
+
+void TestJson::cancellation()
+{
+    std::string doc = "[";
+    while (doc.size() < (40u << 20))
+        doc += "1.5,2.5,3.5,4.5,5.5,6.5,7.5,8.5,9.5,";
+    doc += "0]";
+    Progress progress;
+    int reports = 0;
+    progress.onProgress = [&](double) { ++reports; };
+    progress.isCancelled = [&] { return reports >= 1; };
+    auto t = readJson(bytesOf(doc), {}, progress);
+    QVERIFY(!t.has_value());
+    QCOMPARE(t.error().code, ErrorCode::Cancelled);
+}
+
+void TestJson::largeDocumentThroughput()
+{
+    // A Burn PrettyJson-like record: TensorData blobs (packed) with some structure around them.
+    std::string doc = "{\n  \"item\": {\n";
+    uint32_t state = 12345;
+    int param = 0;
+    while (doc.size() < (50u << 20)) {
+        if (param)
+            doc += ",\n";
+        doc += "    \"p" + std::to_string(param++) + "\": {\n      \"param\": {\n        \"bytes\": [";
+        for (int i = 0; i < 100000; ++i) {
+            state = state * 1103515245u + 12345u;
+            doc += i ? ",\n          " : "\n          ";
+            doc += std::to_string((state >> 16) & 0xFF);
+        }
+        doc += "\n        ],\n        \"shape\": [\n          250,\n          100\n        ],\n        \"dtype\": \"F32\"\n      }\n    }";
+    }
+    doc += "\n  }\n}";
+    const double megabytes = static_cast<double>(doc.size()) / 1e6;
+    const BytesPtr input = bytesOf(doc);
+
+    QElapsedTimer timer;
+    timer.start();
+    auto t = readJson(input);
+    const qint64 packedMs = timer.elapsed();
+    QVERIFY2(t.has_value(), t ? "" : t.error().message().c_str());
+    QCOMPARE(t->pool.size(), size_t(param) * 100000u + 0u);
+    qInfo("packed byte arrays: %.1f MB in %lld ms = %.0f MB/s (%zu nodes)", megabytes, packedMs,
+        megabytes * 1000.0 / std::max<qint64>(packedMs, 1), t->nodes.size());
+
+    // The writer reproduces the document exactly (it is laid out as serde_json lays it out).
+    timer.restart();
+    const QByteArray written = toJson(*t, JsonStyle::Pretty);
+    const qint64 writeMs = timer.elapsed();
+    qInfo("pretty writer: %.1f MB in %lld ms = %.0f MB/s", megabytes, writeMs, megabytes * 1000.0 / std::max<qint64>(writeMs, 1));
+    QVERIFY(written == QByteArray::fromStdString(doc));
+
+    // The same document without packing: one node per number.
+    timer.restart();
+    auto unpacked = readJson(input, JsonReadOptions{128, false, true});
+    const qint64 unpackedMs = timer.elapsed();
+    QVERIFY(unpacked.has_value());
+    qInfo("unpacked (node per element): %.1f MB in %lld ms = %.0f MB/s (%zu nodes)", megabytes, unpackedMs,
+        megabytes * 1000.0 / std::max<qint64>(unpackedMs, 1), unpacked->nodes.size());
+
+    // Floats and strings: compact array of f64 text.
+    std::string floats = "[";
+    while (floats.size() < (20u << 20)) {
+        state = state * 1103515245u + 12345u;
+        floats += formatJsonF64(static_cast<double>(state) / 7.0) + ",\"key" + std::to_string(state & 0xFFF) + "\",";
+    }
+    floats += "0]";
+    timer.restart();
+    auto f = readJson(bytesOf(floats));
+    const qint64 floatMs = timer.elapsed();
+    QVERIFY(f.has_value());
+    qInfo("floats and strings: %.1f MB in %lld ms = %.0f MB/s", floats.size() / 1e6, floatMs,
+        floats.size() / 1e3 / std::max<qint64>(floatMs, 1));
+    QCOMPARE(toJson(*f, JsonStyle::Compact), QByteArray::fromStdString(floats));
+}
+
+QTEST_GUILESS_MAIN(TestJson)
+#include "tst_json.moc"
