@@ -333,6 +333,26 @@ private slots:
         QCOMPARE(blobViewFromName("bf16"), std::optional<BlobView>(BlobView::BF16));
     }
 
+    /** Every strict prefix of a valid file and every single-byte corruption is a clean error or a load, never a crash. */
+    void truncatedAndMutated()
+    {
+        const BytesPtr bytes = load(kData + "worked_example.json");
+        const auto s = bytes->span();
+        for (size_t n = 0; n < s.size(); ++n) {
+            auto r = loadGradientCheckpoint(makeBytes(std::vector<uint8_t>(s.begin(), s.begin() + n)));
+            QVERIFY(!r);
+            QVERIFY(r.error().line.has_value());
+        }
+        const uint8_t replacements[] = {'"', '[', '{', '}', ',', '-', '1', 0xff, 0};
+        for (size_t i = 0; i < s.size(); i += 7) {
+            std::vector<uint8_t> v(s.begin(), s.end());
+            v[i] = replacements[i % std::size(replacements)];
+            auto r = loadGradientCheckpoint(makeBytes(v));
+            if (!r)
+                QVERIFY(!r.error().what.empty());
+        }
+    }
+
     void decodeFromBuiltTape()
     {
         // Without source bytes (a tape built in memory) errors carry no position but the same text.
