@@ -1,0 +1,180 @@
+// SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/document/checkpointdocument.h"
+#include "ui/mainwindow.h"
+#include "ui/models/modelroles.h"
+#include "ui/models/tensortablemodel.h"
+#include "ui/plots/histogramplot.h"
+#include "ui/plots/lossplotwidget.h"
+#include "ui/widgets/diffpanel.h"
+#include "ui/widgets/optimizerpanel.h"
+#include "ui/widgets/tensordetailwidget.h"
+
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTableView>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTreeView>
+
+using namespace ckpt;
+using namespace ckpt::ui;
+
+class TestMainWindow : public QObject
+{
+    Q_OBJECT
+private:
+    QTemporaryDir m_settingsDir;
+    static QString fixture(const char* rel) { return QStringLiteral(CKPT_FIXTURES "/") + QLatin1String(rel); }
+    static bool open(MainWindow& w, const QStringList& paths)
+    {
+        QSignalSpy loaded(&w, &MainWindow::loadFinished);
+        w.openPaths(paths);
+        if (!loaded.wait(60000))
+            return false;
+        QTRY_VERIFY_WITH_TIMEOUT(w.isIdle(), 60000);
+        return true;
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName(QStringLiteral("CheckpointInspectorTests"));
+        QSettings::setDefaultFormat(QSettings::IniFormat);
+        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_settingsDir.path());
+    }
+
+    void runDirectoryCrossLinks()
+    {
+        MainWindow w;
+        w.resize(1400, 900);
+        w.show();
+        QVERIFY(open(w, {fixture("runs/mechint-0.20.0-pre.6")}));
+        const Workspace& ws = w.document()->workspace();
+        QCOMPARE(int(ws.records.size()), 3); // model-3, optim-3, scheduler-3
+        QVERIFY(ws.loss.has_value());
+        QCOMPARE(w.lossPlot()->curveCount(), 4);
+        QVERIFY(w.lossPlot()->visibleCurveCount() >= 2); // the Loss curves are on by default
+
+        // statistics of every tensor arrived off-thread
+        QCOMPARE(w.tensorModel()->statsCount(), w.tensorModel()->rowCount());
+
+        // the first parameter is preselected everywhere
+        const TensorRef first = w.detail()->tensor();
+        QVERIFY(first.valid());
+        const TensorEntry* t = ws.tensor(first);
+        QCOMPARE(int(t->role), int(TensorRole::Param));
+        const QString id = QString::fromStdString(t->paramId);
+        QCOMPARE(w.optimizerPanel()->selectedParam(), id);
+        QVERIFY(w.detail()->histogram()->barCount() > 0);
+
+        // pick another parameter in the tensor table: detail, record tree and optimizer follow
+        int otherRow = -1;
+        for (int r = 0; r < w.tensorModel()->rowCount(); ++r) {
+            const TensorEntry* e = ws.tensor(w.tensorModel()->refAt(r));
+            if (e->role == TensorRole::Param && QString::fromStdString(e->paramId) != id) {
+                otherRow = r;
+                break;
+            }
+        }
+        QVERIFY(otherRow >= 0);
+        const TensorRef other = w.tensorModel()->refAt(otherRow);
+        const QString otherId = QString::fromStdString(ws.tensor(other)->paramId);
+        auto* proxy = w.tensorView()->model();
+        QModelIndex cell;
+        for (int r = 0; r < proxy->rowCount(); ++r)
+            if (proxy->index(r, 0).data(TensorKeyRole).toString() == other.key())
+                cell = proxy->index(r, 0);
+        QVERIFY(cell.isValid());
+        w.tensorView()->setCurrentIndex(cell);
+        QCOMPARE(w.detail()->tensor(), other);
+        QCOMPARE(w.optimizerPanel()->selectedParam(), otherId);
+        QCOMPARE(w.recordView()->currentIndex().data(TensorKeyRole).toString(), other.key());
+        QTRY_VERIFY_WITH_TIMEOUT(w.isIdle(), 30000);
+        // parameter + its optimizer state tensors, histograms side by side
+        const int attached = int(ws.tensorsOfParam(otherId.toStdString()).size());
+        QVERIFY(attached >= 2);
+        QCOMPARE(w.optimizerPanel()->plotCount(), attached);
+
+        // and back: picking the optimizer entry of the first parameter selects its tensor
+        auto* optView = w.optimizerPanel()->view();
+        QModelIndex entry;
+        for (int r = 0; r < optView->model()->rowCount(); ++r)
+            if (optView->model()->index(r, 0).data(ParamIdRole).toString() == id)
+                entry = optView->model()->index(r, 0);
+        QVERIFY(entry.isValid());
+        optView->setCurrentIndex(entry);
+        QCOMPARE(w.detail()->tensor(), first);
+        QCOMPARE(w.tensorView()->currentIndex().data(TensorKeyRole).toString(), first.key());
+
+        // Ctrl+F search finds a parameter id and selects its tensor
+        QVERIFY(w.find(otherId));
+        QCOMPARE(w.optimizerPanel()->selectedParam(), otherId);
+        QVERIFY(!w.find(QStringLiteral("no-such-name-anywhere")));
+    }
+
+    void moduleRecordDetail()
+    {
+        MainWindow w;
+        w.show();
+        QVERIFY(open(w, {fixture("models/burn-0.16.1_full_connect4.mpk")}));
+        const Workspace& ws = w.document()->workspace();
+        QCOMPARE(int(ws.records.size()), 1);
+        QCOMPARE(w.tensorModel()->rowCount(), int(ws.records[0].record->tensors.size()));
+        // a 2-D weight: heatmap slice and a value matrix
+        int row = -1;
+        for (int r = 0; r < w.tensorModel()->rowCount(); ++r)
+            if (ws.tensor(w.tensorModel()->refAt(r))->shape.size() == 2) {
+                row = r;
+                break;
+            }
+        QVERIFY(row >= 0);
+        const TensorRef ref = w.tensorModel()->refAt(row);
+        w.selectTensor(ref);
+        QTRY_VERIFY_WITH_TIMEOUT(w.isIdle(), 30000);
+        const TensorEntry* t = ws.tensor(ref);
+        QCOMPARE(w.detail()->valueTable()->columnCount(), int(std::min<uint64_t>(t->shape[1], 512)));
+        QVERIFY(w.detail()->valueTable()->rowCount() > 0);
+        // the first shown value is the tensor's first element
+        const auto first = ws.records[0].record->values(*t, 0, 1);
+        QCOMPARE(w.detail()->valueTable()->item(0, 0)->text().toDouble(), first.at(0));
+    }
+
+    void errorsStayInTheWindow()
+    {
+        QTemporaryDir dir;
+        const QString bad = dir.filePath(QStringLiteral("broken.mpk"));
+        QFile f(bad);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QByteArray::fromHex("83a86d65746164617461")); // a map that ends early
+        f.close();
+        MainWindow w;
+        w.show();
+        QVERIFY(open(w, {bad}));
+        QVERIFY(w.document()->workspace().records.empty());
+        const QString text = w.messages()->toPlainText();
+        QVERIFY2(text.contains(QLatin1String("broken.mpk")), qPrintable(text));
+        QVERIFY2(text.contains(QLatin1String("offset")), qPrintable(text));
+    }
+
+    void diffOfTwoRecords()
+    {
+        MainWindow w;
+        w.show();
+        const QString a = fixture("runs/mechint-0.20.0-pre.6/checkpoint/model-3.mpk");
+        QSignalSpy loaded(&w, &MainWindow::loadFinished);
+        w.openDiff(a, a);
+        QVERIFY(loaded.wait(60000));
+        QTRY_VERIFY_WITH_TIMEOUT(w.isIdle(), 60000);
+        QVERIFY(w.diffPanel()->table()->rowCount() > 0);
+        QVERIFY2(w.diffPanel()->summary().contains(QLatin1String("changed 0")), qPrintable(w.diffPanel()->summary()));
+    }
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_mainwindow.moc"

@@ -1,0 +1,136 @@
+// SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/document/checkpointdocument.h"
+#include "ui/models/recordtreemodel.h"
+
+#include <QAbstractItemModelTester>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QUndoStack>
+
+using namespace ckpt;
+using namespace ckpt::ui;
+
+class TestUiDocument : public QObject
+{
+    Q_OBJECT
+private:
+    static QString scheduler() { return QStringLiteral(CKPT_FIXTURES "/runs/mechint-0.20.0-pre.6/checkpoint/scheduler-3.mpk"); }
+
+private Q_SLOTS:
+    void editUndoRedoSave()
+    {
+        CheckpointDocument doc;
+        RecordTreeModel model(&doc, RecordTreeModel::Mode::Scheduler);
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        Workspace ws = loadWorkspace({scheduler()}, Progress::none());
+        QVERIFY2(ws.errors.isEmpty(), qPrintable(ws.errors.join(QLatin1Char('\n'))));
+        doc.setWorkspace(std::move(ws));
+        const Record& rec = *doc.workspace().records[0].record;
+        QVERIFY(rec.schedulerNode.has_value());
+        const uint32_t node = *rec.schedulerNode;
+        QCOMPARE(doc.value(0, node).toULongLong(), 0ull);
+        QVERIFY(doc.isEditable(0, node));
+        QVERIFY(!doc.isModified());
+
+        // through the model, as the view edits: setData pushes a command, never mutates directly
+        const QModelIndex idx = model.index(0, RecordTreeModel::ValueColumn);
+        QVERIFY(model.flags(idx) & Qt::ItemIsEditable);
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        QVERIFY(model.setData(idx, QStringLiteral("7")));
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(doc.value(0, node).toULongLong(), 7ull);
+        QCOMPARE(idx.data().toString(), QStringLiteral("7"));
+        QVERIFY(doc.isModified());
+        QCOMPARE(doc.undoStack()->count(), 1);
+
+        // a second edit of the same value merges into one undo step
+        QVERIFY(model.setData(idx, QStringLiteral("9")));
+        QCOMPARE(doc.undoStack()->count(), 1);
+        QCOMPARE(doc.value(0, node).toULongLong(), 9ull);
+
+        // wrong type / range is rejected with a message and changes nothing
+        QVERIFY(!model.setData(idx, QStringLiteral("-1")));
+        QVERIFY(model.lastError().contains(QLatin1String("unsigned")));
+        QVERIFY(!model.setData(idx, QStringLiteral("abc")));
+        QCOMPARE(doc.value(0, node).toULongLong(), 9ull);
+
+        doc.undoStack()->undo();
+        QCOMPARE(doc.value(0, node).toULongLong(), 0ull);
+        QVERIFY(!doc.isModified());
+        doc.undoStack()->redo();
+        QCOMPARE(doc.value(0, node).toULongLong(), 9ull);
+        QVERIFY(doc.isModified());
+
+        // Save As re-encodes atomically; the stack becomes clean only then
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("scheduler-edited.mpk"));
+        QSignalSpy modified(&doc, &CheckpointDocument::modifiedChanged);
+        QCOMPARE(doc.saveAs(out), QString());
+        QVERIFY(!doc.isModified());
+        QVERIFY(modified.count() >= 1);
+        auto reopened = openRecord(out.toStdString());
+        QVERIFY2(reopened.has_value(), reopened ? "" : reopened.error().message().c_str());
+        QVERIFY((*reopened)->schedulerNode.has_value());
+        QCOMPARE((*reopened)->tape.asU64(*(*reopened)->schedulerNode).value_or(0), 9ull);
+        QCOMPARE((*reopened)->metadata.version, rec.metadata.version);
+        // the original file is untouched
+        auto original = openRecord(scheduler().toStdString());
+        QVERIFY(original.has_value());
+        QCOMPARE((*original)->tape.asU64(*(*original)->schedulerNode).value_or(99), 0ull);
+    }
+
+    void metadataIsEditableAsString()
+    {
+        CheckpointDocument doc;
+        doc.setWorkspace(loadWorkspace({scheduler()}, Progress::none()));
+        const Record& rec = *doc.workspace().records[0].record;
+        const auto meta = rec.tape.find(rec.tape.root(), "metadata");
+        QVERIFY(meta.has_value());
+        const auto version = rec.tape.find(*meta, "version");
+        QVERIFY(version.has_value());
+        QCOMPARE(doc.requestEdit(0, *version, QStringLiteral("0.20.0")), QString());
+        QCOMPARE(doc.value(0, *version).toString(), QStringLiteral("0.20.0"));
+        doc.undoStack()->undo();
+        QCOMPARE(doc.value(0, *version).toString(), QStringLiteral("0.20.0-pre.6"));
+    }
+
+    void parseScalarByKind_data()
+    {
+        QTest::addColumn<int>("kind");
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<bool>("accepted");
+        QTest::addRow("u64 ok") << int(Kind::UInt) << QStringLiteral("42") << true;
+        QTest::addRow("u64 negative") << int(Kind::UInt) << QStringLiteral("-3") << false;
+        QTest::addRow("i64 negative") << int(Kind::Int) << QStringLiteral("-3") << true;
+        QTest::addRow("f32 overflow") << int(Kind::F32) << QStringLiteral("1e39") << false;
+        QTest::addRow("f64 ok") << int(Kind::F64) << QStringLiteral("1e39") << true;
+        QTest::addRow("bool word") << int(Kind::Bool) << QStringLiteral("true") << true;
+        QTest::addRow("bool digit") << int(Kind::Bool) << QStringLiteral("1") << false;
+        QTest::addRow("string") << int(Kind::Str) << QStringLiteral("anything") << true;
+    }
+    void parseScalarByKind()
+    {
+        QFETCH(int, kind);
+        QFETCH(QString, text);
+        QFETCH(bool, accepted);
+        TapeBuilder b;
+        switch (Kind(kind)) {
+        case Kind::UInt: b.uinteger(1); break;
+        case Kind::Int: b.integer(-1); break;
+        case Kind::F32: b.f32(1); break;
+        case Kind::F64: b.f64(1); break;
+        case Kind::Bool: b.boolean(false); break;
+        default: b.str("x"); break;
+        }
+        const Tape tape = std::move(b).finish();
+        QString why;
+        const QVariant v = parseScalar(tape, 0, text, &why);
+        QCOMPARE(v.isValid(), accepted);
+        QCOMPARE(why.isEmpty(), accepted);
+    }
+};
+
+QTEST_MAIN(TestUiDocument)
+#include "tst_uidocument.moc"

@@ -1,0 +1,163 @@
+// SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/document/checkpointdocument.h"
+#include "ui/models/modelroles.h"
+#include "ui/models/optimizerstatemodel.h"
+#include "ui/models/recordtreemodel.h"
+#include "ui/models/tensortablemodel.h"
+#include "ui/run/metriclog.h"
+
+#include <QAbstractItemModelTester>
+#include <QSortFilterProxyModel>
+#include <QTest>
+
+using namespace ckpt;
+using namespace ckpt::ui;
+
+class TestUiModels : public QObject
+{
+    Q_OBJECT
+private:
+    static QString fixture(const char* rel) { return QStringLiteral(CKPT_FIXTURES "/") + QLatin1String(rel); }
+
+    static Workspace load(const QStringList& inputs)
+    {
+        Workspace ws = loadWorkspace(inputs, Progress::none());
+        if (!ws.errors.isEmpty())
+            qWarning() << ws.errors;
+        return ws;
+    }
+
+    // Walks every index (bounded) so the tester and our parent()/index() agree everywhere.
+    static int walk(QAbstractItemModel* m, const QModelIndex& parent, int budget)
+    {
+        int seen = 0;
+        for (int r = 0; r < m->rowCount(parent) && seen < budget; ++r) {
+            const QModelIndex i = m->index(r, 0, parent);
+            if (i.parent() != parent)
+                return -1000000;
+            ++seen;
+            seen += walk(m, i, budget - seen);
+        }
+        return seen;
+    }
+
+private Q_SLOTS:
+    void recordTree_data()
+    {
+        QTest::addColumn<QString>("input");
+        QTest::addRow("connect4 module") << fixture("models/burn-0.16.1_full_connect4.mpk");
+        QTest::addRow("mechint optim") << fixture("runs/mechint-0.20.0-pre.6/checkpoint/optim-3.mpk");
+        QTest::addRow("mlplay run dir") << fixture("runs/mlplay-0.16.1");
+        QTest::addRow("legacy 0.12 half") << fixture("models/burn-0.12.1_half_nannou-mnist.mpk");
+    }
+    void recordTree()
+    {
+        QFETCH(QString, input);
+        CheckpointDocument doc;
+        RecordTreeModel model(&doc, RecordTreeModel::Mode::Records);
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        doc.setWorkspace(load({input}));
+        QVERIFY(!doc.workspace().records.empty());
+        QCOMPARE(model.rowCount(), int(doc.workspace().records.size()));
+        QVERIFY(walk(&model, {}, 20000) > 3);
+        // every tensor of the record is reachable and carries its key
+        const Record& rec = *doc.workspace().records[0].record;
+        QVERIFY(!rec.tensors.empty());
+        const QModelIndex t = model.indexOfNode(0, rec.tensors.front().node);
+        QVERIFY(t.isValid());
+        QCOMPARE(t.data(TensorKeyRole).toString(), TensorRef{0, 0}.key());
+        QCOMPARE(model.pathOf(0, rec.tensors.front().node), QString::fromStdString(rec.tensors.front().path));
+    }
+
+    void tensorTableSortsNumerically()
+    {
+        CheckpointDocument doc;
+        TensorTableModel model(&doc);
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        doc.setWorkspace(load({fixture("runs/mlplay-0.16.1")}));
+        QVERIFY(model.rowCount() > 3);
+        const Workspace& ws = doc.workspace();
+        size_t total = 0;
+        for (const auto& r : ws.records)
+            total += r.record->tensors.size();
+        QCOMPARE(model.rowCount(), int(total));
+        for (int row = 0; row < model.rowCount(); ++row) {
+            const TensorRef ref = model.refAt(row);
+            model.setStats(row, ws.records[size_t(ref.record)].record->stats(*ws.tensor(ref), StatsOptions{0, false}));
+        }
+        QCOMPARE(model.statsCount(), model.rowCount());
+        QSortFilterProxyModel proxy;
+        proxy.setSourceModel(&model);
+        proxy.setSortRole(SortRole);
+        for (int column : {int(TensorTableModel::NumelColumn), int(TensorTableModel::MeanColumn)}) {
+            proxy.sort(column, Qt::AscendingOrder);
+            double previous = -std::numeric_limits<double>::infinity();
+            for (int r = 0; r < proxy.rowCount(); ++r) {
+                const double v = proxy.index(r, column).data(SortRole).toDouble();
+                if (std::isnan(v))
+                    continue;
+                QVERIFY2(v >= previous, qPrintable(QStringLiteral("column %1 row %2").arg(column).arg(r)));
+                previous = v;
+            }
+        }
+        // display text of a big count is grouped, the sort value is the number
+        const int numelRow = proxy.rowCount() - 1;
+        QVERIFY(proxy.index(numelRow, TensorTableModel::NumelColumn).data(SortRole).toULongLong() > 0);
+    }
+
+    void optimizerModel()
+    {
+        CheckpointDocument doc;
+        OptimizerStateModel model(&doc);
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        doc.setWorkspace(load({fixture("runs/mechint-0.20.0-pre.6")}));
+        const Workspace& ws = doc.workspace();
+        const int opt = ws.optimizerRecord();
+        QVERIFY(opt >= 0);
+        QCOMPARE(model.rowCount(), int(ws.records[size_t(opt)].record->optimizer.size()));
+        QVERIFY(walk(&model, {}, 100000) > model.rowCount());
+        // each entry's parameter is found in the model record of the same run (cross-link basis)
+        const OptimizerEntry* e = model.entryAt(0);
+        QVERIFY(e);
+        QVERIFY(ws.findParam(e->paramId).has_value());
+        QCOMPARE(model.rowOfParam(QString::fromStdString(e->paramId)), 0);
+        QVERIFY(!model.index(0, 0).data(TensorKeyRole).toString().isEmpty());
+    }
+
+    void schedulerAndStateModels()
+    {
+        CheckpointDocument doc;
+        RecordTreeModel scheduler(&doc, RecordTreeModel::Mode::Scheduler);
+        RecordTreeModel state(&doc, RecordTreeModel::Mode::CallerState);
+        QAbstractItemModelTester t1(&scheduler, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester t2(&state, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        doc.setWorkspace(load({fixture("runs/mlplay-0.16.1")}));
+        QVERIFY(scheduler.rowCount() >= 1);
+        QCOMPARE(state.rowCount(), 0); // burn-train runs keep no caller state
+        walk(&scheduler, {}, 1000);
+    }
+
+    void lossHistory()
+    {
+        auto run = openRunDirectory(fixture("runs/mechint-0.20.0-pre.6").toStdString());
+        QVERIFY2(run.has_value(), run ? "" : run.error().message().c_str());
+        const LossHistory h = lossHistoryFrom(*run);
+        QCOMPARE(h.curves.size(), 4); // train/valid x Loss/Accuracy
+        for (const auto& c : h.curves) {
+            QCOMPARE(c.x.size(), c.y.size());
+            QVERIFY(c.x.size() >= 30); // three epochs of 10 or 15 lines
+            QVERIFY(std::is_sorted(c.x.begin(), c.x.end()));
+            QVERIFY(c.x.last() <= 3.0 + 1e-9);
+        }
+        const QVector<double> raw{1, 3, 3, 3};
+        const QVector<double> s = smoothEma(raw, 0.5);
+        QCOMPARE(s[0], 1.0);
+        QCOMPARE(s[1], 2.0);
+        QCOMPARE(s[2], 2.5);
+        QCOMPARE(smoothEma(raw, 0), raw);
+    }
+};
+
+QTEST_MAIN(TestUiModels)
+#include "tst_uimodels.moc"

@@ -1,0 +1,75 @@
+// SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "ui/workspace/workspace.h"
+
+#include <QHash>
+#include <QObject>
+#include <QVariant>
+
+class QUndoStack;
+
+namespace ckpt::ui {
+
+/**
+ * Owns the opened workspace and the edits of the caller's continuation state. The records stay
+ * immutable snapshots; edits are overrides of scalar tape nodes, applied when saving. Modified means
+ * the undo stack is not clean.
+ */
+class CheckpointDocument : public QObject
+{
+    Q_OBJECT
+public:
+    explicit CheckpointDocument(QObject* parent = nullptr);
+    ~CheckpointDocument() override;
+
+    const Workspace& workspace() const { return m_workspace; }
+    void setWorkspace(Workspace ws);
+    QUndoStack* undoStack() const { return m_undoStack; }
+
+    /** The scalar at a tape node, with an edit applied if there is one. */
+    QVariant value(int record, uint32_t node) const;
+    /** Whether a node may be edited: a scalar in the caller state, scheduler state or metadata. */
+    bool isEditable(int record, uint32_t node) const;
+    /**
+     * Validates \a text against the node's kind (u64, i64, float, bool, string) and pushes an undo
+     * command. Returns an empty string, or why the value was rejected.
+     */
+    QString requestEdit(int record, uint32_t node, const QString& text, const QString& label = {});
+    /** Used by the undo command only. */
+    void applyValue(int record, uint32_t node, const QVariant& v);
+
+    bool isModified() const;
+    QString editableFile() const;
+    /** Re-encodes every edited record in its own recorder and writes it over its file, atomically. */
+    QString save();
+    /** Writes the edited record (there must be only one) to \a path, atomically. */
+    QString saveAs(const QString& path);
+    /** Records that have edits. */
+    std::vector<int> editedRecords() const;
+    /** The envelope tape of \a record with every edit applied. */
+    Result<Tape> editedTape(int record) const;
+
+Q_SIGNALS:
+    void workspaceChanged();
+    void valueChanged(int record, uint32_t node);
+    void modifiedChanged(bool modified);
+    void saved(const QString& path);
+
+private:
+    QString writeRecord(int record, const QString& path);
+    static quint64 key(int record, uint32_t node) { return (quint64(uint32_t(record)) << 32) | node; }
+    Workspace m_workspace;
+    QUndoStack* const m_undoStack;
+    QHash<quint64, QVariant> m_overrides;
+};
+
+/** Parses \a text as a value of the node's kind; an invalid QVariant plus \a why on rejection. */
+QVariant parseScalar(const Tape& tape, uint32_t node, const QString& text, QString* why);
+/** JSON text of an edited scalar (what core's typed edits take). */
+std::string jsonOf(const QVariant& v);
+/** A tape scalar as a QVariant (UInt -> qulonglong, Int -> qlonglong, floats -> double, ...). */
+QVariant scalarValue(const Tape& tape, uint32_t node);
+
+} // namespace ckpt::ui

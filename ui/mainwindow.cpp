@@ -1,0 +1,687 @@
+// SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/mainwindow.h"
+
+#include "ui/document/checkpointdocument.h"
+#include "ui/models/formatting.h"
+#include "ui/models/modelroles.h"
+#include "ui/models/recordtreemodel.h"
+#include "ui/models/tensortablemodel.h"
+#include "ui/plots/lossplotwidget.h"
+#include "ui/settings/settings.h"
+#include "ui/widgets/diffpanel.h"
+#include "ui/widgets/optimizerpanel.h"
+#include "ui/widgets/tensordetailwidget.h"
+#include "ui/widgets/viewsetup.h"
+
+#include "core/edit/edit.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QPlainTextEdit>
+#include <QProgressBar>
+#include <QPromise>
+#include <QSortFilterProxyModel>
+#include <QStatusBar>
+#include <QTableView>
+#include <QToolBar>
+#include <QToolButton>
+#include <QTreeView>
+#include <QTreeWidget>
+#include <QUndoStack>
+#include <QUndoView>
+#include <QVBoxLayout>
+#include <QtConcurrent>
+
+namespace ckpt::ui {
+
+namespace {
+Setting<QByteArray> s_geometry{"mainwindow/geometry"};
+Setting<QByteArray> s_state{"mainwindow/state"};
+Setting<QStringList> s_recent{"mainwindow/recentFiles"};
+constexpr int MaxRecent = 10;
+constexpr int MaxSearchHits = 10000;
+
+QWidget* withHeader(QWidget* header, QWidget* body, QWidget* parent)
+{
+    auto* w = new QWidget(parent);
+    auto* l = new QVBoxLayout(w);
+    l->setContentsMargins(2, 2, 2, 2);
+    if (header)
+        l->addWidget(header);
+    l->addWidget(body, 1);
+    return w;
+}
+} // namespace
+
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent)
+    , m_doc(new CheckpointDocument(this))
+{
+    setObjectName(QStringLiteral("MainWindow"));
+    setAcceptDrops(true);
+    setDockNestingEnabled(true);
+    createDocks();
+    createActions();
+
+    m_progress = new QProgressBar(this);
+    m_progress->setRange(0, 1000);
+    m_progress->setMaximumWidth(220);
+    m_progress->hide();
+    m_cancel = new QToolButton(this);
+    m_cancel->setText(tr("Cancel"));
+    m_cancel->hide();
+    m_status = new QLabel(tr("Open a record, a run directory or drop files here."), this);
+    statusBar()->addWidget(m_status, 1);
+    statusBar()->addPermanentWidget(m_progress);
+    statusBar()->addPermanentWidget(m_cancel);
+    connect(m_cancel, &QToolButton::clicked, this, [this] {
+        m_loadWatcher.cancel();
+        m_statsWatcher.cancel();
+    });
+
+    connect(&m_loadWatcher, &QFutureWatcher<Workspace>::progressValueChanged, m_progress, &QProgressBar::setValue);
+    connect(&m_loadWatcher, &QFutureWatcher<Workspace>::finished, this, [this] {
+        m_loading = false;
+        if (m_loadWatcher.isCanceled() || m_loadWatcher.future().resultCount() == 0) {
+            m_status->setText(tr("Loading cancelled."));
+            m_progress->hide();
+            m_cancel->hide();
+            checkIdle();
+            return;
+        }
+        onWorkspaceLoaded(m_loadWatcher.result());
+    });
+    connect(&m_statsWatcher, &QFutureWatcher<StatsItem>::resultsReadyAt, this, [this](int begin, int end) {
+        for (int i = begin; i < end; ++i) {
+            const StatsItem item = m_statsWatcher.resultAt(i);
+            m_tensorModel->setStats(item.row, item.stats);
+        }
+    });
+    connect(&m_statsWatcher, &QFutureWatcher<StatsItem>::progressValueChanged, m_progress, &QProgressBar::setValue);
+    connect(&m_statsWatcher, &QFutureWatcher<StatsItem>::finished, this, [this] {
+        m_progress->hide();
+        m_cancel->hide();
+        m_status->setText(tr("%1 tensors, statistics of %2 computed.")
+                              .arg(m_tensorModel->rowCount())
+                              .arg(m_tensorModel->statsCount()));
+        checkIdle();
+    });
+    connect(m_detail, &TensorDetailWidget::idle, this, &MainWindow::checkIdle);
+    connect(m_optimizer, &OptimizerPanel::idle, this, &MainWindow::checkIdle);
+    connect(m_doc, &CheckpointDocument::modifiedChanged, this, &MainWindow::updateTitle);
+    connect(m_doc, &CheckpointDocument::saved, this, [this](const QString& path) {
+        logMessage(path.isEmpty() ? tr("Saved.") : tr("Saved %1.").arg(path));
+    });
+
+    resize(1400, 900);
+    restoreGeometry(s_geometry.get());
+    restoreState(s_state.get());
+    updateTitle();
+}
+
+MainWindow::~MainWindow()
+{
+    // no worker may outlive the window it reports to
+    m_loadWatcher.cancel();
+    m_statsWatcher.cancel();
+    m_loadWatcher.waitForFinished();
+    m_statsWatcher.waitForFinished();
+}
+
+QDockWidget* MainWindow::addPanel(const QString& name, const QString& title, QWidget* widget, Qt::DockWidgetArea area)
+{
+    auto* dock = new QDockWidget(title, this);
+    dock->setObjectName(QStringLiteral("dock_") + name);
+    dock->setWidget(widget);
+    addDockWidget(area, dock);
+    m_panels.insert(name, dock);
+    return dock;
+}
+
+void MainWindow::createDocks()
+{
+    // Record tree
+    m_recordModel = new RecordTreeModel(m_doc, RecordTreeModel::Mode::Records, this);
+    m_recordProxy = new QSortFilterProxyModel(this);
+    m_recordView = new QTreeView(this);
+    auto* recordFilter = new QLineEdit(this);
+    recordFilter->setPlaceholderText(tr("Filter names…"));
+    setupTreeView(m_recordView, m_recordModel, m_recordProxy, recordFilter);
+    m_recordProxy->setFilterKeyColumn(RecordTreeModel::NameColumn);
+    m_recordView->header()->resizeSection(0, 260);
+    addPanel(QStringLiteral("tree"), tr("Record"), withHeader(recordFilter, m_recordView, this), Qt::LeftDockWidgetArea);
+
+    // Tensor table
+    m_tensorModel = new TensorTableModel(m_doc, this);
+    m_tensorProxy = new QSortFilterProxyModel(this);
+    m_tensorView = new QTableView(this);
+    auto* tensorFilter = new QLineEdit(this);
+    tensorFilter->setPlaceholderText(tr("Filter tensors by path, role or id…"));
+    setupTreeView(m_tensorView, m_tensorModel, m_tensorProxy, tensorFilter);
+    m_tensorProxy->setFilterKeyColumn(-1);
+    m_tensorView->horizontalHeader()->resizeSection(0, 320);
+    auto* tensorsDock = addPanel(QStringLiteral("tensors"), tr("Tensors"), withHeader(tensorFilter, m_tensorView, this),
+        Qt::RightDockWidgetArea);
+
+    m_optimizer = new OptimizerPanel(m_doc, this);
+    auto* optimizerDock = addPanel(QStringLiteral("optimizer"), tr("Optimizer"), m_optimizer, Qt::RightDockWidgetArea);
+
+    m_schedulerModel = new RecordTreeModel(m_doc, RecordTreeModel::Mode::Scheduler, this);
+    m_schedulerView = new QTreeView(this);
+    m_schedulerInfo = new QLabel(this);
+    m_schedulerInfo->setWordWrap(true);
+    setupTreeView(m_schedulerView, m_schedulerModel, new QSortFilterProxyModel(this), nullptr);
+    m_schedulerView->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed);
+    auto* schedulerDock = addPanel(QStringLiteral("scheduler"), tr("Scheduler"),
+        withHeader(m_schedulerInfo, m_schedulerView, this), Qt::RightDockWidgetArea);
+
+    m_stateModel = new RecordTreeModel(m_doc, RecordTreeModel::Mode::CallerState, this);
+    m_stateView = new QTreeView(this);
+    m_stateInfo = new QLabel(this);
+    m_stateInfo->setWordWrap(true);
+    setupTreeView(m_stateView, m_stateModel, new QSortFilterProxyModel(this), nullptr);
+    m_stateView->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed
+        | QAbstractItemView::SelectedClicked);
+    m_stateView->header()->resizeSection(0, 260);
+    auto* stateDock = addPanel(QStringLiteral("state"), tr("Caller state"), withHeader(m_stateInfo, m_stateView, this),
+        Qt::RightDockWidgetArea);
+    for (RecordTreeModel* model : {m_stateModel, m_schedulerModel})
+        connect(model, &QAbstractItemModel::dataChanged, this, [this, model] {
+            if (!model->lastError().isEmpty())
+                logMessage(model->lastError(), true);
+        });
+
+    m_loss = new LossPlotWidget(this);
+    auto* lossDock = addPanel(QStringLiteral("loss"), tr("Loss"), m_loss, Qt::RightDockWidgetArea);
+
+    m_graphInfo = new QLabel(tr("The computation-graph view needs core/graph's layout (core/graph/layout.h), which "
+                                "is not available in this build. GradientCheckpoint files are listed in Messages."),
+        this);
+    m_graphInfo->setWordWrap(true);
+    m_graphInfo->setAlignment(Qt::AlignCenter);
+    auto* graphDock = addPanel(QStringLiteral("graph"), tr("Graph"), m_graphInfo, Qt::RightDockWidgetArea);
+
+    m_diff = new DiffPanel(this);
+    auto* diffDock = addPanel(QStringLiteral("diff"), tr("Diff"), m_diff, Qt::RightDockWidgetArea);
+    connect(m_diff, &DiffPanel::finished, this, [this](const QString& error) {
+        if (!error.isEmpty())
+            logMessage(error, true);
+        checkIdle();
+    });
+
+    auto* resume = new QTreeWidget(this);
+    resume->setObjectName(QStringLiteral("resumeChecks"));
+    resume->setHeaderLabels({tr("Check"), tr("Status"), tr("Detail")});
+    resume->setRootIsDecorated(false);
+    auto* resumeDock = addPanel(QStringLiteral("resume"), tr("Resume"), resume, Qt::RightDockWidgetArea);
+    connect(m_doc, &CheckpointDocument::workspaceChanged, resume, [this, resume] {
+        resume->clear();
+        for (const auto& lr : m_doc->workspace().records) {
+            if (lr.record->kind != RecordKind::TrainingRecord && lr.record->kind != RecordKind::ModelStateTrainingRecord)
+                continue;
+            for (const auto& check : checkResume(*lr.record)) {
+                auto* item = new QTreeWidgetItem(resume, {qs(check.name), qs(resumeStatusName(check.status)), qs(check.detail)});
+                item->setForeground(1, check.status == ResumeCheck::Status::Ok ? QColor(0, 128, 0)
+                        : check.status == ResumeCheck::Status::Warning       ? QColor(180, 120, 0)
+                                                                             : QColor(200, 0, 0));
+            }
+        }
+        if (resume->topLevelItemCount() == 0)
+            new QTreeWidgetItem(resume, {tr("(no TrainingRecord open: resume checks apply to records that resume training)")});
+        resume->resizeColumnToContents(0);
+    });
+
+    for (auto* dock : {optimizerDock, schedulerDock, stateDock, lossDock, graphDock, diffDock, resumeDock})
+        tabifyDockWidget(tensorsDock, dock);
+    tensorsDock->raise();
+
+    m_detail = new TensorDetailWidget(m_doc, this);
+    auto* detailDock = addPanel(QStringLiteral("detail"), tr("Tensor"), m_detail, Qt::BottomDockWidgetArea);
+    m_messages = new QPlainTextEdit(this);
+    m_messages->setReadOnly(true);
+    m_messages->setObjectName(QStringLiteral("messages"));
+    auto* messagesDock = addPanel(QStringLiteral("messages"), tr("Messages"), m_messages, Qt::BottomDockWidgetArea);
+    auto* undoView = new QUndoView(m_doc->undoStack(), this);
+    auto* undoDock = addPanel(QStringLiteral("undo"), tr("Undo history"), undoView, Qt::BottomDockWidgetArea);
+    tabifyDockWidget(detailDock, messagesDock);
+    tabifyDockWidget(detailDock, undoDock);
+    detailDock->raise();
+    resizeDocks({m_panels.value(QStringLiteral("tree")), tensorsDock}, {380, 1000}, Qt::Horizontal);
+    resizeDocks({tensorsDock, detailDock}, {480, 380}, Qt::Vertical);
+
+    // Cross-links
+    connect(m_recordView->selectionModel(), &QItemSelectionModel::currentChanged, this, [this](const QModelIndex& i) {
+        const auto ref = TensorRef::fromKey(i.data(TensorKeyRole).toString());
+        if (ref.valid())
+            selectTensor(ref);
+    });
+    connect(m_tensorView->selectionModel(), &QItemSelectionModel::currentChanged, this, [this](const QModelIndex& i) {
+        const auto ref = TensorRef::fromKey(i.data(TensorKeyRole).toString());
+        if (ref.valid())
+            selectTensor(ref);
+    });
+    connect(m_optimizer, &OptimizerPanel::paramSelected, this, &MainWindow::selectParam);
+    connect(m_optimizer, &OptimizerPanel::tensorActivated, this, &MainWindow::selectTensor);
+
+    connect(m_doc, &CheckpointDocument::workspaceChanged, this, [this] {
+        const Workspace& ws = m_doc->workspace();
+        const int s = ws.schedulerRecord();
+        if (s < 0) {
+            m_schedulerInfo->setText(tr("No scheduler record is open."));
+        } else {
+            const auto& sch = ws.records[size_t(s)].record->scheduler;
+            m_schedulerInfo->setText(tr("<b>%1</b> — %2<br><i>The learning-rate curve from this state needs a core "
+                                        "function that is not available yet; the state is shown (and editable).</i>")
+                                         .arg(sch ? qs(sch->kind) : tr("scheduler"), sch ? qs(sch->description).toHtmlEscaped() : QString()));
+        }
+        const int st = ws.stateRecord();
+        m_stateInfo->setText(st < 0 ? tr("No opened record has a caller continuation state (TrainingRecord item 5).")
+                                    : tr("Continuation state of %1 — double-click a value to edit; Ctrl+Z undoes; "
+                                         "Ctrl+S re-encodes the record atomically.")
+                                          .arg(QFileInfo(ws.records[size_t(st)].path).fileName()));
+        m_stateView->expandToDepth(1);
+        m_schedulerView->expandToDepth(1);
+        m_recordView->expandToDepth(0);
+        if (ws.loss)
+            m_loss->setHistory(*ws.loss);
+        else
+            m_loss->setHistory({});
+    });
+}
+
+void MainWindow::createActions()
+{
+    auto* file = menuBar()->addMenu(tr("&File"));
+    auto* open = file->addAction(tr("&Open…"), this, [this] {
+        const QStringList files = QFileDialog::getOpenFileNames(this, tr("Open records"), QString(),
+            tr("Records (*.mpk *.mpk.gz *.json *.json.gz *.bin *.bin.gz *.gz);;All files (*)"));
+        if (!files.isEmpty())
+            openPaths(files);
+    });
+    open->setShortcut(QKeySequence::Open);
+    file->addAction(tr("Open &Directory…"), this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Open run directory"));
+        if (!dir.isEmpty())
+            openPaths({dir});
+    });
+    m_recentMenu = file->addMenu(tr("Open &Recent"));
+    rebuildRecentMenu();
+    file->addSeparator();
+    auto* save = file->addAction(tr("&Save"), this, [this] { saveDocument(false); });
+    save->setShortcut(QKeySequence::Save);
+    auto* saveAs = file->addAction(tr("Save &As…"), this, [this] { saveDocument(true); });
+    saveAs->setShortcut(QKeySequence::SaveAs);
+    file->addSeparator();
+    auto* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+    quit->setShortcut(QKeySequence::Quit);
+
+    auto* edit = menuBar()->addMenu(tr("&Edit"));
+    auto* undo = m_doc->undoStack()->createUndoAction(this, tr("&Undo"));
+    undo->setShortcut(QKeySequence::Undo);
+    auto* redo = m_doc->undoStack()->createRedoAction(this, tr("&Redo"));
+    redo->setShortcut(QKeySequence::Redo);
+    edit->addAction(undo);
+    edit->addAction(redo);
+    edit->addSeparator();
+    auto* findAction = edit->addAction(tr("&Find…"), this, [this] {
+        m_search->setFocus();
+        m_search->selectAll();
+    });
+    findAction->setShortcut(QKeySequence::Find);
+
+    auto* view = menuBar()->addMenu(tr("&View"));
+    for (auto* dock : findChildren<QDockWidget*>())
+        view->addAction(dock->toggleViewAction());
+
+    auto* tools = addToolBar(tr("Main"));
+    tools->setObjectName(QStringLiteral("mainToolBar"));
+    tools->addAction(open);
+    tools->addAction(save);
+    tools->addAction(undo);
+    tools->addAction(redo);
+    tools->addSeparator();
+    m_search = new QLineEdit(this);
+    m_search->setPlaceholderText(tr("Find name, id or CID (Ctrl+F, Enter for next)"));
+    m_search->setClearButtonEnabled(true);
+    m_search->setMaximumWidth(380);
+    tools->addWidget(m_search);
+    connect(m_search, &QLineEdit::returnPressed, this, [this] {
+        if (!find(m_search->text()))
+            m_status->setText(tr("Not found: %1").arg(m_search->text()));
+    });
+}
+
+QStringList MainWindow::panelNames()
+{
+    return {QStringLiteral("tree"), QStringLiteral("tensors"), QStringLiteral("optimizer"), QStringLiteral("scheduler"),
+        QStringLiteral("state"), QStringLiteral("graph"), QStringLiteral("loss"), QStringLiteral("diff"),
+        QStringLiteral("resume")};
+}
+
+bool MainWindow::raisePanel(const QString& name)
+{
+    QDockWidget* dock = m_panels.value(name);
+    if (!dock)
+        return false;
+    dock->show();
+    dock->raise();
+    return true;
+}
+
+void MainWindow::openPaths(const QStringList& paths)
+{
+    if (paths.isEmpty() || !maybeSave())
+        return;
+    addRecent(paths);
+    m_statsWatcher.cancel();
+    m_loadWatcher.cancel();
+    m_loading = true;
+    m_status->setText(tr("Opening %1…").arg(paths.join(QStringLiteral(", "))));
+    m_progress->setValue(0);
+    m_progress->show();
+    m_cancel->show();
+    // setFuture() detaches the watcher from an older load: its result can no longer arrive
+    m_loadWatcher.setFuture(QtConcurrent::run(
+        [](QPromise<Workspace>& promise, QStringList inputs) {
+            promise.setProgressRange(0, 1000);
+            int last = -1;
+            Progress progress;
+            progress.onProgress = [&](double f) {
+                const int v = int(f * 1000);
+                if (v != last) { // throttled to 0.1 % steps
+                    last = v;
+                    promise.setProgressValue(v);
+                }
+            };
+            progress.isCancelled = [&] { return promise.isCanceled(); };
+            Workspace ws = loadWorkspace(inputs, progress);
+            if (!promise.isCanceled())
+                promise.addResult(std::move(ws));
+        },
+        paths));
+}
+
+void MainWindow::openDiff(const QString& a, const QString& b)
+{
+    openPaths({a, b});
+    m_diffPending = true;
+}
+
+void MainWindow::onWorkspaceLoaded(Workspace ws)
+{
+    for (const QString& e : ws.errors)
+        logMessage(e, true);
+    for (const QString& w : ws.warnings)
+        logMessage(tr("warning: ") + w);
+    for (const auto& lr : ws.records)
+        logMessage(tr("Opened %1: %2, %3, %4 precision, %5 tensors (%6)")
+                       .arg(lr.path, qs(recordKindName(lr.record->kind)), qs(recorderName(lr.record->recorder)),
+                           qs(precisionName(lr.record->precision)))
+                       .arg(lr.record->tensors.size())
+                       .arg(formatBytes(lr.record->tensorBytes())));
+    if (ws.loss)
+        logMessage(tr("Loss history: %n curve(s) from %1", "", int(ws.loss->curves.size())).arg(ws.loss->directory));
+    if (!ws.errors.isEmpty())
+        raisePanel(QStringLiteral("messages"));
+    m_doc->setWorkspace(std::move(ws));
+    updateTitle();
+    if (m_diffPending) {
+        m_diffPending = false;
+        const auto& recs = m_doc->workspace().records;
+        if (recs.size() == 2) {
+            m_diff->compare(recs[0].record, recs[1].record);
+            raisePanel(QStringLiteral("diff"));
+        } else {
+            logMessage(tr("Diff needs two readable records; %1 opened.").arg(recs.size()), true);
+        }
+    }
+    Q_EMIT loadFinished();
+    startStats();
+    // show something useful right away: the first parameter (or tensor)
+    const Workspace& w = m_doc->workspace();
+    if (!w.records.empty()) {
+        for (size_t r = 0; r < w.records.size(); ++r)
+            if (!w.records[r].record->params.empty()) {
+                selectParam(qs(w.records[r].record->params.front().id));
+                break;
+            }
+        if (!m_detail->tensor().valid() && m_tensorModel->rowCount() > 0)
+            selectTensor(m_tensorModel->refAt(0));
+    }
+    checkIdle();
+}
+
+void MainWindow::startStats()
+{
+    std::vector<StatsRequest> requests;
+    const Workspace& ws = m_doc->workspace();
+    for (int row = 0; row < m_tensorModel->rowCount(); ++row) {
+        const TensorRef ref = m_tensorModel->refAt(row);
+        requests.push_back({row, ws.records[size_t(ref.record)].record, size_t(ref.tensor)});
+    }
+    if (requests.empty()) {
+        m_progress->hide();
+        m_cancel->hide();
+        m_status->setText(tr("Nothing to compute."));
+        return;
+    }
+    m_status->setText(tr("Computing statistics of %1 tensors…").arg(requests.size()));
+    m_progress->setValue(0);
+    m_progress->show();
+    m_cancel->show();
+    StatsOptions options;
+    options.histogramBins = 0; // the table needs moments only; histograms are computed per selection
+    m_statsWatcher.setFuture(startStatsJob(std::move(requests), options));
+}
+
+bool MainWindow::isIdle() const
+{
+    return !m_loading && !m_loadWatcher.isRunning() && !m_statsWatcher.isRunning() && !m_detail->isBusy()
+        && !m_optimizer->isBusy() && !m_diff->isBusy();
+}
+
+void MainWindow::checkIdle()
+{
+    if (isIdle())
+        Q_EMIT idle();
+}
+
+void MainWindow::selectTensor(TensorRef ref)
+{
+    if (m_syncing || !ref.valid())
+        return;
+    const TensorEntry* t = m_doc->workspace().tensor(ref);
+    if (!t)
+        return;
+    m_syncing = true;
+    m_detail->setTensor(ref);
+    const int row = m_tensorModel->rowOf(ref);
+    if (row >= 0) {
+        const QModelIndex idx = m_tensorProxy->mapFromSource(m_tensorModel->index(row, 0));
+        if (idx.isValid()) {
+            m_tensorView->selectionModel()->setCurrentIndex(idx, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+            m_tensorView->scrollTo(idx);
+        }
+    }
+    const QModelIndex node = m_recordProxy->mapFromSource(m_recordModel->indexOfNode(ref.record, t->node));
+    if (node.isValid()) {
+        m_recordView->selectionModel()->setCurrentIndex(node, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        m_recordView->scrollTo(node);
+    }
+    const QString id = qs(t->paramId);
+    if (!id.isEmpty() && m_optimizer->selectedParam() != id)
+        m_optimizer->selectParam(id);
+    m_syncing = false;
+}
+
+void MainWindow::selectParam(const QString& id)
+{
+    if (m_syncing)
+        return;
+    const auto refs = m_doc->workspace().tensorsOfParam(id.toStdString());
+    if (!refs.empty()) {
+        selectTensor(refs.front());
+        return;
+    }
+    m_optimizer->selectParam(id);
+}
+
+bool MainWindow::find(const QString& text)
+{
+    if (text.isEmpty())
+        return false;
+    static std::vector<std::pair<int, uint32_t>> hits;
+    if (text != m_lastSearch) {
+        m_lastSearch = text;
+        m_searchHit = -1;
+        hits.clear();
+        const QByteArray needle = text.toUtf8().toLower();
+        auto matches = [&](std::string_view s) {
+            return QByteArray::fromRawData(s.data(), qsizetype(s.size())).toLower().contains(needle);
+        };
+        const Workspace& ws = m_doc->workspace();
+        for (size_t r = 0; r < ws.records.size() && hits.size() < MaxSearchHits; ++r) {
+            const Record& rec = *ws.records[r].record;
+            const TapeIndex& ix = *ws.records[r].index;
+            for (uint32_t n = 0; n < rec.tape.nodes.size() && hits.size() < MaxSearchHits; ++n) {
+                if (ix.keyOf[n] != UINT32_MAX && rec.tape.isStr(ix.keyOf[n]) && matches(rec.tape.str(ix.keyOf[n])))
+                    hits.push_back({int(r), n});
+                else if (rec.tape[n].kind == Kind::Str && ix.parent[n] != UINT32_MAX && matches(rec.tape.str(n)))
+                    hits.push_back({int(r), n});
+            }
+        }
+    }
+    if (hits.empty())
+        return false;
+    m_searchHit = (m_searchHit + 1) % int(hits.size());
+    const auto [record, node] = hits[size_t(m_searchHit)];
+    m_recordProxy->setFilterFixedString(QString());
+    const QModelIndex idx = m_recordProxy->mapFromSource(m_recordModel->indexOfNode(record, node));
+    raisePanel(QStringLiteral("tree"));
+    if (idx.isValid()) {
+        m_recordView->selectionModel()->setCurrentIndex(idx, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        m_recordView->scrollTo(idx);
+    }
+    // a hit inside a tensor (its key, its param id) selects that tensor everywhere
+    const Workspace& ws = m_doc->workspace();
+    const TapeIndex& ix = *ws.records[size_t(record)].index;
+    for (uint32_t n = node; n != UINT32_MAX; n = ix.parent[n])
+        if (ix.tensorAt[n] >= 0) {
+            selectTensor({record, ix.tensorAt[n]});
+            break;
+        }
+    m_status->setText(tr("Match %1 of %2").arg(m_searchHit + 1).arg(hits.size()));
+    return true;
+}
+
+void MainWindow::logMessage(const QString& text, bool error)
+{
+    if (error) {
+        m_messages->appendHtml(QStringLiteral("<span style='color:#c00000'>") + text.toHtmlEscaped() + QStringLiteral("</span>"));
+        m_status->setText(text);
+    } else {
+        m_messages->appendPlainText(text);
+    }
+}
+
+void MainWindow::updateTitle()
+{
+    QStringList names;
+    for (const auto& lr : m_doc->workspace().records)
+        names << QFileInfo(lr.path).fileName();
+    setWindowTitle((names.isEmpty() ? tr("Checkpoint Inspector") : names.join(QStringLiteral(", ")))
+        + QStringLiteral("[*] — ") + tr("Checkpoint Inspector"));
+    setWindowModified(m_doc->isModified());
+}
+
+void MainWindow::addRecent(const QStringList& paths)
+{
+    QStringList recent = s_recent.get();
+    for (const QString& p : paths) {
+        const QString abs = QFileInfo(p).absoluteFilePath();
+        recent.removeAll(abs);
+        recent.prepend(abs);
+    }
+    while (recent.size() > MaxRecent)
+        recent.removeLast();
+    s_recent.set(recent);
+    rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu()
+{
+    m_recentMenu->clear();
+    for (const QString& p : s_recent.get())
+        m_recentMenu->addAction(p, this, [this, p] { openPaths({p}); });
+    m_recentMenu->setEnabled(!m_recentMenu->isEmpty());
+}
+
+bool MainWindow::maybeSave()
+{
+    if (!m_doc->isModified())
+        return true;
+    const auto answer = QMessageBox::question(this, tr("Unsaved edits"),
+        tr("The continuation state has unsaved edits. Save them?"),
+        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
+    if (answer == QMessageBox::Cancel)
+        return false;
+    if (answer == QMessageBox::Save) {
+        saveDocument(false);
+        return !m_doc->isModified();
+    }
+    return true;
+}
+
+void MainWindow::saveDocument(bool saveAs)
+{
+    QString error;
+    if (saveAs) {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Save record as"), m_doc->editableFile());
+        if (path.isEmpty())
+            return;
+        error = m_doc->saveAs(path);
+    } else {
+        error = m_doc->save();
+    }
+    if (!error.isEmpty())
+        logMessage(tr("Save failed: ") + error, true);
+}
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    if (!maybeSave()) {
+        event->ignore();
+        return;
+    }
+    s_geometry.set(saveGeometry());
+    s_state.set(saveState());
+    event->accept();
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event)
+{
+    if (event->mimeData()->hasUrls())
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event)
+{
+    QStringList paths;
+    for (const QUrl& url : event->mimeData()->urls())
+        if (url.isLocalFile())
+            paths << url.toLocalFile();
+    openPaths(paths);
+}
+
+} // namespace ckpt::ui

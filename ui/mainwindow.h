@@ -1,0 +1,132 @@
+// SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "ui/async/statsjob.h"
+#include "ui/workspace/workspace.h"
+
+#include <QFutureWatcher>
+#include <QMainWindow>
+
+class QDockWidget;
+class QLabel;
+class QLineEdit;
+class QMenu;
+class QPlainTextEdit;
+class QProgressBar;
+class QSortFilterProxyModel;
+class QTableView;
+class QToolButton;
+class QTreeView;
+
+namespace ckpt::ui {
+
+class CheckpointDocument;
+class DiffPanel;
+class LossPlotWidget;
+class OptimizerPanel;
+class RecordTreeModel;
+class TensorDetailWidget;
+class TensorTableModel;
+
+/**
+ * The main window: dockable panels over one CheckpointDocument. Loading and statistics run in
+ * workers (progress + cancel in the status bar); the newest request wins and older results are
+ * dropped. Errors are listed in the Messages panel with the core's full message.
+ */
+class MainWindow : public QMainWindow
+{
+    Q_OBJECT
+public:
+    explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    /** Opens files and run directories together as one workspace (replacing the current one). */
+    void openPaths(const QStringList& paths);
+    /** Opens two records and shows their differences in the Diff panel. */
+    void openDiff(const QString& a, const QString& b);
+    /** Raises a panel by its CLI name (tree, tensors, optimizer, scheduler, state, graph, loss, diff, resume). */
+    bool raisePanel(const QString& name);
+    static QStringList panelNames();
+    /** No load, statistics or detail job is running. */
+    bool isIdle() const;
+
+    CheckpointDocument* document() const { return m_doc; }
+    QTreeView* recordView() const { return m_recordView; }
+    QTableView* tensorView() const { return m_tensorView; }
+    TensorTableModel* tensorModel() const { return m_tensorModel; }
+    TensorDetailWidget* detail() const { return m_detail; }
+    OptimizerPanel* optimizerPanel() const { return m_optimizer; }
+    QTreeView* stateView() const { return m_stateView; }
+    LossPlotWidget* lossPlot() const { return m_loss; }
+    DiffPanel* diffPanel() const { return m_diff; }
+    QPlainTextEdit* messages() const { return m_messages; }
+    QLineEdit* searchBox() const { return m_search; }
+
+    /** Cross-links: every panel follows. */
+    void selectParam(const QString& id);
+    void selectTensor(TensorRef ref);
+    /** Finds the next name, id, CID or value containing \a text; false if none. */
+    bool find(const QString& text);
+    /** Appends to the Messages panel and shows it. */
+    void logMessage(const QString& text, bool error = false);
+
+Q_SIGNALS:
+    void idle();
+    void loadFinished();
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+
+private:
+    void createActions();
+    void createDocks();
+    void onWorkspaceLoaded(Workspace ws);
+    void startStats();
+    void checkIdle();
+    void updateTitle();
+    void addRecent(const QStringList& paths);
+    void rebuildRecentMenu();
+    bool maybeSave();
+    void saveDocument(bool saveAs);
+    QDockWidget* addPanel(const QString& name, const QString& title, QWidget* widget, Qt::DockWidgetArea area);
+
+    CheckpointDocument* m_doc;
+    RecordTreeModel* m_recordModel;
+    QSortFilterProxyModel* m_recordProxy;
+    QTreeView* m_recordView;
+    TensorTableModel* m_tensorModel;
+    QSortFilterProxyModel* m_tensorProxy;
+    QTableView* m_tensorView;
+    TensorDetailWidget* m_detail;
+    OptimizerPanel* m_optimizer;
+    RecordTreeModel* m_schedulerModel;
+    QTreeView* m_schedulerView;
+    QLabel* m_schedulerInfo;
+    RecordTreeModel* m_stateModel;
+    QTreeView* m_stateView;
+    QLabel* m_stateInfo;
+    LossPlotWidget* m_loss;
+    QLabel* m_graphInfo;
+    DiffPanel* m_diff;
+    bool m_diffPending = false;
+    QPlainTextEdit* m_messages;
+    QLineEdit* m_search;
+    QProgressBar* m_progress;
+    QToolButton* m_cancel;
+    QLabel* m_status;
+    QMenu* m_recentMenu;
+    QHash<QString, QDockWidget*> m_panels;
+
+    QFutureWatcher<Workspace> m_loadWatcher;
+    QFutureWatcher<StatsItem> m_statsWatcher;
+    quint64 m_loadGeneration = 0;
+    bool m_loading = false;
+    bool m_syncing = false;   ///< a cross-link update is in progress: do not echo it back
+    QString m_lastSearch;
+    int m_searchHit = -1;
+};
+
+} // namespace ckpt::ui

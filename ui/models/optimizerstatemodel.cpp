@@ -1,0 +1,147 @@
+// SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/models/optimizerstatemodel.h"
+
+#include "ui/document/checkpointdocument.h"
+#include "ui/models/formatting.h"
+#include "ui/models/modelroles.h"
+
+namespace ckpt::ui {
+
+OptimizerStateModel::OptimizerStateModel(CheckpointDocument* doc, QObject* parent)
+    : QAbstractItemModel(parent)
+    , m_doc(doc)
+{
+    connect(doc, &CheckpointDocument::workspaceChanged, this, &OptimizerStateModel::reset);
+    reset();
+}
+
+void OptimizerStateModel::reset()
+{
+    beginResetModel();
+    m_entries.clear();
+    const Workspace& ws = m_doc->workspace();
+    for (size_t r = 0; r < ws.records.size(); ++r)
+        for (size_t e = 0; e < ws.records[r].record->optimizer.size(); ++e)
+            m_entries.push_back({int(r), e});
+    endResetModel();
+}
+
+const OptimizerEntry* OptimizerStateModel::entryAt(int row, int* record) const
+{
+    if (row < 0 || size_t(row) >= m_entries.size())
+        return nullptr;
+    const auto [r, e] = m_entries[size_t(row)];
+    if (record)
+        *record = r;
+    return &m_doc->workspace().records[size_t(r)].record->optimizer[e];
+}
+
+int OptimizerStateModel::rowOfParam(const QString& id) const
+{
+    const std::string s = id.toStdString();
+    for (size_t i = 0; i < m_entries.size(); ++i)
+        if (entryAt(int(i))->paramId == s)
+            return int(i);
+    return -1;
+}
+
+QModelIndex OptimizerStateModel::index(int row, int column, const QModelIndex& parent) const
+{
+    if (row < 0 || column < 0 || column >= NumColumns)
+        return {};
+    if (!parent.isValid())
+        return size_t(row) < m_entries.size() ? createIndex(row, column, quintptr(quint64(row + 1) << 32)) : QModelIndex();
+    if (parent.internalId() & 0xffffffffu)
+        return {};
+    const OptimizerEntry* e = entryAt(parent.row());
+    if (!e || size_t(row) >= e->tensors.size())
+        return {};
+    return createIndex(row, column, quintptr((quint64(parent.row() + 1) << 32) | quint64(row + 1)));
+}
+
+QModelIndex OptimizerStateModel::parent(const QModelIndex& child) const
+{
+    if (!child.isValid() || !(child.internalId() & 0xffffffffu))
+        return {};
+    const int row = int(quint64(child.internalId()) >> 32) - 1;
+    return createIndex(row, 0, quintptr(quint64(row + 1) << 32));
+}
+
+int OptimizerStateModel::rowCount(const QModelIndex& parent) const
+{
+    if (!parent.isValid())
+        return int(m_entries.size());
+    if (parent.column() != 0 || (parent.internalId() & 0xffffffffu))
+        return 0;
+    const OptimizerEntry* e = entryAt(parent.row());
+    return e ? int(e->tensors.size()) : 0;
+}
+
+int OptimizerStateModel::columnCount(const QModelIndex&) const
+{
+    return NumColumns;
+}
+
+QVariant OptimizerStateModel::data(const QModelIndex& index, int role) const
+{
+    if (!index.isValid())
+        return {};
+    const bool isChild = index.internalId() & 0xffffffffu;
+    const int entryRow = isChild ? int(quint64(index.internalId()) >> 32) - 1 : index.row();
+    int record = -1;
+    const OptimizerEntry* e = entryAt(entryRow, &record);
+    if (!e)
+        return {};
+    const Workspace& ws = m_doc->workspace();
+    if (role == ParamIdRole)
+        return qs(e->paramId);
+    if (isChild) {
+        const size_t t = e->tensors[size_t(index.row())];
+        const TensorEntry& te = ws.records[size_t(record)].record->tensors[t];
+        if (role == TensorKeyRole)
+            return TensorRef{record, int(t)}.key();
+        if (role != Qt::DisplayRole && role != SortRole)
+            return {};
+        switch (index.column()) {
+        case NameColumn: return te.stateName.empty() ? qs(te.path) : qs(te.stateName);
+        case DetailColumn:
+            return QString(qs(dtypeName(te.dtype)) + QLatin1Char(' ') + formatShape(te.shape));
+        default: return {};
+        }
+    }
+    if (role == TensorKeyRole) {
+        const auto tensors = ws.tensorsOfParam(e->paramId);
+        return tensors.empty() ? QString() : tensors.front().key();
+    }
+    if (role != Qt::DisplayRole && role != SortRole)
+        return {};
+    switch (index.column()) {
+    case NameColumn: return qs(e->paramId);
+    case ModuleColumn: {
+        if (auto p = ws.findParam(e->paramId))
+            return qs(ws.records[size_t(p->first)].record->params[p->second].modulePath);
+        return tr("(no parameter in the opened files)");
+    }
+    case OptimizerColumn: return QString(qs(e->optimizer) + QStringLiteral(" rank ") + QString::number(e->rank));
+    case TimeColumn: return e->time ? QVariant(qulonglong(*e->time)) : QVariant();
+    case DetailColumn: return e->amsgrad ? tr("AMSGrad (max_moment_2)") : QString();
+    default: return {};
+    }
+}
+
+QVariant OptimizerStateModel::headerData(int section, Qt::Orientation o, int role) const
+{
+    if (o != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+    case NameColumn: return tr("Parameter / state");
+    case ModuleColumn: return tr("Module path");
+    case OptimizerColumn: return tr("Optimizer");
+    case TimeColumn: return tr("Step (time)");
+    case DetailColumn: return tr("Detail");
+    default: return {};
+    }
+}
+
+} // namespace ckpt::ui

@@ -1,0 +1,38 @@
+// SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "ui/workspace/workspace.h"
+
+#include <QAbstractItemModel>
+
+namespace ckpt::ui {
+
+class CheckpointDocument;
+
+/** Optimizer entries (one per parameter) with their state tensors as children. */
+class OptimizerStateModel final : public QAbstractItemModel
+{
+    Q_OBJECT
+public:
+    enum Column { NameColumn, ModuleColumn, OptimizerColumn, TimeColumn, DetailColumn, NumColumns };
+    explicit OptimizerStateModel(CheckpointDocument* doc, QObject* parent = nullptr);
+
+    QModelIndex index(int row, int column, const QModelIndex& parent = {}) const override;
+    QModelIndex parent(const QModelIndex& child) const override;
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation o, int role = Qt::DisplayRole) const override;
+
+    /** Top-level row of the entry for a parameter id, -1 if the optimizer has none. */
+    int rowOfParam(const QString& id) const;
+    const OptimizerEntry* entryAt(int row, int* record = nullptr) const;
+
+private:
+    void reset();
+    CheckpointDocument* const m_doc;
+    std::vector<std::pair<int, size_t>> m_entries; ///< (record, index into Record::optimizer)
+};
+
+} // namespace ckpt::ui

@@ -1,0 +1,147 @@
+// SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/widgets/optimizerpanel.h"
+
+#include "ui/document/checkpointdocument.h"
+#include "ui/models/formatting.h"
+#include "ui/models/modelroles.h"
+#include "ui/models/optimizerstatemodel.h"
+#include "ui/plots/histogramplot.h"
+#include "ui/widgets/viewsetup.h"
+
+#include <QGridLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QScrollArea>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QTreeView>
+#include <QVBoxLayout>
+#include <QtConcurrent>
+
+namespace ckpt::ui {
+
+OptimizerPanel::OptimizerPanel(CheckpointDocument* doc, QWidget* parent)
+    : QWidget(parent)
+    , m_doc(doc)
+    , m_model(new OptimizerStateModel(doc, this))
+    , m_proxy(new QSortFilterProxyModel(this))
+    , m_view(new QTreeView(this))
+    , m_filter(new QLineEdit(this))
+    , m_caption(new QLabel(this))
+    , m_plotsHost(new QWidget(this))
+    , m_plots(new QGridLayout(m_plotsHost))
+{
+    setupTreeView(m_view, m_model, m_proxy, m_filter);
+    m_filter->setPlaceholderText(tr("Filter parameters (id or module path)…"));
+    m_proxy->setFilterKeyColumn(-1);
+
+    auto* left = new QWidget(this);
+    auto* leftLayout = new QVBoxLayout(left);
+    leftLayout->setContentsMargins(0, 0, 0, 0);
+    leftLayout->addWidget(m_filter);
+    leftLayout->addWidget(m_view);
+
+    auto* right = new QWidget(this);
+    auto* rightLayout = new QVBoxLayout(right);
+    rightLayout->setContentsMargins(0, 0, 0, 0);
+    m_caption->setWordWrap(true);
+    rightLayout->addWidget(m_caption);
+    auto* scroll = new QScrollArea(this);
+    scroll->setWidgetResizable(true);
+    scroll->setWidget(m_plotsHost);
+    rightLayout->addWidget(scroll, 1);
+
+    auto* split = new QSplitter(this);
+    split->addWidget(left);
+    split->addWidget(right);
+    split->setStretchFactor(0, 2);
+    split->setStretchFactor(1, 3);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(2, 2, 2, 2);
+    layout->addWidget(split);
+
+    connect(m_view->selectionModel(), &QItemSelectionModel::currentChanged, this, [this](const QModelIndex& current) {
+        const QString id = current.data(ParamIdRole).toString();
+        if (!id.isEmpty() && id != m_param) {
+            showParam(id);
+            Q_EMIT paramSelected(id);
+        }
+        const auto ref = TensorRef::fromKey(current.data(TensorKeyRole).toString());
+        if (ref.valid())
+            Q_EMIT tensorActivated(ref);
+    });
+    connect(doc, &CheckpointDocument::workspaceChanged, this, [this] {
+        m_param.clear();
+        m_caption->setText(m_model->rowCount() ? tr("Select a parameter to compare its histogram with its optimizer state.")
+                                               : tr("No optimizer record is open."));
+        showParam({});
+    });
+}
+
+int OptimizerPanel::plotCount() const
+{
+    return m_plots->count();
+}
+
+bool OptimizerPanel::selectParam(const QString& id)
+{
+    const int row = m_model->rowOfParam(id);
+    if (row < 0)
+        return false;
+    const QModelIndex src = m_model->index(row, 0);
+    const QModelIndex idx = m_proxy->mapFromSource(src);
+    {
+        QSignalBlocker block(m_view->selectionModel());
+        m_view->selectionModel()->setCurrentIndex(idx, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    }
+    m_view->scrollTo(idx);
+    showParam(id);
+    return true;
+}
+
+void OptimizerPanel::showParam(const QString& id)
+{
+    m_param = id;
+    while (auto* item = m_plots->takeAt(0)) {
+        delete item->widget();
+        delete item;
+    }
+    if (id.isEmpty())
+        return;
+    const Workspace& ws = m_doc->workspace();
+    const auto refs = ws.tensorsOfParam(id.toStdString());
+    const int row = m_model->rowOfParam(id);
+    const OptimizerEntry* e = row >= 0 ? m_model->entryAt(row) : nullptr;
+    m_caption->setText(tr("<b>%1</b> · %2 · step (time) %3%4").arg(id,
+        e ? qs(e->optimizer) : tr("no optimizer entry"),
+        e && e->time ? QString::number(qulonglong(*e->time)) : tr("—"),
+        e && e->amsgrad ? tr(" · AMSGrad") : QString()));
+    const quint64 generation = ++m_generation;
+    int i = 0;
+    for (const TensorRef ref : refs) {
+        auto* plot = new HistogramPlot(m_plotsHost);
+        plot->setMinimumHeight(180);
+        const TensorEntry* t = ws.tensor(ref);
+        const QString title = qs(tensorRoleName(t->role)) + (t->stateName.empty() ? QString() : QString(QStringLiteral(" ") + qs(t->stateName)));
+        plot->clearStats(tr("%1: computing…").arg(title));
+        m_plots->addWidget(plot, i / 2, i % 2);
+        ++i;
+        auto record = ws.records[size_t(ref.record)].record;
+        ++m_pending;
+        QtConcurrent::run([record, index = size_t(ref.tensor)] {
+            StatsOptions o;
+            o.histogramBins = 64;
+            return record->stats(record->tensors[index], o);
+        }).then(this, [this, plot, title, generation](TensorStats st) {
+            if (generation == m_generation) // the plots of an older selection are gone
+                plot->setStats(st, tr("%1 — mean %2 · std %3 · min %4 · max %5").arg(title, formatNumber(st.mean),
+                    formatNumber(st.std), formatNumber(st.min), formatNumber(st.max)));
+            if (--m_pending == 0)
+                Q_EMIT idle();
+        });
+    }
+}
+
+} // namespace ckpt::ui

@@ -1,0 +1,58 @@
+// SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "ui/workspace/workspace.h"
+
+#include <QWidget>
+
+class QGridLayout;
+class QLabel;
+class QLineEdit;
+class QSortFilterProxyModel;
+class QTreeView;
+
+namespace ckpt::ui {
+
+class CheckpointDocument;
+class HistogramPlot;
+class OptimizerStateModel;
+
+/**
+ * Optimizer entries per parameter (step/time, moments, AMSGrad max); the selected parameter's
+ * histograms side by side with those of its state tensors and pending gradient.
+ */
+class OptimizerPanel : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit OptimizerPanel(CheckpointDocument* doc, QWidget* parent = nullptr);
+    /** Selects the entry of a parameter; false if the optimizer has none. */
+    bool selectParam(const QString& id);
+    QString selectedParam() const { return m_param; }
+    OptimizerStateModel* model() const { return m_model; }
+    QTreeView* view() const { return m_view; }
+    int plotCount() const;
+    bool isBusy() const { return m_pending > 0; }
+
+Q_SIGNALS:
+    void paramSelected(const QString& id);
+    void tensorActivated(const ckpt::ui::TensorRef& ref);
+    void idle();
+
+private:
+    void showParam(const QString& id);
+    CheckpointDocument* const m_doc;
+    OptimizerStateModel* m_model;
+    QSortFilterProxyModel* m_proxy;
+    QTreeView* m_view;
+    QLineEdit* m_filter;
+    QLabel* m_caption;
+    QWidget* m_plotsHost;
+    QGridLayout* m_plots;
+    QString m_param;
+    quint64 m_generation = 0;
+    int m_pending = 0;
+};
+
+} // namespace ckpt::ui

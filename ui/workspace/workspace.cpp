@@ -1,0 +1,224 @@
+// SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/workspace/workspace.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QMap>
+
+namespace ckpt::ui {
+
+namespace {
+constexpr uint32_t None = UINT32_MAX;
+}
+
+TensorRef TensorRef::fromKey(const QString& key)
+{
+    const auto parts = key.split(QLatin1Char(':'));
+    if (parts.size() != 2)
+        return {};
+    return {parts[0].toInt(), parts[1].toInt()};
+}
+
+TapeIndex TapeIndex::build(const Record& record)
+{
+    const Tape& tape = record.tape;
+    const size_t n = tape.nodes.size();
+    TapeIndex ix;
+    ix.parent.assign(n, None);
+    ix.row.assign(n, 0);
+    ix.firstChild.assign(n, None);
+    ix.keyOf.assign(n, None);
+    ix.childCountOf.assign(n, 0);
+    ix.tensorAt.assign(n, -1);
+    ix.children.reserve(n);
+    for (size_t t = 0; t < record.tensors.size(); ++t)
+        if (record.tensors[t].node < n)
+            ix.tensorAt[record.tensors[t].node] = int32_t(t);
+    // Pre-order walk with an explicit stack: tapes from hostile files may be deep.
+    std::vector<uint32_t> stack;
+    if (n > 0)
+        stack.push_back(0);
+    while (!stack.empty()) {
+        const uint32_t c = stack.back();
+        stack.pop_back();
+        const Node& node = tape[c];
+        if (node.kind != Kind::Array && node.kind != Kind::Map)
+            continue;
+        ix.firstChild[c] = uint32_t(ix.children.size());
+        uint32_t r = 0;
+        const size_t before = ix.children.size();
+        if (node.kind == Kind::Array) {
+            tape.forEachChild(c, [&](uint32_t ch) {
+                ix.children.push_back(ch);
+                ix.parent[ch] = c;
+                ix.row[ch] = r++;
+            });
+        } else {
+            tape.forEachEntry(c, [&](uint32_t k, uint32_t v) {
+                ix.children.push_back(v);
+                ix.parent[v] = c;
+                ix.row[v] = r++;
+                ix.keyOf[v] = k;
+            });
+        }
+        ix.childCountOf[c] = r;
+        for (size_t i = ix.children.size(); i > before; --i)
+            stack.push_back(ix.children[i - 1]);
+    }
+    return ix;
+}
+
+std::string nodePath(const LoadedRecord& lr, uint32_t node)
+{
+    const TapeIndex& ix = *lr.index;
+    std::vector<uint32_t> chain;
+    for (uint32_t n = node; n != None && n != 0; n = ix.parent[n])
+        chain.push_back(n);
+    std::string path;
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+        if (ix.keyOf[*it] != None)
+            path = appendKeyToPath(path, lr.record->tape.keyText(ix.keyOf[*it]));
+        else
+            path = appendIndexToPath(path, ix.row[*it]);
+    }
+    return path;
+}
+
+const TensorEntry* Workspace::tensor(TensorRef r) const
+{
+    if (r.record < 0 || size_t(r.record) >= records.size())
+        return nullptr;
+    const auto& rec = *records[size_t(r.record)].record;
+    if (r.tensor < 0 || size_t(r.tensor) >= rec.tensors.size())
+        return nullptr;
+    return &rec.tensors[size_t(r.tensor)];
+}
+
+std::optional<std::pair<int, size_t>> Workspace::findParam(const std::string& id) const
+{
+    for (size_t i = 0; i < records.size(); ++i)
+        if (auto p = records[i].record->findParam(id))
+            return std::pair<int, size_t>{int(i), *p};
+    return std::nullopt;
+}
+
+std::vector<TensorRef> Workspace::tensorsOfParam(const std::string& id) const
+{
+    std::vector<TensorRef> out;
+    if (id.empty())
+        return out;
+    for (size_t i = 0; i < records.size(); ++i) {
+        const Record& rec = *records[i].record;
+        for (size_t t = 0; t < rec.tensors.size(); ++t)
+            if (rec.tensors[t].paramId == id && rec.tensors[t].role == TensorRole::Param)
+                out.push_back({int(i), int(t)});
+    }
+    for (size_t i = 0; i < records.size(); ++i) {
+        const Record& rec = *records[i].record;
+        for (size_t t = 0; t < rec.tensors.size(); ++t)
+            if (rec.tensors[t].paramId == id && rec.tensors[t].role != TensorRole::Param)
+                out.push_back({int(i), int(t)});
+    }
+    return out;
+}
+
+int Workspace::stateRecord() const
+{
+    for (size_t i = 0; i < records.size(); ++i)
+        if (records[i].record->stateNode)
+            return int(i);
+    return -1;
+}
+
+int Workspace::optimizerRecord() const
+{
+    for (size_t i = 0; i < records.size(); ++i)
+        if (!records[i].record->optimizer.empty())
+            return int(i);
+    return -1;
+}
+
+int Workspace::schedulerRecord() const
+{
+    for (size_t i = 0; i < records.size(); ++i)
+        if (records[i].record->scheduler || records[i].record->schedulerNode)
+            return int(i);
+    return -1;
+}
+
+QStringList recordFilesOf(const QString& path)
+{
+    if (!QFileInfo(path).isDir())
+        return {path};
+    auto run = openRunDirectory(path.toStdString());
+    if (!run)
+        return {};
+    QStringList files;
+    // a ckpt-train TrainingRecord holds everything; burn-train splits model/optim/scheduler
+    if (auto rec = run->latest("record")) {
+        files << QString::fromStdString(rec->path);
+        return files;
+    }
+    for (const char* kind : {"model", "optim", "scheduler"})
+        if (auto c = run->latest(kind))
+            files << QString::fromStdString(c->path);
+    return files;
+}
+
+Workspace loadWorkspace(const QStringList& inputs, const Progress& progress)
+{
+    Workspace ws;
+    ws.inputs = inputs;
+    QStringList files;
+    for (const QString& input : inputs) {
+        const QFileInfo info(input);
+        if (!info.exists()) {
+            ws.errors << input + QStringLiteral(": no such file or directory");
+            continue;
+        }
+        if (info.isDir()) {
+            auto run = openRunDirectory(input.toStdString());
+            if (!run) {
+                ws.errors << QString::fromStdString(run.error().message());
+                continue;
+            }
+            if (!run->series.empty()) {
+                LossHistory loss = lossHistoryFrom(*run);
+                ws.warnings << loss.warnings;
+                ws.loss = std::move(loss);
+            }
+            const QStringList found = recordFilesOf(input);
+            if (found.isEmpty() && !ws.loss)
+                ws.errors << input + QStringLiteral(": no records (checkpoint/model-N.*, record-STEP.*) and no metric logs found");
+            files << found;
+        } else {
+            files << input;
+        }
+    }
+    for (qsizetype i = 0; i < files.size(); ++i) {
+        if (progress.cancelled())
+            break;
+        const double base = double(i) / double(files.size());
+        const double span = 1.0 / double(files.size());
+        Progress sub;
+        sub.onProgress = [&](double f) { progress.report(base + span * f * 0.9); };
+        sub.isCancelled = progress.isCancelled;
+        auto opened = openRecord(files[i].toStdString(), {}, sub);
+        if (!opened) {
+            ws.errors << QString::fromStdString(opened.error().message());
+            continue;
+        }
+        LoadedRecord lr;
+        lr.record = *opened;
+        lr.index = std::make_shared<const TapeIndex>(TapeIndex::build(*lr.record));
+        lr.path = files[i];
+        for (const auto& w : lr.record->warnings)
+            ws.warnings << files[i] + QStringLiteral(": ") + QString::fromStdString(w);
+        ws.records.push_back(std::move(lr));
+        progress.report(base + span);
+    }
+    return ws;
+}
+
+} // namespace ckpt::ui
