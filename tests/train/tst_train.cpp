@@ -8,6 +8,7 @@
 #include "core/record/record.h"
 
 #include <QDir>
+#include <QDirIterator>
 #include <QFile>
 #include <QProcess>
 #include <QTemporaryDir>
@@ -129,7 +130,47 @@ class TrainTest : public QObject {
     Q_OBJECT
 
 private slots:
-    void initTestCase() { QVERIFY2(QFile::exists(kTrainer), qPrintable(kTrainer)); }
+    void initTestCase()
+    {
+        QVERIFY2(QFile::exists(kTrainer), qPrintable(kTrainer));
+        // GradientCheckpoint timestamps come from SOURCE_DATE_EPOCH when set: whole run directories compare equal.
+        qputenv("SOURCE_DATE_EPOCH", "1767225600");
+    }
+
+    /**
+     * Resuming into the run's own directory (holding files of a longer run) rewrites exactly what the
+     * straight run wrote: every record, burn-train checkpoint, metric log line and graph file.
+     */
+    void runDirectoryResume()
+    {
+        ScratchDir dir;
+        const QString a = dir.filePath(QStringLiteral("a")), b = dir.filePath(QStringLiteral("b"));
+        QCOMPARE(runTrainer(smallModel() + QStringList{QStringLiteral("--out"), a, QStringLiteral("--steps"), QStringLiteral("30"),
+                     QStringLiteral("--checkpoint-every"), QStringLiteral("7"), QStringLiteral("--grad-accum"), QStringLiteral("3")}).exitCode,
+            0);
+        QCOMPARE(runTrainer(smallModel() + QStringList{QStringLiteral("--out"), b, QStringLiteral("--steps"), QStringLiteral("30"),
+                     QStringLiteral("--checkpoint-every"), QStringLiteral("7"), QStringLiteral("--grad-accum"), QStringLiteral("3")}).exitCode,
+            0);
+        // b's files past step 14 are stale leftovers of the first run; the continuation must rewrite them.
+        const RunResult r = runTrainer({QStringLiteral("--resume"), b + QStringLiteral("/checkpoint/record-14.mpk"), QStringLiteral("--out"), b});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY(r.lines.value(0).contains(QStringLiteral("2 pending micro-batches")));
+        QStringList files;
+        QDirIterator it(a, QDir::Files, QDirIterator::Subdirectories);
+        while (it.hasNext())
+            files << QDir(a).relativeFilePath(it.next());
+        QVERIFY(files.contains(QStringLiteral("valid/epoch-3/Loss.log")));
+        QVERIFY(files.contains(QStringLiteral("graph/step-28.car")));
+        for (const QString& f : files)
+            QVERIFY2(readAll(a + QLatin1Char('/') + f) == readAll(b + QLatin1Char('/') + f), qPrintable(f));
+        QStringList filesB;
+        QDirIterator itB(b, QDir::Files, QDirIterator::Subdirectories);
+        while (itB.hasNext())
+            filesB << QDir(b).relativeFilePath(itB.next());
+        files.sort();
+        filesB.sort();
+        QCOMPARE(filesB, files);
+    }
 
     void exactness_data()
     {
