@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -144,6 +145,32 @@ std::map<std::string, Option> options()
     return o;
 }
 
+/**
+ * What makes a configuration unusable, or "" — checked for flags and for a record's caller state
+ * alike, so an edited or hostile record can neither divide by zero nor ask for absurd allocations.
+ */
+std::string configProblem(const TrainConfig& c)
+{
+    constexpr uint64_t kMaxElements = uint64_t(1) << 26; // 64 Mi elements per matrix, far beyond any demo
+    auto tooBig = [&](uint64_t a, uint64_t b) { return a != 0 && b > kMaxElements / a; };
+    if (c.inputDim == 0 || c.hidden == 0 || c.outputDim == 0 || c.batchSize == 0 || c.datasetSize == 0 || c.validSize == 0)
+        return "model and data sizes must be at least 1";
+    if (c.task == Task::Classification && c.outputDim < 2)
+        return "classification needs at least 2 classes";
+    if (c.datasetSize % c.batchSize != 0)
+        return "dataset_size must be a multiple of batch_size";
+    if (tooBig(c.inputDim, c.hidden) || tooBig(c.hidden, c.outputDim) || tooBig(c.datasetSize, c.inputDim + c.outputDim)
+        || tooBig(c.validSize, c.inputDim + c.outputDim) || tooBig(c.batchSize, std::max({c.inputDim, c.hidden, c.outputDim})))
+        return "model or data too large (more than 2^26 elements in one matrix)";
+    if (c.gradAccum == 0)
+        return "grad_accum must be at least 1";
+    if (c.schedStepSize == 0 || c.schedStepSize > uint64_t(INT32_MAX) || c.schedIters == 0 || c.warmupSteps == 0 || c.embeddingSize == 0)
+        return "scheduler step_size, num_iters, warmup_steps and embedding_size must be at least 1 (step_size at most i32::MAX)";
+    if (!(c.lr > 0.0) || !std::isfinite(c.schedGamma) || c.schedGamma == 0.0)
+        return "lr must be positive and gamma finite and non-zero";
+    return {};
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -199,8 +226,8 @@ int main(int argc, char** argv)
             cfg.outputDim = 4;
         if (cfg.task == Task::Classification && cfg.outputDim < 2)
             return usage("classification needs --classes >= 2");
-        if (cfg.datasetSize % cfg.batchSize != 0)
-            return usage("--dataset-size must be a multiple of --batch-size");
+        if (auto why = configProblem(cfg); !why.empty())
+            return usage(why);
         if (cfg.steps == 0)
             return usage("--steps must be at least 1");
     } else {
@@ -223,10 +250,8 @@ int main(int argc, char** argv)
             std::fprintf(stderr, "ckpt-train: %s\n", std::move(s.error()).withFile(resumePath).message().c_str());
             return ExitFailed;
         }
-        if (cfg.datasetSize == 0 || cfg.batchSize == 0 || cfg.gradAccum == 0 || cfg.datasetSize % cfg.batchSize != 0
-            || cfg.inputDim == 0 || cfg.hidden == 0 || cfg.outputDim == 0 || cfg.inputDim * cfg.hidden > (1u << 26)
-            || cfg.hidden * cfg.outputDim > (1u << 26) || cfg.datasetSize > (1u << 24) || cfg.validSize > (1u << 24)) {
-            std::fprintf(stderr, "ckpt-train: %s: at item[4].config: inconsistent or oversized configuration\n", resumePath.c_str());
+        if (auto why = configProblem(cfg); !why.empty()) {
+            std::fprintf(stderr, "ckpt-train: %s: at item[4].config: %s\n", resumePath.c_str(), why.c_str());
             return ExitFailed;
         }
         for (const auto& [name, value] : given) {
@@ -247,6 +272,8 @@ int main(int argc, char** argv)
             if (name == "--steps")
                 req.stepsFlag = cfg.steps;
         }
+        if (auto why = configProblem(cfg); !why.empty())
+            return usage(why);
         // An explicit --steps equal to the recorded value still sets the target.
         for (const auto& [name, value] : given)
             if (name == "--steps")

@@ -338,6 +338,7 @@ private slots:
         QTest::newRow("optimizer entry missing") << QStringLiteral("nooptim") << QStringLiteral("optimizer state missing");
         QTest::newRow("time/step mismatch") << QStringLiteral("time") << QStringLiteral("does not match progress.optimizer_steps");
         QTest::newRow("inconsistent progress") << QStringLiteral("progress") << QStringLiteral("does not equal");
+        QTest::newRow("hostile config") << QStringLiteral("config") << QStringLiteral("at item[4].config: dataset_size must be a multiple");
         QTest::newRow("pending gradients missing") << QStringLiteral("nograds") << QStringLiteral("pending gradients");
     }
 
@@ -382,6 +383,8 @@ private slots:
             QVERIFY(editRecord(good, bad, "item[1][\"" + id + "\"].V1.Rank1.momentum.time", [](TapeBuilder& b) { b.uinteger(7); }));
         } else if (kind == QStringLiteral("progress")) {
             QVERIFY(editRecord(good, bad, "item[4].progress.step", [](TapeBuilder& b) { b.uinteger(6); }));
+        } else if (kind == QStringLiteral("config")) {
+            QVERIFY(editRecord(good, bad, "item[4].config.batch_size", [](TapeBuilder& b) { b.uinteger(7); }));
         } else if (kind == QStringLiteral("nograds")) {
             QVERIFY(editRecord(good, bad, "item[3].gradients", [](TapeBuilder& b) {
                 b.beginArray();
