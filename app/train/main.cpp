@@ -216,6 +216,9 @@ int main(int argc, char** argv)
             finalGiven |= name == "--final-lr";
         }
         // Defaults that depend on other settings (only when not given explicitly).
+        // An f64 run keeps its state exactly only in DoublePrecisionSettings records.
+        if (cfg.dtype == TrainDType::F64 && std::none_of(given.begin(), given.end(), [](auto& g) { return g.first == "--precision"; }))
+            cfg.precision = Precision::Double;
         if (!lrGiven && cfg.optimizer == OptimizerKind::Sgd)
             cfg.lr = 0.05;
         if (!finalGiven)

@@ -315,6 +315,18 @@ public:
         if (m_p.epoch == 0 || m_p.dataCursor >= m_c.datasetSize || m_p.dataCursor % m_c.batchSize != 0)
             return invalid("epoch must be >= 1 and data_cursor a multiple of batch_size below dataset_size", "item[4].progress");
 
+        // Positions an unedited run would be at; an edit is honoured (the record is the truth) and announced.
+        const uint64_t samples = m_p.step * m_c.batchSize;
+        auto noteEdit = [&](const char* field, uint64_t value, uint64_t expected) {
+            if (value != expected)
+                notes.push_back(std::string(field) + " edited (" + std::to_string(value) + ", " + std::to_string(m_p.step) + " steps give "
+                    + std::to_string(expected) + "): honoured");
+        };
+        noteEdit("rng_counter", m_p.rngCounter, samples);
+        noteEdit("samples_seen", m_p.samplesSeen, samples);
+        noteEdit("epoch", m_p.epoch, samples / m_c.datasetSize + 1);
+        noteEdit("data_cursor", m_p.dataCursor, samples % m_c.datasetSize);
+
         // Module: ids and shapes.
         const uint32_t module = *rec.moduleNode;
         std::set<uint64_t> ids;

@@ -420,6 +420,17 @@ private slots:
         QCOMPARE(r.lines.size(), 3);
         QVERIFY(r.lines.last().startsWith(QStringLiteral("step=6 ")));
 
+        const QString rng = dir.filePath(QStringLiteral("rng.mpk"));
+        QVERIFY(editRecord(good, rng, "item[4].progress.rng_counter", [](TapeBuilder& b) { b.uinteger(1000); }));
+        r = runTrainer({QStringLiteral("--resume"), rng, QStringLiteral("--out"), dir.filePath(QStringLiteral("o0")), QStringLiteral("--steps"),
+            QStringLiteral("5")});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.lines.value(0).contains(QStringLiteral("rng_counter edited (1000, 4 steps give 32): honoured")), qPrintable(r.lines.value(0)));
+        const RunResult plain = runTrainer({QStringLiteral("--resume"), good, QStringLiteral("--out"), dir.filePath(QStringLiteral("o00")),
+            QStringLiteral("--steps"), QStringLiteral("5")});
+        QCOMPARE(plain.exitCode, 0);
+        QVERIFY(plain.lines.value(1) != r.lines.value(1)); // another batch was drawn
+
         const QString sched = dir.filePath(QStringLiteral("sched.mpk"));
         QVERIFY(editRecord(good, sched, "item[2]", [](TapeBuilder& b) { b.integer(-1); }));
         r = runTrainer({QStringLiteral("--resume"), sched, QStringLiteral("--out"), dir.filePath(QStringLiteral("o2")), QStringLiteral("--steps"),
