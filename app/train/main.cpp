@@ -164,8 +164,9 @@ std::string configProblem(const TrainConfig& c)
         return "model or data too large (more than 2^26 elements in one matrix)";
     if (c.gradAccum == 0)
         return "grad_accum must be at least 1";
-    if (c.schedStepSize == 0 || c.schedStepSize > uint64_t(INT32_MAX) || c.schedIters == 0 || c.warmupSteps == 0 || c.embeddingSize == 0)
-        return "scheduler step_size, num_iters, warmup_steps and embedding_size must be at least 1 (step_size at most i32::MAX)";
+    if (c.schedStepSize == 0 || c.schedStepSize > uint64_t(INT32_MAX) || c.schedIters == 0 || c.schedIters > (uint64_t(1) << 53)
+        || c.warmupSteps == 0 || c.embeddingSize == 0)
+        return "scheduler step_size, num_iters, warmup_steps and embedding_size must be at least 1 (step_size at most i32::MAX, num_iters at most 2^53)";
     if (!(c.lr > 0.0) || !std::isfinite(c.schedGamma) || c.schedGamma == 0.0)
         return "lr must be positive and gamma finite and non-zero";
     return {};

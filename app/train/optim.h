@@ -47,7 +47,8 @@ public:
         case SchedulerKind::Constant: return m_c.lr;
         case SchedulerKind::Step:
             m_iterIdx = m_iterIdx == std::numeric_limits<int32_t>::max() ? m_iterIdx : m_iterIdx + 1;
-            return m_c.lr * std::pow(m_c.schedGamma, static_cast<double>(m_iterIdx / static_cast<int32_t>(m_c.schedStepSize)));
+            // Burn: init_lr * gamma.powi((iter_idx as usize / step_size) as i32); powi is LLVM's repeated squaring.
+            return m_c.lr * powi(m_c.schedGamma, static_cast<int>(static_cast<uint64_t>(m_iterIdx) / m_c.schedStepSize));
         case SchedulerKind::Linear: {
             const double stepSize = (m_c.schedFinalLr - m_c.lr) / static_cast<double>(m_c.schedIters);
             m_remaining -= m_remaining != 0 ? 1 : 0;
@@ -152,6 +153,22 @@ public:
     }
 
 private:
+    /** compiler-rt's __powidf2 (what Rust's f64::powi lowers to): multiply by squares of the base. */
+    static double powi(double a, int b)
+    {
+        const bool recip = b < 0;
+        double r = 1.0;
+        while (true) {
+            if (b & 1)
+                r *= a;
+            b /= 2;
+            if (b == 0)
+                break;
+            a *= a;
+        }
+        return recip ? 1.0 / r : r;
+    }
+
     TrainConfig m_c;
     int32_t m_iterIdx = -1;
     uint64_t m_remaining = 0;
