@@ -171,6 +171,11 @@ uint32_t TapeBuilder::beginMap(uint64_t src)
 
 void TapeBuilder::end()
 {
+    if (m_stack.empty()) {
+        // More end() than begin*(): a caller bug. Ignore it rather than corrupt the tape's invariants.
+        ++m_unbalanced;
+        return;
+    }
     const uint32_t i = m_stack.back();
     m_stack.pop_back();
     Node& n = m_tape.nodes[i];
@@ -207,6 +212,9 @@ uint32_t TapeBuilder::copy(const Tape& other, uint32_t node)
 
 Tape TapeBuilder::finish() &&
 {
+    // Containers left open are closed, so that every `end` index is valid for readers.
+    while (!m_stack.empty())
+        end();
     return std::move(m_tape);
 }
 

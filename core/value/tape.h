@@ -139,13 +139,17 @@ public:
     size_t size() const { return m_tape.nodes.size(); }
     Node& node(uint32_t i) { return m_tape.nodes[i]; }
 
-    /** Finishes the tape; all containers must be closed. */
+    /** Number of end() calls that had no open container (a caller bug; the tape stays well-formed). */
+    uint32_t unbalancedEnds() const { return m_unbalanced; }
+
+    /** Finishes the tape; containers still open are closed (the tape is always well-formed). */
     Tape finish() &&;
 
 private:
     uint32_t push(Node n);
     Tape m_tape;
     std::vector<uint32_t> m_stack;
+    uint32_t m_unbalanced = 0;
 };
 
 /**
