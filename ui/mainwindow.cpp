@@ -110,6 +110,7 @@ MainWindow::MainWindow(QWidget* parent)
     });
     connect(&m_statsWatcher, &QFutureWatcher<StatsItem>::progressValueChanged, m_progress, &QProgressBar::setValue);
     connect(&m_statsWatcher, &QFutureWatcher<StatsItem>::finished, this, [this] {
+        m_statsRunning = false;
         m_progress->hide();
         m_cancel->hide();
         m_status->setText(tr("%1 tensors, statistics of %2 computed.")
@@ -482,12 +483,14 @@ void MainWindow::startStats()
     m_cancel->show();
     StatsOptions options;
     options.histogramBins = 0; // the table needs moments only; histograms are computed per selection
+    // idle only once the watcher delivered everything: the future may finish before its queued results arrive
+    m_statsRunning = true;
     m_statsWatcher.setFuture(startStatsJob(std::move(requests), options));
 }
 
 bool MainWindow::isIdle() const
 {
-    return !m_loading && !m_loadWatcher.isRunning() && !m_statsWatcher.isRunning() && !m_detail->isBusy()
+    return !m_loading && !m_statsRunning && !m_detail->isBusy()
         && !m_optimizer->isBusy() && !m_diff->isBusy();
 }
 
@@ -573,14 +576,24 @@ bool MainWindow::find(const QString& text)
         m_recordView->selectionModel()->setCurrentIndex(idx, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
         m_recordView->scrollTo(idx);
     }
-    // a hit inside a tensor (its key, its param id) selects that tensor everywhere
+    // a parameter id (as a key or a value) selects the parameter everywhere; a hit inside a tensor
+    // selects that tensor
     const Workspace& ws = m_doc->workspace();
-    const TapeIndex& ix = *ws.records[size_t(record)].index;
-    for (uint32_t n = node; n != UINT32_MAX; n = ix.parent[n])
-        if (ix.tensorAt[n] >= 0) {
-            selectTensor({record, ix.tensorAt[n]});
-            break;
-        }
+    const LoadedRecord& lr = ws.records[size_t(record)];
+    const TapeIndex& ix = *lr.index;
+    const Tape& tape = lr.record->tape;
+    const std::string_view keyText = ix.keyOf[node] != UINT32_MAX && tape.isStr(ix.keyOf[node]) ? tape.str(ix.keyOf[node]) : std::string_view();
+    const std::string_view valueText = tape.isStr(node) ? tape.str(node) : std::string_view();
+    const std::string matched(qs(keyText).contains(text, Qt::CaseInsensitive) ? keyText : valueText);
+    if (!matched.empty() && !ws.tensorsOfParam(matched).empty()) {
+        selectParam(qs(matched));
+    } else {
+        for (uint32_t n = node; n != UINT32_MAX; n = ix.parent[n])
+            if (ix.tensorAt[n] >= 0) {
+                selectTensor({record, ix.tensorAt[n]});
+                break;
+            }
+    }
     m_status->setText(tr("Match %1 of %2").arg(m_searchHit + 1).arg(hits.size()));
     return true;
 }

@@ -124,6 +124,7 @@ private:
     QFutureWatcher<StatsItem> m_statsWatcher;
     quint64 m_loadGeneration = 0;
     bool m_loading = false;
+    bool m_statsRunning = false;
     bool m_syncing = false;   ///< a cross-link update is in progress: do not echo it back
     QString m_lastSearch;
     int m_searchHit = -1;

@@ -12,11 +12,13 @@ set(cases
   "loss|${FIXTURES}/runs/mechint-0.20.0-pre.6"
   "graph|${RUN}"
   "resume|${RUN}"
-  "diff|--diff;${FIXTURES}/models/burn-0.16.1_full_connect4.mpk;${FIXTURES}/models/burn-0.16.1_full_connect4.mpk")
+  "diff|--diff,${FIXTURES}/runs/mlplay-0.16.1/checkpoint/model-10.mpk,${FIXTURES}/models/burn-0.16.1_full_connect4.mpk")
 foreach(case ${cases})
+  # "panel|input,input,..." (commas, since ; would split the case list itself)
   string(REPLACE "|" ";" parts "${case}")
   list(GET parts 0 panel)
-  list(SUBLIST parts 1 -1 inputs)
+  list(GET parts 1 inputs)
+  string(REPLACE "," ";" inputs "${inputs}")
   set(png ${OUT_DIR}/${panel}.png)
   file(REMOVE ${png})
   execute_process(COMMAND ${INSPECTOR} ${inputs} --screenshot ${png} --panel ${panel}

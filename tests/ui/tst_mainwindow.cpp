@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/document/checkpointdocument.h"
 #include "ui/mainwindow.h"
+#include "ui/models/formatting.h"
 #include "ui/models/modelroles.h"
 #include "ui/models/tensortablemodel.h"
 #include "ui/plots/histogramplot.h"
@@ -36,8 +37,7 @@ private:
         w.openPaths(paths);
         if (!loaded.wait(60000))
             return false;
-        QTRY_VERIFY_WITH_TIMEOUT(w.isIdle(), 60000);
-        return true;
+        return QTest::qWaitFor([&] { return w.isIdle(); }, 60000);
     }
 
 private Q_SLOTS:
@@ -142,7 +142,7 @@ private Q_SLOTS:
         QVERIFY(w.detail()->valueTable()->rowCount() > 0);
         // the first shown value is the tensor's first element
         const auto first = ws.records[0].record->values(*t, 0, 1);
-        QCOMPARE(w.detail()->valueTable()->item(0, 0)->text().toDouble(), first.at(0));
+        QCOMPARE(w.detail()->valueTable()->item(0, 0)->text(), formatNumber(first.at(0)));
     }
 
     void errorsStayInTheWindow()

@@ -66,7 +66,7 @@ private Q_SLOTS:
         QVERIFY(!rec.tensors.empty());
         const QModelIndex t = model.indexOfNode(0, rec.tensors.front().node);
         QVERIFY(t.isValid());
-        QCOMPARE(t.data(TensorKeyRole).toString(), TensorRef{0, 0}.key());
+        QCOMPARE(t.data(TensorKeyRole).toString(), (TensorRef{0, 0}.key()));
         QCOMPARE(model.pathOf(0, rec.tensors.front().node), QString::fromStdString(rec.tensors.front().path));
     }
 

@@ -15,6 +15,7 @@ HistogramPlot::HistogramPlot(QWidget* parent)
     m_bars->setBrush(QColor(70, 130, 180));
     m_bars->setWidthType(QCPBars::wtPlotCoords);
     yAxis->setLabel(tr("count"));
+    xAxis->ticker()->setTickCount(4); // small plots side by side: fewer, readable ticks
     setMinimumSize(200, 150);
 }
 

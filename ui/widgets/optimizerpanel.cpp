@@ -56,8 +56,9 @@ OptimizerPanel::OptimizerPanel(CheckpointDocument* doc, QWidget* parent)
     auto* split = new QSplitter(this);
     split->addWidget(left);
     split->addWidget(right);
-    split->setStretchFactor(0, 2);
-    split->setStretchFactor(1, 3);
+    split->setStretchFactor(0, 1);
+    split->setStretchFactor(1, 2);
+    split->setSizes({350, 700});
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
     layout->addWidget(split);
@@ -122,7 +123,7 @@ void OptimizerPanel::showParam(const QString& id)
     int i = 0;
     for (const TensorRef ref : refs) {
         auto* plot = new HistogramPlot(m_plotsHost);
-        plot->setMinimumHeight(180);
+        plot->setMinimumHeight(200);
         const TensorEntry* t = ws.tensor(ref);
         const QString title = qs(tensorRoleName(t->role)) + (t->stateName.empty() ? QString() : QString(QStringLiteral(" ") + qs(t->stateName)));
         plot->clearStats(tr("%1: computing…").arg(title));
@@ -136,7 +137,7 @@ void OptimizerPanel::showParam(const QString& id)
             return record->stats(record->tensors[index], o);
         }).then(this, [this, plot, title, generation](TensorStats st) {
             if (generation == m_generation) // the plots of an older selection are gone
-                plot->setStats(st, tr("%1 — mean %2 · std %3 · min %4 · max %5").arg(title, formatNumber(st.mean),
+                plot->setStats(st, tr("%1\nmean %2 · std %3\nmin %4 · max %5").arg(title, formatNumber(st.mean),
                     formatNumber(st.std), formatNumber(st.min), formatNumber(st.max)));
             if (--m_pending == 0)
                 Q_EMIT idle();
