@@ -3,6 +3,7 @@
 #include "ui/mainwindow.h"
 
 #include "ui/document/checkpointdocument.h"
+#include "ui/graph/graphview.h"
 #include "ui/models/formatting.h"
 #include "ui/models/modelroles.h"
 #include "ui/models/recordtreemodel.h"
@@ -206,12 +207,8 @@ void MainWindow::createDocks()
     m_loss = new LossPlotWidget(this);
     auto* lossDock = addPanel(QStringLiteral("loss"), tr("Loss"), m_loss, Qt::RightDockWidgetArea);
 
-    m_graphInfo = new QLabel(tr("The computation-graph view needs core/graph's layout (core/graph/layout.h), which "
-                                "is not available in this build. GradientCheckpoint files are listed in Messages."),
-        this);
-    m_graphInfo->setWordWrap(true);
-    m_graphInfo->setAlignment(Qt::AlignCenter);
-    auto* graphDock = addPanel(QStringLiteral("graph"), tr("Graph"), m_graphInfo, Qt::RightDockWidgetArea);
+    m_graph = new GraphView(this);
+    auto* graphDock = addPanel(QStringLiteral("graph"), tr("Graph"), m_graph, Qt::RightDockWidgetArea);
 
     m_diff = new DiffPanel(this);
     auto* diffDock = addPanel(QStringLiteral("diff"), tr("Diff"), m_diff, Qt::RightDockWidgetArea);
@@ -294,6 +291,7 @@ void MainWindow::createDocks()
         m_stateView->expandToDepth(1);
         m_schedulerView->expandToDepth(1);
         m_recordView->expandToDepth(0);
+        m_graph->setGraph(ws.graph);
         if (ws.loss)
             m_loss->setHistory(*ws.loss);
         else
@@ -431,6 +429,8 @@ void MainWindow::onWorkspaceLoaded(Workspace ws)
                            qs(precisionName(lr.record->precision)))
                        .arg(lr.record->tensors.size())
                        .arg(formatBytes(lr.record->tensorBytes())));
+    if (ws.graph)
+        logMessage(tr("Graph %1: %2 nodes laid out in %3 layers").arg(ws.graph->path).arg(ws.graph->layout.nodes.size()).arg(ws.graph->layout.layerCount));
     if (ws.loss)
         logMessage(tr("Loss history: %n curve(s) from %1", "", int(ws.loss->curves.size())).arg(ws.loss->directory));
     if (!ws.errors.isEmpty())

@@ -23,6 +23,7 @@ namespace ckpt::ui {
 
 class CheckpointDocument;
 class DiffPanel;
+class GraphView;
 class LossPlotWidget;
 class OptimizerPanel;
 class RecordTreeModel;
@@ -60,6 +61,7 @@ public:
     QTreeView* stateView() const { return m_stateView; }
     LossPlotWidget* lossPlot() const { return m_loss; }
     DiffPanel* diffPanel() const { return m_diff; }
+    GraphView* graphView() const { return m_graph; }
     QPlainTextEdit* messages() const { return m_messages; }
     QLineEdit* searchBox() const { return m_search; }
 
@@ -109,7 +111,7 @@ private:
     QTreeView* m_stateView;
     QLabel* m_stateInfo;
     LossPlotWidget* m_loss;
-    QLabel* m_graphInfo;
+    GraphView* m_graph;
     DiffPanel* m_diff;
     bool m_diffPending = false;
     QPlainTextEdit* m_messages;

@@ -10,7 +10,7 @@ set(cases
   "scheduler|${RUN}"
   "state|${RUN}"
   "loss|${FIXTURES}/runs/mechint-0.20.0-pre.6"
-  "graph|${RUN}"
+  "graph|${SRC_DIR}/tests/data/graph/worked_example.json"
   "resume|${RUN}"
   "diff|--diff,${FIXTURES}/runs/mlplay-0.16.1/checkpoint/model-10.mpk,${FIXTURES}/models/burn-0.16.1_full_connect4.mpk")
 foreach(case ${cases})

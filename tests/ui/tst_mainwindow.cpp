@@ -1,6 +1,7 @@
 // SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/document/checkpointdocument.h"
+#include "ui/graph/graphview.h"
 #include "ui/mainwindow.h"
 #include "ui/models/formatting.h"
 #include "ui/models/modelroles.h"
@@ -160,6 +161,23 @@ private Q_SLOTS:
         const QString text = w.messages()->toPlainText();
         QVERIFY2(text.contains(QLatin1String("broken.mpk")), qPrintable(text));
         QVERIFY2(text.contains(QLatin1String("offset")), qPrintable(text));
+    }
+
+    void gradientCheckpointGraph()
+    {
+        MainWindow w;
+        w.show();
+        QVERIFY(open(w, {QStringLiteral(CKPT_TEST_DATA "/graph/worked_example.json")}));
+        const auto& graph = w.document()->workspace().graph;
+        QVERIFY2(graph != nullptr, qPrintable(w.messages()->toPlainText()));
+        QCOMPARE(w.graphView()->nodeItemCount(), int(graph->layout.nodes.size()));
+        QVERIFY(!graph->analysis.lossProvenanceChain.empty());
+        QVERIFY(w.graphView()->selectNode(QString::fromStdString(graph->names.front())));
+        QVERIFY(!w.graphView()->selectNode(QStringLiteral("no-such-node")));
+        QTemporaryDir dir;
+        QCOMPARE(w.graphView()->exportImage(dir.filePath(QStringLiteral("g.png"))), QString());
+        QCOMPARE(w.graphView()->exportImage(dir.filePath(QStringLiteral("g.svg"))), QString());
+        QVERIFY(QFileInfo(dir.filePath(QStringLiteral("g.svg"))).size() > 100);
     }
 
     void diffOfTwoRecords()

@@ -166,6 +166,56 @@ QStringList recordFilesOf(const QString& path)
     return files;
 }
 
+namespace {
+
+/** The newest DIR/graph/step-N.json of a ckpt-train run. */
+QString newestGraphOf(const QString& runDir)
+{
+    const QDir dir(QDir(runDir).filePath(QStringLiteral("graph")));
+    QString best;
+    qlonglong bestStep = -1;
+    for (const QString& name : dir.entryList({QStringLiteral("step-*.json")}, QDir::Files)) {
+        const qlonglong step = name.mid(5, name.size() - 10).toLongLong();
+        if (step > bestStep) {
+            bestStep = step;
+            best = dir.filePath(name);
+        }
+    }
+    return best;
+}
+
+/** A GradientCheckpoint JSON, laid out; nullopt (no error) when the file is not one. */
+std::optional<Result<std::shared_ptr<const GraphData>>> tryGraph(const QString& path, const Progress& progress)
+{
+    auto bytes = mapFile(path.toStdString());
+    if (!bytes)
+        return std::nullopt;
+    const auto span = (*bytes)->span();
+    size_t i = 0;
+    while (i < span.size() && (span[i] == ' ' || span[i] == '\n' || span[i] == '\r' || span[i] == '\t'))
+        ++i;
+    if (i >= span.size() || span[i] != '{')
+        return std::nullopt; // not JSON: a record
+    auto cp = loadGradientCheckpoint(*bytes, true);
+    if (!cp) {
+        // a JSON record (PrettyJson) is not a graph: let openRecord have it
+        if (cp.error().what.find("missing field `graph`") != std::string::npos || cp.error().what.find("missing field `nodes`") != std::string::npos)
+            return std::nullopt;
+        return std::unexpected(std::move(cp.error()).withFile(path.toStdString()));
+    }
+    auto data = std::make_shared<GraphData>();
+    data->path = path;
+    data->checkpoint = std::move(*cp);
+    auto layout = layoutGraph(layoutInputFor(data->checkpoint.graph, &data->names), {}, progress);
+    if (!layout)
+        return std::unexpected(std::move(layout.error()).withFile(path.toStdString()));
+    data->layout = std::move(*layout);
+    data->analysis = analyzeGraph(data->checkpoint);
+    return std::shared_ptr<const GraphData>(std::move(data));
+}
+
+} // namespace
+
 Workspace loadWorkspace(const QStringList& inputs, const Progress& progress)
 {
     Workspace ws;
@@ -192,6 +242,8 @@ Workspace loadWorkspace(const QStringList& inputs, const Progress& progress)
             if (found.isEmpty() && !ws.loss)
                 ws.errors << input + QStringLiteral(": no records (checkpoint/model-N.*, record-STEP.*) and no metric logs found");
             files << found;
+            if (const QString g = newestGraphOf(input); !g.isEmpty())
+                files << g;
         } else {
             files << input;
         }
@@ -204,6 +256,15 @@ Workspace loadWorkspace(const QStringList& inputs, const Progress& progress)
         Progress sub;
         sub.onProgress = [&](double f) { progress.report(base + span * f * 0.9); };
         sub.isCancelled = progress.isCancelled;
+        if (files[i].endsWith(QLatin1String(".json"))) {
+            if (auto graph = tryGraph(files[i], sub)) {
+                if (*graph)
+                    ws.graph = **graph;
+                else
+                    ws.errors << QString::fromStdString(graph->error().message());
+                continue;
+            }
+        }
         auto opened = openRecord(files[i].toStdString(), {}, sub);
         if (!opened) {
             ws.errors << QString::fromStdString(opened.error().message());

@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "core/graph/analysis.h"
+#include "core/graph/layout.h"
 #include "core/record/record.h"
 #include "ui/run/metriclog.h"
 
@@ -52,11 +54,21 @@ struct LoadedRecord {
 /** The ckpt path of a tape node (item[0].fc1.weight), from the index's parent chain. */
 std::string nodePath(const LoadedRecord& record, uint32_t node);
 
+/** A GradientCheckpoint with its layout and analysis (computed in the loading worker). */
+struct GraphData {
+    QString path;
+    GradientCheckpoint checkpoint;
+    std::vector<std::string> names;   ///< node id of every layout node
+    LayoutResult layout;
+    GraphAnalysis analysis;
+};
+
 /** Everything the window shows: the records opened together (e.g. a run's model/optim/scheduler) and the loss history. */
 struct Workspace {
     QStringList inputs;
     std::vector<LoadedRecord> records;
     std::optional<LossHistory> loss;
+    std::shared_ptr<const GraphData> graph;
     QStringList errors;     ///< full core messages (file, offset/line:column, path, what)
     QStringList warnings;
 
