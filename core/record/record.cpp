@@ -526,7 +526,8 @@ Result<ConvertResult> convertRecord(const Record& record, Recorder recorder, Pre
     auto env = convertedEnvelope(record, recorder, precision, report);
     if (!env)
         return std::unexpected(env.error());
-    if (auto r = saveRecord(*env, recorder, path); !r)
+    // A bincode source carries the exact (settled) Rust layout; the layout does not depend on precision.
+    if (auto r = saveRecord(*env, recorder, path, record.bincodeSchema.get()); !r)
         return std::unexpected(r.error());
     return report;
 }
