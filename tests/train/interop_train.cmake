@@ -81,6 +81,18 @@ foreach(row ${rows})
     endif()
   endif()
 
+  # Without --optimizer/--scheduler every layout is tried: the right one must be among those that decode.
+  set(representative ${scheduler})
+  if(scheduler MATCHES "^(cosine|noam)$")
+    set(representative linear) # the same Rust type (usize)
+  endif()
+  run_checked(line "${ORACLE}" read "${record}" --scenario ckpt-train)
+  string(JSON decoding GET "${line}" layouts_that_decode)
+  string(FIND "${decoding}" "\"${optimizer}/${representative}\"" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "${record}: layout ${optimizer}/${representative} not among the layouts that decode: ${decoding}")
+  endif()
+
   # A layout of another optimizer must be refused (the oracle is not a yes-machine).
   if(optimizer STREQUAL "sgd")
     set(other adam)
