@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Installs everything the project needs on Debian bookworm, from Debian's archive only (run as root).
+# Why each library: Qt 6 Widgets/Concurrent/Svg + QCustomPlot for the app; Eigen for the trainer and
+# statistics; nlohmann_json for CLI reports and schema files; zlib + libdeflate for gzip (libdeflate
+# inflates whole members ~2x faster than zlib, zlib streams the rest); cargo + librust-*-dev build the
+# Rust oracle that checks us against the real serializer crates; python3-msgpack/numpy, graphviz and
+# time are the peers of the benchmarks; xvfb and fonts let screenshots and GUI tests run headless.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config
+  qt6-base-dev qt6-base-dev-tools qt6-svg-dev libgl-dev
+  libqcustomplot-dev libqcustomplot2.1-qt6
+  nlohmann-json3-dev libeigen3-dev zlib1g-dev libdeflate-dev
+  cargo librust-serde-dev librust-serde-derive-dev librust-rmp-serde-dev librust-serde-json-dev
+  librust-bincode-dev librust-flate2-dev librust-half-dev librust-serde-bytes-dev
+  librust-data-encoding-dev librust-indexmap-dev
+  python3 python3-msgpack python3-numpy graphviz time
+  xvfb xauth fonts-dejavu-core
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages are installed"
+  exit 0
+fi
+if [ "$(id -u)" -ne 0 ]; then
+  echo "install-deps: missing packages (${missing[*]}); run as root or install them with apt-get" >&2
+  exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}"
