@@ -1,0 +1,287 @@
+// SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
+// SPDX-License-Identifier: GPL-3.0-or-later
+// ckpt-bench: our side of the benchmark suite (tests/bench/README.md). One measurement per process,
+// so that peak memory belongs to that measurement alone; prints one JSON line:
+//
+//   ckpt-bench open FILE [--schema-from MPK]      open + index
+//   ckpt-bench stats FILE [--schema-from MPK]     open + statistics of every tensor (256-bin histogram)
+//   ckpt-bench sum FILE                           plain summing loops over the file's bytes (the machine's limit)
+//   ckpt-bench convert IN OUT [--schema-from MPK] open IN, write it in OUT's recorder (full precision)
+//   ckpt-bench diff A B                           open both + diffRecords
+//   ckpt-bench gc FILE                            GradientCheckpoint parse + typed decode + topological order
+//   ckpt-bench layout FILE                        GradientCheckpoint load + layout of its graph
+//
+// Memory: a sampler thread reads /proc/self/statm every millisecond; resident minus shared pages is
+// the anonymous memory (RssAnon: heap, not the file mapping), and its maximum is reported as
+// peak_anon_bytes; peak_rss_bytes is the kernel's VmHWM (mapping pages included).
+#include "core/diff/diff.h"
+#include "core/graph/analysis.h"
+#include "core/graph/checkpoint.h"
+#include "core/graph/layout.h"
+#include "core/io/bytes.h"
+#include "core/record/record.h"
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+using namespace ckpt;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double secondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+class AnonSampler {
+public:
+    AnonSampler()
+        : m_thread([this] {
+            while (!m_stop.load(std::memory_order_relaxed)) {
+                sample();
+                std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            }
+        })
+    {
+    }
+    ~AnonSampler() { stop(); }
+    void stop()
+    {
+        if (m_thread.joinable()) {
+            m_stop = true;
+            m_thread.join();
+        }
+        sample();
+    }
+    uint64_t peakAnon() const { return m_peak; }
+
+    /// VmHWM of /proc/self/status in bytes.
+    static uint64_t peakRss()
+    {
+        std::ifstream in("/proc/self/status");
+        std::string line;
+        while (std::getline(in, line))
+            if (line.rfind("VmHWM:", 0) == 0)
+                return std::strtoull(line.c_str() + 6, nullptr, 10) * 1024;
+        return 0;
+    }
+
+private:
+    void sample()
+    {
+        FILE* f = std::fopen("/proc/self/statm", "r");
+        if (!f)
+            return;
+        unsigned long long size = 0, resident = 0, shared = 0;
+        if (std::fscanf(f, "%llu %llu %llu", &size, &resident, &shared) == 3) {
+            const uint64_t anon = (resident - std::min(resident, shared)) * uint64_t(sysconf(_SC_PAGESIZE));
+            m_peak = std::max(m_peak, anon);
+        }
+        std::fclose(f);
+    }
+    std::atomic<bool> m_stop{false};
+    uint64_t m_peak = 0;   // written by the sampler thread until stop(), read after
+    std::thread m_thread;
+};
+
+struct Output {
+    std::string text = "{";
+    void add(const char* key, double v)
+    {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.6g", v);
+        sep();
+        text += '"' + std::string(key) + "\": " + buf;
+    }
+    void add(const char* key, uint64_t v)
+    {
+        sep();
+        text += '"' + std::string(key) + "\": " + std::to_string(v);
+    }
+    void sep()
+    {
+        if (text.size() > 1)
+            text += ", ";
+    }
+};
+
+int failWith(const Error& e)
+{
+    std::fprintf(stderr, "ckpt-bench: %s\n", e.message().c_str());
+    return 1;
+}
+
+Result<std::shared_ptr<const Record>> open(const std::string& path, const std::string& schemaFrom)
+{
+    OpenOptions o;
+    o.schemaFrom = schemaFrom;
+    return openRecord(path, o);
+}
+
+/// Several accumulators so the loop is bound by memory, not by the latency of one float add chain.
+double sumF32(std::span<const uint8_t> bytes)
+{
+    const size_t n = bytes.size() / 4;
+    const float* p = reinterpret_cast<const float*>(bytes.data());
+    float acc[16] = {};
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16)
+        for (int k = 0; k < 16; ++k)
+            acc[k] += p[i + k];
+    double total = 0;
+    for (; i < n; ++i)
+        total += p[i];
+    for (float a : acc)
+        total += a;
+    return total;
+}
+
+uint64_t sumU64(std::span<const uint8_t> bytes)
+{
+    const size_t n = bytes.size() / 8;
+    const uint64_t* p = reinterpret_cast<const uint64_t*>(bytes.data());
+    uint64_t total = 0;
+    for (size_t i = 0; i < n; ++i)
+        total += p[i];
+    return total;
+}
+
+int usage()
+{
+    std::fprintf(stderr, "usage: ckpt-bench open|stats|sum|convert|diff|gc|layout FILE [OUT|B] [--schema-from MPK]\n");
+    return 2;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    std::vector<std::string> args;
+    std::string schemaFrom;
+    for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], "--schema-from") == 0 && i + 1 < argc)
+            schemaFrom = argv[++i];
+        else
+            args.emplace_back(argv[i]);
+    }
+    if (args.size() < 2)
+        return usage();
+    const std::string& cmd = args[0];
+    AnonSampler sampler;
+    Output out;
+    const auto t0 = Clock::now();
+
+    if ((cmd == "open" || cmd == "stats") && args.size() == 2) {
+        auto rec = open(args[1], schemaFrom);
+        if (!rec)
+            return failWith(rec.error());
+        out.add("open_s", secondsSince(t0));
+        out.add("tensors", uint64_t((*rec)->tensors.size()));
+        out.add("tensor_bytes", (*rec)->tensorBytes());
+        out.add("file_bytes", (*rec)->fileSize);
+        if (cmd == "stats") {
+            const auto t1 = Clock::now();
+            StatsOptions options; // 256 bins
+            double checksum = 0;
+            uint64_t nonFinite = 0;
+            for (const auto& t : (*rec)->tensors) {
+                const TensorStats s = (*rec)->stats(t, options);
+                checksum += s.sum;
+                nonFinite += s.nan + s.inf;
+            }
+            const double statsSeconds = secondsSince(t1);
+            out.add("stats_s", statsSeconds);
+            out.add("stats_gbps", double((*rec)->tensorBytes()) / statsSeconds / 1e9);
+            out.add("checksum", checksum);
+            out.add("non_finite", nonFinite);
+        }
+    } else if (cmd == "sum" && args.size() == 2) {
+        auto bytes = mapFile(args[1]);
+        if (!bytes)
+            return failWith(bytes.error());
+        const std::span<const uint8_t> all((*bytes)->data(), (*bytes)->size());
+        // first touch faults the mapping in; measured apart so the loops see resident pages
+        const auto tTouch = Clock::now();
+        volatile uint64_t sink = sumU64(all);
+        out.add("first_touch_s", secondsSince(tTouch));
+        const auto t1 = Clock::now();
+        sink = sumU64(all);
+        const double u64Seconds = secondsSince(t1);
+        const auto t2 = Clock::now();
+        const volatile double f = sumF32(all);
+        const double f32Seconds = secondsSince(t2);
+        (void)sink;
+        (void)f;
+        out.add("bytes", uint64_t(all.size()));
+        out.add("sum_u64_s", u64Seconds);
+        out.add("sum_u64_gbps", double(all.size()) / u64Seconds / 1e9);
+        out.add("sum_f32_s", f32Seconds);
+        out.add("sum_f32_gbps", double(all.size()) / f32Seconds / 1e9);
+    } else if (cmd == "convert" && args.size() == 3) {
+        auto rec = open(args[1], schemaFrom);
+        if (!rec)
+            return failWith(rec.error());
+        out.add("open_s", secondsSince(t0));
+        const auto target = recorderFromPath(args[2]);
+        if (!target)
+            return failWith(fail(ErrorCode::Usage, args[2] + ": unknown recorder extension").error());
+        const auto t1 = Clock::now();
+        auto converted = convertRecord(**rec, *target, Precision::Full, args[2]);
+        if (!converted)
+            return failWith(converted.error());
+        out.add("save_s", secondsSince(t1));
+    } else if (cmd == "diff" && args.size() == 3) {
+        auto a = open(args[1], schemaFrom);
+        if (!a)
+            return failWith(a.error());
+        auto b = open(args[2], schemaFrom);
+        if (!b)
+            return failWith(b.error());
+        out.add("open_s", secondsSince(t0));
+        const auto t1 = Clock::now();
+        auto d = diffRecords(**a, **b);
+        if (!d)
+            return failWith(d.error());
+        out.add("diff_s", secondsSince(t1));
+        out.add("changed", d->changed);
+        out.add("unchanged", d->unchanged);
+    } else if ((cmd == "gc" || cmd == "layout") && args.size() == 2) {
+        auto bytes = mapFile(args[1]);
+        if (!bytes)
+            return failWith(bytes.error());
+        auto c = loadGradientCheckpoint(*bytes);
+        if (!c)
+            return failWith(c.error());
+        out.add("parse_s", secondsSince(t0));
+        out.add("nodes", uint64_t(c->graph.nodes.size()));
+        if (cmd == "gc") {
+            const auto t1 = Clock::now();
+            const auto order = topologicalOrder(c->graph);
+            out.add("topo_s", secondsSince(t1));
+            out.add("ordered", uint64_t(order.size()));
+        } else {
+            const auto t1 = Clock::now();
+            const LayoutInput input = layoutInputFor(c->graph);
+            auto layout = layoutGraph(input);
+            if (!layout)
+                return failWith(layout.error());
+            out.add("layout_s", secondsSince(t1));
+            out.add("layers", uint64_t(layout->layerCount));
+            out.add("crossings", layout->crossings);
+        }
+    } else {
+        return usage();
+    }
+    out.add("total_s", secondsSince(t0));
+    sampler.stop();
+    out.add("peak_anon_bytes", sampler.peakAnon());
+    out.add("peak_rss_bytes", AnonSampler::peakRss());
+    std::printf("%s}\n", out.text.c_str());
+    return 0;
+}
