@@ -9,6 +9,7 @@ mod gc;
 mod record;
 mod scenarios;
 mod summary;
+mod train;
 
 use record::*;
 use scenarios::Scenario;
@@ -19,13 +20,26 @@ use std::process::ExitCode;
 
 const USAGE: &str = "usage:
   ckpt-interop write OUTDIR [--scenario NAME]
-  ckpt-interop read FILE [--scenario NAME]
-  ckpt-interop reencode FILE OUT [--scenario NAME]
+  ckpt-interop read FILE [--scenario NAME] [--optimizer O --scheduler S]
+  ckpt-interop reencode FILE OUT [--scenario NAME] [--optimizer O --scheduler S]
   ckpt-interop gradient-checkpoint OUTDIR [--sorted]
   ckpt-interop read-gc FILE
   ckpt-interop bench-load FILE | bench-save IN OUT | bench-inflate FILE.gz | bench-gc FILE   (tests/bench)
 scenarios: adam adamw_amsgrad sgd exponential noam linear step_fresh spec_example
-(the scenario defaults to the file name up to its last '-', e.g. adam-full.mpk -> adam)";
+(the scenario defaults to the file name up to its last '-', e.g. adam-full.mpk -> adam)
+read-only scenario ckpt-train: records of the reference trainer (app/train); --optimizer sgd|adam|adamw
+and --scheduler constant|step|linear|cosine|exponential|noam select its layout, else every layout is tried";
+
+/// A typed record layout: what `read` and `reencode` decode. Every `Scenario` is one; the
+/// ckpt-train layouts (train.rs) are read-only layouts without a `build`.
+pub trait Typed {
+    const NAME: &'static str;
+    type Item: serde::Serialize + serde::de::DeserializeOwned;
+}
+impl<T: Scenario> Typed for T {
+    const NAME: &'static str = <T as Scenario>::NAME;
+    type Item = <T as Scenario>::Item;
+}
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -43,15 +57,19 @@ struct Args {
     positional: Vec<String>,
     scenario: Option<String>,
     sorted: bool,
+    optimizer: Option<String>,
+    scheduler: Option<String>,
 }
 
 fn parse(args: &[String]) -> Result<Args, String> {
-    let mut out = Args { positional: vec![], scenario: None, sorted: false };
+    let mut out = Args { positional: vec![], scenario: None, sorted: false, optimizer: None, scheduler: None };
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
             "--scenario" => out.scenario = Some(it.next().ok_or("--scenario needs a name")?.clone()),
             "--sorted" => out.sorted = true,
+            "--optimizer" => out.optimizer = Some(it.next().ok_or("--optimizer needs a name")?.clone()),
+            "--scheduler" => out.scheduler = Some(it.next().ok_or("--scheduler needs a name")?.clone()),
             s if s.starts_with("--") => return Err(format!("unknown option {s}\n{USAGE}")),
             _ => out.positional.push(a.clone()),
         }
@@ -87,7 +105,11 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
             need(1)?;
             let file = Path::new(&a.positional[0]);
             let name = scenario_for(file, &a.scenario)?;
-            let line = with_scenario!(name.as_str(), read_file(file), Err(format!("unknown scenario {name}")))?;
+            let line = if name == train_layout_name() {
+                read_train(file, &a)?
+            } else {
+                with_scenario!(name.as_str(), read_file(file), Err(format!("unknown scenario {name}")))?
+            };
             println!("{line}");
             Ok(ExitCode::SUCCESS)
         }
@@ -95,8 +117,13 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
             need(2)?;
             let file = Path::new(&a.positional[0]);
             let name = scenario_for(file, &a.scenario)?;
-            let (identical, line) =
-                with_scenario!(name.as_str(), reencode_file(file, Path::new(&a.positional[1])), Err(format!("unknown scenario {name}")))?;
+            let out = Path::new(&a.positional[1]);
+            let (identical, line) = if name == train_layout_name() {
+                let (o, s) = explicit_train_layout(&a)?;
+                with_train_layout!(o, s, reencode_file(file, out), Err(format!("unknown ckpt-train layout {o}/{s}")))?
+            } else {
+                with_scenario!(name.as_str(), reencode_file(file, out), Err(format!("unknown scenario {name}")))?
+            };
             println!("{line}");
             Ok(if identical { ExitCode::SUCCESS } else { ExitCode::from(3) })
         }
@@ -142,6 +169,59 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
     }
 }
 
+fn train_layout_name() -> &'static str {
+    <train::CkptTrain<record::AdamState, ()> as Typed>::NAME
+}
+
+/// `--optimizer` and `--scheduler`, both required (reencode must not guess: the bytes it writes depend on the types).
+fn explicit_train_layout(a: &Args) -> Result<(&str, &str), String> {
+    match (&a.optimizer, &a.scheduler) {
+        (Some(o), Some(s)) => Ok((o.as_str(), s.as_str())),
+        _ => Err(format!("the ckpt-train layout needs --optimizer {} and --scheduler {}", train::OPTIMIZERS.join("|"), train::SCHEDULERS.join("|"))),
+    }
+}
+
+/// Typed read of a ckpt-train record: the given layout, or every layout in turn (the first that
+/// decodes wins; all that decode are listed, since bincode cannot tell i32 from usize or Adam from AdamW).
+fn read_train(file: &Path, a: &Args) -> Result<String, String> {
+    let with_layout = |line: String, layout: &str, candidates: Vec<String>| -> Result<String, String> {
+        let mut v: Value = serde_json::from_str(&line).map_err(|e| e.to_string())?;
+        if let Value::Object(o) = &mut v {
+            o.insert("layout".into(), json!(layout));
+            o.insert("layouts_that_decode".into(), json!(candidates));
+        }
+        Ok(v.to_string())
+    };
+    if a.optimizer.is_some() || a.scheduler.is_some() {
+        let (o, s) = explicit_train_layout(a)?;
+        let line = with_train_layout!(o, s, read_file(file), Err(format!("unknown ckpt-train layout {o}/{s}")))?;
+        let layout = format!("{o}/{s}");
+        return with_layout(line, &layout, vec![layout.clone()]);
+    }
+    let mut first: Option<(String, String)> = None;
+    let mut candidates = Vec::new();
+    let mut errors = Vec::new();
+    // One scheduler name per record type: (), i32, usize, f64.
+    for o in train::OPTIMIZERS {
+        for s in ["constant", "step", "linear", "exponential"] {
+            let layout = format!("{o}/{s}");
+            match with_train_layout!(o, s, read_file(file), Err(format!("unknown ckpt-train layout {layout}"))) {
+                Ok(line) => {
+                    candidates.push(layout.clone());
+                    if first.is_none() {
+                        first = Some((layout, line));
+                    }
+                }
+                Err(e) => errors.push(format!("{layout}: {e}")),
+            }
+        }
+    }
+    match first {
+        Some((layout, line)) => with_layout(line, &layout, candidates),
+        None => Err(format!("no ckpt-train layout decodes the file:\n  {}", errors.join("\n  "))),
+    }
+}
+
 /// `--scenario`, else the file name up to its last '-' (`adam-full.mpk` → `adam`).
 fn scenario_for(file: &Path, explicit: &Option<String>) -> Result<String, String> {
     if let Some(s) = explicit {
@@ -166,7 +246,7 @@ fn record_value<I: serde::Serialize>(r: &BurnRecord<I>) -> Result<Value, String>
     serde_json::to_value(r).map_err(|e| format!("to_value: {e}"))
 }
 
-fn decode_and_summarize<S: Scenario>(file: &Path) -> Result<(Recorder, Precision, summary::RecordSummary, BurnRecord<S::Item>), String> {
+fn decode_and_summarize<S: Typed>(file: &Path) -> Result<(Recorder, Precision, summary::RecordSummary, BurnRecord<S::Item>), String> {
     let rec = recorder_for(file)?;
     let bytes = std::fs::read(file).map_err(|e| format!("{}: {e}", file.display()))?;
     let record: BurnRecord<S::Item> = rec.decode(&bytes).map_err(|e| format!("{}: {e}", file.display()))?;
@@ -177,7 +257,7 @@ fn decode_and_summarize<S: Scenario>(file: &Path) -> Result<(Recorder, Precision
     Ok((rec, p, s, record))
 }
 
-fn read_file<S: Scenario>(file: &Path) -> Result<String, String> {
+fn read_file<S: Typed>(file: &Path) -> Result<String, String> {
     let (rec, p, s, _) = decode_and_summarize::<S>(file)?;
     let mut o = Map::new();
     o.insert("file".into(), json!(file.file_name().and_then(|n| n.to_str())));
@@ -192,7 +272,7 @@ fn read_file<S: Scenario>(file: &Path) -> Result<String, String> {
 }
 
 /// Typed decode, re-encode with the same recorder, compare serializer payloads (gunzipped for .gz).
-fn reencode_file<S: Scenario>(file: &Path, out: &Path) -> Result<(bool, String), String> {
+fn reencode_file<S: Typed>(file: &Path, out: &Path) -> Result<(bool, String), String> {
     let (rec, _, _, record) = decode_and_summarize::<S>(file)?;
     let bytes = rec.encode(&record)?;
     std::fs::write(out, &bytes).map_err(|e| format!("{}: {e}", out.display()))?;
