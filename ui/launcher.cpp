@@ -62,7 +62,9 @@ QString DemoRunner::demoDirectory()
 QStringList DemoRunner::demoArguments(const QString& outDir)
 {
     return {QStringLiteral("--out"), outDir, QStringLiteral("--steps"), QStringLiteral("600"),
-        QStringLiteral("--checkpoint-every"), QStringLiteral("100"), QStringLiteral("--layout"), QStringLiteral("all")};
+        QStringLiteral("--checkpoint-every"), QStringLiteral("100"), QStringLiteral("--layout"), QStringLiteral("all"),
+        // a cosine schedule gives the Scheduler panel's learning-rate curve something to show
+        QStringLiteral("--scheduler"), QStringLiteral("cosine"), QStringLiteral("--sched-iters"), QStringLiteral("1000")};
 }
 
 void DemoRunner::start()

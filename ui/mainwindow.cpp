@@ -9,6 +9,7 @@
 #include "ui/models/recordtreemodel.h"
 #include "ui/models/tensortablemodel.h"
 #include "ui/plots/lossplotwidget.h"
+#include "ui/plots/lrcurvewidget.h"
 #include "ui/settings/settings.h"
 #include "ui/widgets/diffpanel.h"
 #include "ui/widgets/optimizerpanel.h"
@@ -16,6 +17,8 @@
 #include "ui/widgets/viewsetup.h"
 
 #include "core/edit/edit.h"
+
+#include <algorithm>
 
 #include <QAction>
 #include <QApplication>
@@ -33,6 +36,7 @@
 #include <QProgressBar>
 #include <QPromise>
 #include <QSortFilterProxyModel>
+#include <QSplitter>
 #include <QStatusBar>
 #include <QTableView>
 #include <QToolBar>
@@ -185,8 +189,19 @@ void MainWindow::createDocks()
     m_schedulerInfo->setWordWrap(true);
     setupTreeView(m_schedulerView, m_schedulerModel, new QSortFilterProxyModel(this), nullptr);
     m_schedulerView->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed);
-    auto* schedulerDock = addPanel(QStringLiteral("scheduler"), tr("Scheduler"),
-        withHeader(m_schedulerInfo, m_schedulerView, this), Qt::RightDockWidgetArea);
+    m_lrCurve = new LearningRateCurveWidget(this);
+    auto* schedulerSplit = new QSplitter(Qt::Vertical, this);
+    schedulerSplit->addWidget(withHeader(m_schedulerInfo, m_schedulerView, this));
+    schedulerSplit->addWidget(m_lrCurve);
+    schedulerSplit->setStretchFactor(0, 1);
+    schedulerSplit->setStretchFactor(1, 3);
+    schedulerSplit->setSizes({110, 400});
+    auto* schedulerDock = addPanel(QStringLiteral("scheduler"), tr("Scheduler"), schedulerSplit, Qt::RightDockWidgetArea);
+    // an edit of the scheduler position or of the caller state's configuration moves the curve
+    connect(m_doc, &CheckpointDocument::valueChanged, this, [this](int record) {
+        if (record == m_doc->workspace().schedulerRecord())
+            updateLearningRateCurve();
+    });
 
     m_stateModel = new RecordTreeModel(m_doc, RecordTreeModel::Mode::CallerState, this);
     m_stateView = new QTreeView(this);
@@ -279,10 +294,10 @@ void MainWindow::createDocks()
             m_schedulerInfo->setText(tr("No scheduler record is open."));
         } else {
             const auto& sch = ws.records[size_t(s)].record->scheduler;
-            m_schedulerInfo->setText(tr("<b>%1</b> — %2<br><i>The learning-rate curve from this state needs a core "
-                                        "function that is not available yet; the state is shown (and editable).</i>")
+            m_schedulerInfo->setText(tr("<b>%1</b> — %2 (double-click the value to edit it)")
                                          .arg(sch ? qs(sch->kind) : tr("scheduler"), sch ? qs(sch->description).toHtmlEscaped() : QString()));
         }
+        updateLearningRateCurve();
         const int st = ws.stateRecord();
         m_stateInfo->setText(st < 0 ? tr("No opened record has a caller continuation state (TrainingRecord item 5).")
                                     : tr("Continuation state of %1 — double-click a value to edit; Ctrl+Z undoes; "
@@ -297,6 +312,32 @@ void MainWindow::createDocks()
         else
             m_loss->setHistory({});
     });
+}
+
+void MainWindow::updateLearningRateCurve()
+{
+    const Workspace& ws = m_doc->workspace();
+    const int s = ws.schedulerRecord();
+    if (s < 0) {
+        m_lrCurve->setRecord(nullptr);
+        return;
+    }
+    const LoadedRecord& lr = ws.records[size_t(s)];
+    const std::vector<int> edits = m_doc->editedRecords();
+    if (std::ranges::find(edits, s) == edits.end()) {
+        m_lrCurve->setRecord(lr.record.get());
+        return;
+    }
+    // edits are overrides until saved: the curve follows the edited record
+    auto tape = m_doc->editedTape(s);
+    auto edited = tape ? indexRecord(std::move(*tape), lr.record->recorder, lr.record->file)
+                       : Result<std::shared_ptr<const Record>>(std::unexpected(tape.error()));
+    if (!edited) {
+        logMessage(qs(edited.error().message()), true);
+        m_lrCurve->setRecord(lr.record.get());
+        return;
+    }
+    m_lrCurve->setRecord(edited->get());
 }
 
 void MainWindow::createActions()

@@ -24,6 +24,7 @@ namespace ckpt::ui {
 class CheckpointDocument;
 class DiffPanel;
 class GraphView;
+class LearningRateCurveWidget;
 class LossPlotWidget;
 class OptimizerPanel;
 class RecordTreeModel;
@@ -60,6 +61,7 @@ public:
     OptimizerPanel* optimizerPanel() const { return m_optimizer; }
     QTreeView* stateView() const { return m_stateView; }
     LossPlotWidget* lossPlot() const { return m_loss; }
+    LearningRateCurveWidget* learningRateCurve() const { return m_lrCurve; }
     DiffPanel* diffPanel() const { return m_diff; }
     GraphView* graphView() const { return m_graph; }
     QPlainTextEdit* messages() const { return m_messages; }
@@ -87,6 +89,7 @@ private:
     void createDocks();
     void onWorkspaceLoaded(Workspace ws);
     void startStats();
+    void updateLearningRateCurve();
     void checkIdle();
     void updateTitle();
     void addRecent(const QStringList& paths);
@@ -107,6 +110,7 @@ private:
     RecordTreeModel* m_schedulerModel;
     QTreeView* m_schedulerView;
     QLabel* m_schedulerInfo;
+    LearningRateCurveWidget* m_lrCurve;
     RecordTreeModel* m_stateModel;
     QTreeView* m_stateView;
     QLabel* m_stateInfo;

@@ -4,6 +4,7 @@
 
 #include "app/train/config.h"
 #include "app/train/model.h"
+#include "core/record/schedule.h"
 
 #include <array>
 #include <cmath>
@@ -14,167 +15,60 @@
 
 namespace ckpt::train {
 
+/** The trainer's scheduler configuration in core's terms (core/record/schedule.h holds the formulas). */
+inline LrSchedulerConfig lrSchedulerConfigOf(const TrainConfig& c)
+{
+    LrSchedulerConfig s;
+    switch (c.scheduler) {
+    case SchedulerKind::Constant: s.kind = LrSchedulerKind::Constant; break;
+    case SchedulerKind::Step: s.kind = LrSchedulerKind::Step; break;
+    case SchedulerKind::Linear: s.kind = LrSchedulerKind::Linear; break;
+    case SchedulerKind::Cosine: s.kind = LrSchedulerKind::Cosine; break;
+    case SchedulerKind::Exponential: s.kind = LrSchedulerKind::Exponential; break;
+    case SchedulerKind::Noam: s.kind = LrSchedulerKind::Noam; break;
+    }
+    s.initialLr = c.lr;
+    s.gamma = c.schedGamma;
+    s.stepSize = c.schedStepSize;
+    s.finalLr = c.schedFinalLr;
+    s.numIters = c.schedIters;
+    s.warmupSteps = c.warmupSteps;
+    s.embeddingSize = c.embeddingSize;
+    return s;
+}
+
 /**
- * Burn 0.21's learning-rate schedulers (burn-optim/src/lr_scheduler), with their record values:
- *   constant    -> ()            (nil)
- *   step        -> i32 iter_idx, init -1;         lr = init_lr * gamma^(iter_idx / step_size)
- *   linear      -> usize remaining_iters, init num_iters + 1; lr = final - step_size * remaining
- *   cosine      -> usize current_iter, init usize::MAX (wraps to 0 on the first step)
- *   exponential -> f64 previous_lr, init initial_lr / gamma; lr = previous_lr * gamma
- *   noam        -> usize step (f64 inside Burn, recorded `as usize`)
+ * Burn 0.21's learning-rate schedulers with their record values. The formulas, the record reading and
+ * writing live in core (core/record/schedule.h) so that the inspector's learning-rate curve
+ * (learningRateCurve) runs the very code the trainer steps with.
  */
 class Scheduler {
 public:
     explicit Scheduler(const TrainConfig& c)
-        : m_c(c)
+        : m_c(lrSchedulerConfigOf(c))
     {
         reset();
     }
 
-    void reset()
-    {
-        m_iterIdx = -1;
-        m_remaining = m_c.schedIters + 1;
-        m_currentIter = std::numeric_limits<uint64_t>::max();
-        m_previousLr = m_c.lr / m_c.schedGamma;
-        m_noamStep = 0.0;
-    }
+    void reset() { m_s = initialLrSchedulerState(m_c); }
 
     /** Advances one step and returns the learning rate to use (Burn's LrScheduler::step). */
-    double step()
-    {
-        switch (m_c.scheduler) {
-        case SchedulerKind::Constant: return m_c.lr;
-        case SchedulerKind::Step:
-            m_iterIdx = m_iterIdx == std::numeric_limits<int32_t>::max() ? m_iterIdx : m_iterIdx + 1;
-            // Burn: init_lr * gamma.powi((iter_idx as usize / step_size) as i32); powi is LLVM's repeated squaring.
-            return m_c.lr * powi(m_c.schedGamma, static_cast<int>(static_cast<uint64_t>(m_iterIdx) / m_c.schedStepSize));
-        case SchedulerKind::Linear: {
-            const double stepSize = (m_c.schedFinalLr - m_c.lr) / static_cast<double>(m_c.schedIters);
-            m_remaining -= m_remaining != 0 ? 1 : 0;
-            return m_c.schedFinalLr - stepSize * static_cast<double>(m_remaining);
-        }
-        case SchedulerKind::Cosine:
-            m_currentIter = (m_currentIter + 1) % (m_c.schedIters + 1); // wrapping_add, as Burn
-            return m_c.schedFinalLr + 0.5 * (m_c.lr - m_c.schedFinalLr)
-                * (1.0 + std::cos(static_cast<double>(m_currentIter) / static_cast<double>(m_c.schedIters) * std::numbers::pi));
-        case SchedulerKind::Exponential:
-            m_previousLr *= m_c.schedGamma;
-            return m_previousLr;
-        case SchedulerKind::Noam: {
-            m_noamStep += 1.0;
-            const double arg1 = std::pow(m_noamStep, -0.5);
-            const double arg2 = m_noamStep * std::pow(static_cast<double>(m_c.warmupSteps), -1.5);
-            return m_c.lr * std::pow(static_cast<double>(m_c.embeddingSize), -0.5) * std::min(arg1, arg2);
-        }
-        }
-        return m_c.lr;
-    }
+    double step() { return stepLrScheduler(m_c, m_s); }
 
     /** Appends the scheduler record item. */
-    void write(TapeBuilder& b) const
-    {
-        switch (m_c.scheduler) {
-        case SchedulerKind::Constant: b.nil(); break;
-        case SchedulerKind::Step: b.integer(m_iterIdx); break;
-        case SchedulerKind::Linear: b.uinteger(m_remaining); break;
-        case SchedulerKind::Cosine: b.uinteger(m_currentIter); break;
-        case SchedulerKind::Exponential: b.f64(m_previousLr); break;
-        case SchedulerKind::Noam: b.uinteger(static_cast<uint64_t>(m_noamStep)); break;
-        }
-    }
+    void write(TapeBuilder& b) const { writeLrSchedulerState(b, m_c, m_s); }
 
     /** Loads the record item; the error says what the configured scheduler expects. */
-    Result<void> read(const Tape& t, uint32_t node)
-    {
-        const Node& n = t[node];
-        auto bad = [&](std::string expected) {
-            auto e = fail(ErrorCode::Invalid,
-                "the " + std::string(schedulerName(m_c.scheduler)) + " scheduler's record is " + expected + ", found "
-                    + kindName(n.kind));
-            e.error().recordPath = "item[2]";
-            return e;
-        };
-        switch (m_c.scheduler) {
-        case SchedulerKind::Constant:
-            if (n.kind != Kind::Nil)
-                return bad("nil");
-            return {};
-        case SchedulerKind::Step: {
-            if (n.kind != Kind::Int && n.kind != Kind::UInt)
-                return bad("an i32");
-            const int64_t v = n.kind == Kind::Int ? t.i64(node) : static_cast<int64_t>(t.u64(node));
-            if (v < std::numeric_limits<int32_t>::min() || v > std::numeric_limits<int32_t>::max())
-                return bad("an i32 in range");
-            m_iterIdx = static_cast<int32_t>(v);
-            return {};
-        }
-        case SchedulerKind::Linear:
-        case SchedulerKind::Cosine:
-        case SchedulerKind::Noam: {
-            auto v = t.asU64(node);
-            if (!v)
-                return bad("a usize");
-            if (m_c.scheduler == SchedulerKind::Linear)
-                m_remaining = *v;
-            else if (m_c.scheduler == SchedulerKind::Cosine)
-                m_currentIter = *v;
-            else
-                m_noamStep = static_cast<double>(*v);
-            return {};
-        }
-        case SchedulerKind::Exponential:
-            if (n.kind != Kind::F64 && n.kind != Kind::F32)
-                return bad("an f64");
-            m_previousLr = t.f64(node);
-            return {};
-        }
-        return {};
-    }
+    Result<void> read(const Tape& t, uint32_t node) { return readLrSchedulerState(t, node, m_c, m_s); }
 
     /** Human text of the position, for the resume line. */
-    std::string position() const
-    {
-        switch (m_c.scheduler) {
-        case SchedulerKind::Constant: return "()";
-        case SchedulerKind::Step: return "iter_idx=" + std::to_string(m_iterIdx);
-        case SchedulerKind::Linear: return "remaining_iters=" + std::to_string(m_remaining);
-        case SchedulerKind::Cosine: return "current_iter=" + std::to_string(m_currentIter);
-        case SchedulerKind::Exponential: return "previous_lr=" + std::to_string(m_previousLr);
-        case SchedulerKind::Noam: return "step=" + std::to_string(static_cast<uint64_t>(m_noamStep));
-        }
-        return {};
-    }
+    std::string position() const { return lrSchedulerPosition(m_c, m_s); }
 
-    bool samePosition(const Scheduler& o) const
-    {
-        return m_iterIdx == o.m_iterIdx && m_remaining == o.m_remaining && m_currentIter == o.m_currentIter
-            && m_previousLr == o.m_previousLr && m_noamStep == o.m_noamStep;
-    }
+    bool samePosition(const Scheduler& o) const { return m_s == o.m_s; }
 
 private:
-    /** compiler-rt's __powidf2 (what Rust's f64::powi lowers to): multiply by squares of the base. */
-    static double powi(double a, int b)
-    {
-        const bool recip = b < 0;
-        double r = 1.0;
-        while (true) {
-            if (b & 1)
-                r *= a;
-            b /= 2;
-            if (b == 0)
-                break;
-            a *= a;
-        }
-        return recip ? 1.0 / r : r;
-    }
-
-    TrainConfig m_c;
-    int32_t m_iterIdx = -1;
-    uint64_t m_remaining = 0;
-    uint64_t m_currentIter = 0;
-    double m_previousLr = 0.0;
-    double m_noamStep = 0.0;
+    LrSchedulerConfig m_c;
+    LrSchedulerState m_s;
 };
 
 /** Per-parameter optimizer state, laid out like Burn's state records. */

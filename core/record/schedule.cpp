@@ -1,0 +1,345 @@
+// SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/record/schedule.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+#include <numbers>
+
+namespace ckpt {
+
+namespace {
+
+constexpr std::array<std::pair<std::string_view, LrSchedulerKind>, 6> kNames{{{"constant", LrSchedulerKind::Constant},
+    {"step", LrSchedulerKind::Step}, {"linear", LrSchedulerKind::Linear}, {"cosine", LrSchedulerKind::Cosine},
+    {"exponential", LrSchedulerKind::Exponential}, {"noam", LrSchedulerKind::Noam}}};
+
+/** compiler-rt's __powidf2 (what Rust's f64::powi lowers to): multiply by squares of the base. */
+double powi(double a, int b)
+{
+    const bool recip = b < 0;
+    double r = 1.0;
+    while (true) {
+        if (b & 1)
+            r *= a;
+        b /= 2;
+        if (b == 0)
+            break;
+        a *= a;
+    }
+    return recip ? 1.0 / r : r;
+}
+
+std::unexpected<Error> invalidAt(std::string path, std::string what)
+{
+    auto e = fail(ErrorCode::Invalid, std::move(what));
+    e.error().recordPath = std::move(path);
+    return e;
+}
+
+/** Typed reads of one map of the caller state; errors name the field by its record path. */
+struct Fields {
+    const Tape* tapePtr;
+    uint32_t node;
+    std::string path;
+
+    const Tape& tape() const { return *tapePtr; }
+
+    Result<uint32_t> get(std::string_view key) const
+    {
+        auto v = tape().isMap(node) ? tape().find(node, key) : std::nullopt;
+        if (!v)
+            return invalidAt(appendKeyToPath(path, key), "missing field `" + std::string(key) + "`");
+        return *v;
+    }
+    Result<Fields> sub(std::string_view key) const
+    {
+        auto v = get(key);
+        if (!v)
+            return std::unexpected(v.error());
+        if (!tape().isMap(*v))
+            return invalidAt(appendKeyToPath(path, key), "expected a map");
+        return Fields{tapePtr, *v, appendKeyToPath(path, key)};
+    }
+    Result<uint64_t> u64(std::string_view key) const
+    {
+        auto v = get(key);
+        if (!v)
+            return std::unexpected(v.error());
+        auto n = tape().asU64(*v);
+        if (!n)
+            return invalidAt(appendKeyToPath(path, key), "expected a non-negative integer");
+        return *n;
+    }
+    Result<double> f64(std::string_view key) const
+    {
+        auto v = get(key);
+        if (!v)
+            return std::unexpected(v.error());
+        const Kind k = tape()[*v].kind;
+        auto n = tape().asNumber(*v);
+        if ((k != Kind::F64 && k != Kind::F32 && k != Kind::UInt && k != Kind::Int) || !n)
+            return invalidAt(appendKeyToPath(path, key), "expected a number");
+        return *n;
+    }
+    Result<std::string> str(std::string_view key) const
+    {
+        auto v = get(key);
+        if (!v)
+            return std::unexpected(v.error());
+        if (!tape().isStr(*v))
+            return invalidAt(appendKeyToPath(path, key), "expected a string");
+        return std::string(tape().str(*v));
+    }
+};
+
+#define CKPT_SCHEDULE_TRY(lhs, expr)            \
+    do {                                        \
+        auto r_ = (expr);                       \
+        if (!r_)                                \
+            return std::unexpected(r_.error()); \
+        lhs = *r_;                              \
+    } while (0)
+
+} // namespace
+
+std::string_view lrSchedulerName(LrSchedulerKind kind)
+{
+    for (const auto& [name, k] : kNames)
+        if (k == kind)
+            return name;
+    return "?";
+}
+
+std::optional<LrSchedulerKind> lrSchedulerFromName(std::string_view name)
+{
+    for (const auto& [n, k] : kNames)
+        if (n == name)
+            return k;
+    return std::nullopt;
+}
+
+std::string lrSchedulerConfigProblem(const LrSchedulerConfig& c)
+{
+    if (c.stepSize == 0 || c.stepSize > uint64_t(std::numeric_limits<int32_t>::max()) || c.numIters == 0
+        || c.numIters > (uint64_t(1) << 53) || c.warmupSteps == 0 || c.embeddingSize == 0)
+        return "scheduler step_size, num_iters, warmup_steps and embedding_size must be at least 1 (step_size at most "
+               "i32::MAX, num_iters at most 2^53)";
+    if (!(c.initialLr > 0.0) || !std::isfinite(c.gamma) || c.gamma == 0.0)
+        return "lr must be positive and gamma finite and non-zero";
+    return {};
+}
+
+LrSchedulerState initialLrSchedulerState(const LrSchedulerConfig& c)
+{
+    LrSchedulerState s;
+    s.iterIdx = -1;
+    s.remainingIters = c.numIters + 1;
+    s.currentIter = std::numeric_limits<uint64_t>::max();
+    s.previousLr = c.initialLr / c.gamma;
+    s.noamStep = 0.0;
+    return s;
+}
+
+double stepLrScheduler(const LrSchedulerConfig& c, LrSchedulerState& s)
+{
+    switch (c.kind) {
+    case LrSchedulerKind::Constant: return c.initialLr;
+    case LrSchedulerKind::Step:
+        s.iterIdx = s.iterIdx == std::numeric_limits<int32_t>::max() ? s.iterIdx : s.iterIdx + 1;
+        // Burn: init_lr * gamma.powi((iter_idx as usize / step_size) as i32); powi is LLVM's repeated squaring.
+        return c.initialLr * powi(c.gamma, static_cast<int>(static_cast<uint64_t>(s.iterIdx) / c.stepSize));
+    case LrSchedulerKind::Linear: {
+        const double stepSize = (c.finalLr - c.initialLr) / static_cast<double>(c.numIters);
+        s.remainingIters -= s.remainingIters != 0 ? 1 : 0;
+        return c.finalLr - stepSize * static_cast<double>(s.remainingIters);
+    }
+    case LrSchedulerKind::Cosine:
+        s.currentIter = (s.currentIter + 1) % (c.numIters + 1); // wrapping_add, as Burn
+        return c.finalLr + 0.5 * (c.initialLr - c.finalLr)
+            * (1.0 + std::cos(static_cast<double>(s.currentIter) / static_cast<double>(c.numIters) * std::numbers::pi));
+    case LrSchedulerKind::Exponential:
+        s.previousLr *= c.gamma;
+        return s.previousLr;
+    case LrSchedulerKind::Noam: {
+        s.noamStep += 1.0;
+        const double arg1 = std::pow(s.noamStep, -0.5);
+        const double arg2 = s.noamStep * std::pow(static_cast<double>(c.warmupSteps), -1.5);
+        return c.initialLr * std::pow(static_cast<double>(c.embeddingSize), -0.5) * std::min(arg1, arg2);
+    }
+    }
+    return c.initialLr;
+}
+
+Result<void> readLrSchedulerState(const Tape& t, uint32_t node, const LrSchedulerConfig& c, LrSchedulerState& s)
+{
+    if (node >= t.nodes.size())
+        return invalidAt("item[2]", "scheduler record node out of range");
+    const Node& n = t[node];
+    auto bad = [&](std::string expected) {
+        return invalidAt("item[2]", "the " + std::string(lrSchedulerName(c.kind)) + " scheduler's record is " + expected
+                + ", found " + kindName(n.kind));
+    };
+    switch (c.kind) {
+    case LrSchedulerKind::Constant:
+        if (n.kind != Kind::Nil)
+            return bad("nil");
+        return {};
+    case LrSchedulerKind::Step: {
+        if (n.kind != Kind::Int && n.kind != Kind::UInt)
+            return bad("an i32");
+        if (n.kind == Kind::UInt && t.u64(node) > uint64_t(std::numeric_limits<int32_t>::max()))
+            return bad("an i32 in range");
+        const int64_t v = n.kind == Kind::Int ? t.i64(node) : static_cast<int64_t>(t.u64(node));
+        if (v < std::numeric_limits<int32_t>::min() || v > std::numeric_limits<int32_t>::max())
+            return bad("an i32 in range");
+        s.iterIdx = static_cast<int32_t>(v);
+        return {};
+    }
+    case LrSchedulerKind::Linear:
+    case LrSchedulerKind::Cosine:
+    case LrSchedulerKind::Noam: {
+        auto v = t.asU64(node);
+        if (!v)
+            return bad("a usize");
+        if (c.kind == LrSchedulerKind::Linear)
+            s.remainingIters = *v;
+        else if (c.kind == LrSchedulerKind::Cosine)
+            s.currentIter = *v;
+        else
+            s.noamStep = static_cast<double>(*v);
+        return {};
+    }
+    case LrSchedulerKind::Exponential:
+        if (n.kind != Kind::F64 && n.kind != Kind::F32)
+            return bad("an f64");
+        s.previousLr = t.f64(node);
+        return {};
+    }
+    return {};
+}
+
+void writeLrSchedulerState(TapeBuilder& b, const LrSchedulerConfig& c, const LrSchedulerState& s)
+{
+    switch (c.kind) {
+    case LrSchedulerKind::Constant: b.nil(); break;
+    case LrSchedulerKind::Step: b.integer(s.iterIdx); break;
+    case LrSchedulerKind::Linear: b.uinteger(s.remainingIters); break;
+    case LrSchedulerKind::Cosine: b.uinteger(s.currentIter); break;
+    case LrSchedulerKind::Exponential: b.f64(s.previousLr); break;
+    case LrSchedulerKind::Noam: b.uinteger(static_cast<uint64_t>(s.noamStep)); break;
+    }
+}
+
+std::string lrSchedulerPosition(const LrSchedulerConfig& c, const LrSchedulerState& s)
+{
+    switch (c.kind) {
+    case LrSchedulerKind::Constant: return "()";
+    case LrSchedulerKind::Step: return "iter_idx=" + std::to_string(s.iterIdx);
+    case LrSchedulerKind::Linear: return "remaining_iters=" + std::to_string(s.remainingIters);
+    case LrSchedulerKind::Cosine: return "current_iter=" + std::to_string(s.currentIter);
+    case LrSchedulerKind::Exponential: return "previous_lr=" + std::to_string(s.previousLr);
+    case LrSchedulerKind::Noam: return "step=" + std::to_string(static_cast<uint64_t>(s.noamStep));
+    }
+    return {};
+}
+
+Result<LearningRateSchedule> learningRateSchedule(const Record& record, uint64_t steps, uint64_t behindSteps)
+{
+    if (steps > kMaxScheduleSteps || behindSteps > kMaxScheduleSteps)
+        return fail(ErrorCode::Usage,
+            "at most " + std::to_string(kMaxScheduleSteps) + " learning-rate steps can be computed, "
+                + std::to_string(std::max(steps, behindSteps)) + " were asked for");
+    const std::string notStored =
+        "the learning-rate schedule is not stored in this record: Burn records keep only the scheduler's state, "
+        "not its configuration (only records written by ckpt-train carry it in their caller state)";
+    const Tape& t = record.tape;
+    if (!record.stateNode || *record.stateNode >= t.nodes.size() || !t.isMap(*record.stateNode))
+        return fail(ErrorCode::Unsupported, notStored);
+    const Fields root{&t, *record.stateNode, "item[4]"};
+    auto cfgNode = t.find(root.node, "config");
+    if (!cfgNode || !t.isMap(*cfgNode) || !t.find(*cfgNode, "scheduler"))
+        return fail(ErrorCode::Unsupported, notStored);
+    if (!record.schedulerNode)
+        return fail(ErrorCode::Invalid, "the record has a scheduler configuration but no scheduler state (item[2])");
+
+    LearningRateSchedule out;
+    LrSchedulerConfig& c = out.config;
+    Fields cfg = root, opt = root, sch = root, prog = root;
+    CKPT_SCHEDULE_TRY(cfg, root.sub("config"));
+    CKPT_SCHEDULE_TRY(opt, cfg.sub("optimizer"));
+    CKPT_SCHEDULE_TRY(sch, cfg.sub("scheduler"));
+    CKPT_SCHEDULE_TRY(prog, root.sub("progress"));
+    std::string name;
+    CKPT_SCHEDULE_TRY(name, sch.str("name"));
+    if (auto k = lrSchedulerFromName(name))
+        c.kind = *k;
+    else
+        return invalidAt(appendKeyToPath(sch.path, "name"), "unknown scheduler \"" + name + "\"");
+    CKPT_SCHEDULE_TRY(c.initialLr, opt.f64("lr"));
+    CKPT_SCHEDULE_TRY(c.gamma, sch.f64("gamma"));
+    CKPT_SCHEDULE_TRY(c.stepSize, sch.u64("step_size"));
+    CKPT_SCHEDULE_TRY(c.finalLr, sch.f64("final_lr"));
+    CKPT_SCHEDULE_TRY(c.numIters, sch.u64("num_iters"));
+    CKPT_SCHEDULE_TRY(c.warmupSteps, sch.u64("warmup_steps"));
+    CKPT_SCHEDULE_TRY(c.embeddingSize, sch.u64("embedding_size"));
+    CKPT_SCHEDULE_TRY(out.gradAccum, cfg.u64("grad_accum"));
+    CKPT_SCHEDULE_TRY(out.step, prog.u64("step"));
+    CKPT_SCHEDULE_TRY(out.pendingMicroBatches, prog.u64("pending_micro_batches"));
+    CKPT_SCHEDULE_TRY(out.stopStep, prog.u64("stop_step"));
+    CKPT_SCHEDULE_TRY(out.currentLr, prog.f64("last_lr"));
+    if (auto problem = lrSchedulerConfigProblem(c); !problem.empty())
+        return invalidAt(sch.path, problem);
+    if (out.gradAccum == 0)
+        return invalidAt(appendKeyToPath(cfg.path, "grad_accum"), "grad_accum must be at least 1");
+    if (out.pendingMicroBatches >= out.gradAccum)
+        return invalidAt(appendKeyToPath(prog.path, "pending_micro_batches"),
+            "pending_micro_batches " + std::to_string(out.pendingMicroBatches) + " is not below grad_accum "
+                + std::to_string(out.gradAccum));
+    if (out.step > std::numeric_limits<uint64_t>::max() - steps)
+        return invalidAt(appendKeyToPath(prog.path, "step"), "step is too large to continue from");
+
+    out.state = initialLrSchedulerState(c);
+    if (auto r = readLrSchedulerState(t, *record.schedulerNode, c, out.state); !r)
+        return std::unexpected(r.error());
+
+    // Ahead: ckpt-train steps its scheduler at the first micro-batch of every optimizer window and uses
+    // that lr for the whole window; a window already begun keeps progress.last_lr.
+    out.ahead.reserve(steps);
+    LrSchedulerState s = out.state;
+    uint64_t pending = out.pendingMicroBatches;
+    double lr = out.currentLr;
+    for (uint64_t i = 1; i <= steps; ++i) {
+        if (pending == 0)
+            lr = stepLrScheduler(c, s);
+        pending = (pending + 1) % out.gradAccum;
+        out.ahead.emplace_back(out.step + i, lr);
+    }
+
+    // Behind: the path an unedited run took to get here (the last behindSteps of it). Replaying from
+    // step 1 costs `step` scheduler steps, so a position beyond the bound gets no history.
+    const uint64_t shown = std::min(out.step, behindSteps);
+    if (shown > 0 && out.step <= kMaxScheduleSteps) {
+        out.behind.reserve(shown);
+        LrSchedulerState h = initialLrSchedulerState(c);
+        for (uint64_t st = 1; st <= out.step; ++st) {
+            if ((st - 1) % out.gradAccum == 0)
+                lr = stepLrScheduler(c, h);
+            if (st > out.step - shown)
+                out.behind.emplace_back(st, lr);
+        }
+    }
+    return out;
+}
+
+Result<std::vector<std::pair<uint64_t, double>>> learningRateCurve(const Record& record, uint64_t steps)
+{
+    auto schedule = learningRateSchedule(record, steps);
+    if (!schedule)
+        return std::unexpected(schedule.error());
+    return std::move(schedule->ahead);
+}
+
+} // namespace ckpt
