@@ -13,6 +13,7 @@
 #include "ui/settings/settings.h"
 #include "ui/widgets/diffpanel.h"
 #include "ui/widgets/optimizerpanel.h"
+#include "ui/widgets/resumepanel.h"
 #include "ui/widgets/tensordetailwidget.h"
 #include "ui/widgets/viewsetup.h"
 
@@ -42,7 +43,6 @@
 #include <QToolBar>
 #include <QToolButton>
 #include <QTreeView>
-#include <QTreeWidget>
 #include <QUndoStack>
 #include <QUndoView>
 #include <QVBoxLayout>
@@ -233,26 +233,23 @@ void MainWindow::createDocks()
         checkIdle();
     });
 
-    auto* resume = new QTreeWidget(this);
-    resume->setObjectName(QStringLiteral("resumeChecks"));
-    resume->setHeaderLabels({tr("Check"), tr("Status"), tr("Detail")});
-    resume->setRootIsDecorated(false);
-    auto* resumeDock = addPanel(QStringLiteral("resume"), tr("Resume"), resume, Qt::RightDockWidgetArea);
-    connect(m_doc, &CheckpointDocument::workspaceChanged, resume, [this, resume] {
-        resume->clear();
-        for (const auto& lr : m_doc->workspace().records) {
-            if (lr.record->kind != RecordKind::TrainingRecord && lr.record->kind != RecordKind::ModelStateTrainingRecord)
-                continue;
-            for (const auto& check : checkResume(*lr.record)) {
-                auto* item = new QTreeWidgetItem(resume, {qs(check.name), qs(resumeStatusName(check.status)), qs(check.detail)});
-                item->setForeground(1, check.status == ResumeCheck::Status::Ok ? QColor(0, 128, 0)
-                        : check.status == ResumeCheck::Status::Warning       ? QColor(180, 120, 0)
-                                                                             : QColor(200, 0, 0));
-            }
+    m_resume = new ResumePanel(this);
+    auto* resumeDock = addPanel(QStringLiteral("resume"), tr("Resume"), m_resume, Qt::RightDockWidgetArea);
+    connect(m_doc, &CheckpointDocument::workspaceChanged, m_resume, [this] { m_resume->setWorkspace(m_doc->workspace()); });
+    connect(m_resume, &ResumePanel::message, this, &MainWindow::logMessage);
+    connect(m_resume, &ResumePanel::runStarted, this, [this] {
+        m_loss->beginLiveCurve(tr("resumed train/Loss (live)"));
+    });
+    // the loss history's x axis is the fractional epoch: a step is 1/stepsPerEpoch of one
+    connect(m_resume, &ResumePanel::stepReported, this, [this](quint64 step, double loss) {
+        const quint64 perEpoch = m_resume->stepsPerEpoch();
+        m_loss->appendLivePoint(perEpoch ? double(step) / double(perEpoch) : double(step), loss);
+    });
+    connect(m_resume, &ResumePanel::runFinished, this, [this](const QString& outDir) {
+        if (QFileInfo(outDir).isDir()) {
+            logMessage(tr("Reloading %1 for the new checkpoints.").arg(outDir));
+            openPaths({outDir});
         }
-        if (resume->topLevelItemCount() == 0)
-            new QTreeWidgetItem(resume, {tr("(no TrainingRecord open: resume checks apply to records that resume training)")});
-        resume->resizeColumnToContents(0);
     });
 
     for (auto* dock : {optimizerDock, schedulerDock, stateDock, lossDock, graphDock, diffDock, resumeDock})

@@ -27,6 +27,7 @@ class GraphView;
 class LearningRateCurveWidget;
 class LossPlotWidget;
 class OptimizerPanel;
+class ResumePanel;
 class RecordTreeModel;
 class TensorDetailWidget;
 class TensorTableModel;
@@ -63,6 +64,7 @@ public:
     LossPlotWidget* lossPlot() const { return m_loss; }
     LearningRateCurveWidget* learningRateCurve() const { return m_lrCurve; }
     DiffPanel* diffPanel() const { return m_diff; }
+    ResumePanel* resumePanel() const { return m_resume; }
     GraphView* graphView() const { return m_graph; }
     QPlainTextEdit* messages() const { return m_messages; }
     QLineEdit* searchBox() const { return m_search; }
@@ -117,6 +119,7 @@ private:
     LossPlotWidget* m_loss;
     GraphView* m_graph;
     DiffPanel* m_diff;
+    ResumePanel* m_resume;
     bool m_diffPending = false;
     QPlainTextEdit* m_messages;
     QLineEdit* m_search;

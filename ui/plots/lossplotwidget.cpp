@@ -15,6 +15,7 @@
 #include <QSlider>
 #include <QSvgGenerator>
 #include <QTextStream>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include <qcustomplot.h>
@@ -37,7 +38,14 @@ LossPlotWidget::LossPlotWidget(QWidget* parent)
     , m_smoothing(new QSlider(Qt::Horizontal, this))
     , m_log(new QCheckBox(tr("Log scale"), this))
     , m_hover(new QLabel(this))
+    , m_replotTimer(new QTimer(this))
 {
+    m_replotTimer->setSingleShot(true);
+    m_replotTimer->setInterval(100);
+    connect(m_replotTimer, &QTimer::timeout, this, [this] {
+        m_plot->rescaleAxes();
+        m_plot->replot(QCustomPlot::rpQueuedReplot);
+    });
     m_smoothing->setRange(0, 99);
     m_smoothing->setToolTip(tr("EMA smoothing"));
     m_curves->setMaximumWidth(220);
@@ -94,6 +102,26 @@ void LossPlotWidget::setHistory(const LossHistory& history)
     rebuild();
 }
 
+void LossPlotWidget::beginLiveCurve(const QString& name)
+{
+    m_live = {};
+    m_live.split = QStringLiteral("live");
+    m_live.metric = name;
+    rebuild();
+}
+
+void LossPlotWidget::appendLivePoint(double x, double y)
+{
+    if (m_live.metric.isEmpty())
+        beginLiveCurve(tr("live"));
+    m_live.x << x;
+    m_live.y << y;
+    if (m_liveGraph)
+        m_liveGraph->addData(x, y);
+    if (!m_replotTimer->isActive())
+        m_replotTimer->start();
+}
+
 int LossPlotWidget::curveCount() const
 {
     return int(m_history.curves.size());
@@ -130,6 +158,13 @@ void LossPlotWidget::rebuild()
             pen.setStyle(Qt::DashLine);
         g->setPen(pen);
         g->setData(c.x, smoothEma(c.y, alpha), true);
+    }
+    m_liveGraph = nullptr;
+    if (!m_live.metric.isEmpty()) {
+        m_liveGraph = m_plot->addGraph();
+        m_liveGraph->setName(m_live.metric);
+        m_liveGraph->setPen(QPen(QColor(214, 39, 40), 1.6));
+        m_liveGraph->setData(m_live.x, m_live.y, true);
     }
     const bool log = m_log->isChecked();
     m_plot->yAxis->setScaleType(log ? QCPAxis::stLogarithmic : QCPAxis::stLinear);

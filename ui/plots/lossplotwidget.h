@@ -11,6 +11,8 @@ class QCustomPlot;
 class QLabel;
 class QListWidget;
 class QSlider;
+class QTimer;
+class QCPGraph;
 
 namespace ckpt::ui {
 
@@ -31,17 +33,27 @@ public:
     QString exportCsv(const QString& path) const;
     QCustomPlot* plot() const { return m_plot; }
     void setSmoothing(int percent);
+    /**
+     * Starts a live curve (e.g. a resumption's `step=N loss=X` lines) drawn over the history until the
+     * next beginLiveCurve(); points arrive with appendLivePoint() and are replotted at most every 100 ms.
+     */
+    void beginLiveCurve(const QString& name);
+    void appendLivePoint(double x, double y);
+    int livePointCount() const { return int(m_live.x.size()); }
     void setLogScale(bool on);
 
 private:
     void rebuild();
     void showHover(QMouseEvent* event);
     LossHistory m_history;
+    LossCurve m_live;             ///< empty name = none
+    QCPGraph* m_liveGraph = nullptr;
     QCustomPlot* m_plot;
     QListWidget* m_curves;
     QSlider* m_smoothing;
     QCheckBox* m_log;
     QLabel* m_hover;
+    QTimer* m_replotTimer;
 };
 
 } // namespace ckpt::ui

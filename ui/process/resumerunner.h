@@ -1,0 +1,95 @@
+// SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <QObject>
+#include <QProcess>
+#include <QString>
+#include <QStringList>
+
+#include <optional>
+
+class QTimer;
+
+namespace ckpt::ui {
+
+/**
+ * Runs `ckpt-train --resume RECORD --out RUN_DIR [--steps N]` (cli-contract.md) as a child process:
+ * an argument list, never a shell. Output arrives line by line; the trainer's `step=N loss=X lr=Y`
+ * lines are parsed and reported as steps.
+ *
+ * Every start() that returns true ends in exactly one finished(); a run that could not start,
+ * crashed or exited non-zero reports failed() first. stop() asks politely (SIGTERM: ckpt-train writes
+ * a checkpoint at its current step and exits 0) and kills after a timeout; a run ended by stop() is
+ * reported as stopped, never as a crash.
+ */
+class ResumeRunner : public QObject
+{
+    Q_OBJECT
+public:
+    struct Request {
+        QString record;                ///< the TrainingRecord to resume from
+        QString outDir;                ///< run directory to write into
+        std::optional<quint64> steps;  ///< total step count to reach (ckpt-train's --steps)
+    };
+    struct StepLine {
+        quint64 step = 0;
+        double loss = 0;
+        double lr = 0;
+    };
+
+    explicit ResumeRunner(QObject* parent = nullptr);
+    /** Kills a still running trainer and waits for it: no child outlives the runner. */
+    ~ResumeRunner() override;
+
+    /** ckpt-train beside the running executable (QCoreApplication::applicationDirPath()). */
+    static QString defaultProgram();
+    void setProgram(const QString& program) { m_program = program; }
+    QString program() const { return m_program; }
+    /** How long stop() waits after SIGTERM before it kills. */
+    void setStopTimeout(int ms) { m_stopTimeoutMs = ms; }
+
+    /** The exact argument list for \a request. */
+    static QStringList arguments(const Request& request);
+    /** Parses one `step=N loss=X lr=Y` line (nullopt for any other line). */
+    static std::optional<StepLine> parseStepLine(QStringView line);
+
+    /** Starts a run; false (with failed() emitted) if one is running or the request is incomplete. */
+    bool start(const Request& request);
+    /** Terminates the run (SIGTERM), then kills it after the stop timeout. No-op when idle. */
+    void stop();
+    bool isRunning() const;
+    /** Whether the current or last run was ended by stop(). */
+    bool stopRequested() const { return m_stopRequested; }
+    const Request& request() const { return m_request; }
+    /** The last step line of the current or last run. */
+    std::optional<StepLine> lastStep() const { return m_lastStep; }
+
+Q_SIGNALS:
+    void started();
+    /** One line of the trainer's output (stdout, or stderr when \a isError). */
+    void outputAvailable(const QString& line, bool isError);
+    void stepReported(quint64 step, double loss, double lr);
+    /** The run ended: exit code (-1 after a kill), and whether stop() ended it. */
+    void finished(int exitCode, bool stoppedByUser);
+    /** The run could not start, crashed, or exited non-zero; \a error says which, with the trainer's last error line. */
+    void failed(const QString& error);
+
+private:
+    void readChannel(QProcess::ProcessChannel channel);
+    void onFinished(int exitCode, QProcess::ExitStatus status);
+    void onError(QProcess::ProcessError error);
+
+    QProcess* m_process = nullptr;
+    QTimer* m_killTimer;
+    QString m_program;
+    Request m_request;
+    QByteArray m_pending[2];     ///< partial lines per channel
+    QString m_lastErrorLine;
+    std::optional<StepLine> m_lastStep;
+    int m_stopTimeoutMs = 5000;
+    bool m_stopRequested = false;
+    bool m_startFailed = false;
+};
+
+} // namespace ckpt::ui
