@@ -563,6 +563,13 @@ void MainWindow::selectTensor(TensorRef ref)
     const QString id = qs(t->paramId);
     if (!id.isEmpty() && m_optimizer->selectedParam() != id)
         m_optimizer->selectParam(id);
+    // the GradientCheckpoint node whose `weight` metadata names this parameter's module path
+    if (!id.isEmpty())
+        if (auto p = m_doc->workspace().findParam(t->paramId)) {
+            const std::string& modulePath = m_doc->workspace().records[size_t(p->first)].record->params[p->second].modulePath;
+            const auto dot = modulePath.find("].");
+            m_graph->selectNodeForParameter(qs(dot == std::string::npos ? modulePath : modulePath.substr(dot + 2)));
+        }
     m_syncing = false;
 }
 

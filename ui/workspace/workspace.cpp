@@ -211,10 +211,40 @@ std::optional<Result<std::shared_ptr<const GraphData>>> tryGraph(const QString& 
         return std::unexpected(std::move(layout.error()).withFile(path.toStdString()));
     data->layout = std::move(*layout);
     data->analysis = analyzeGraph(data->checkpoint);
+    // ckpt-train writes the tensor blocks a checkpoint names as a CAR file beside it
+    const QString car = carBesideGraph(path);
+    if (QFileInfo::exists(car)) {
+        auto store = openCarFile(car);
+        if (store) {
+            data->car = std::move(*store);
+            data->carPath = car;
+        } else {
+            data->carError = QString::fromStdString(store.error().message()); // the graph is still worth showing
+        }
+    }
     return std::shared_ptr<const GraphData>(std::move(data));
 }
 
 } // namespace
+
+QString carBesideGraph(const QString& graphPath)
+{
+    QString car = graphPath;
+    if (car.endsWith(QLatin1String(".json"), Qt::CaseInsensitive))
+        car.chop(5);
+    return car + QStringLiteral(".car");
+}
+
+Result<std::shared_ptr<const CarStore>> openCarFile(const QString& path)
+{
+    auto bytes = mapFile(path.toStdString());
+    if (!bytes)
+        return std::unexpected(std::move(bytes.error()).withFile(path.toStdString()));
+    auto store = CarStore::open(*bytes);
+    if (!store)
+        return std::unexpected(std::move(store.error()).withFile(path.toStdString()));
+    return std::make_shared<const CarStore>(std::move(*store));
+}
 
 Workspace loadWorkspace(const QStringList& inputs, const Progress& progress)
 {
@@ -258,8 +288,11 @@ Workspace loadWorkspace(const QStringList& inputs, const Progress& progress)
         sub.isCancelled = progress.isCancelled;
         if (files[i].endsWith(QLatin1String(".json"))) {
             if (auto graph = tryGraph(files[i], sub)) {
-                if (*graph)
+                if (*graph) {
                     ws.graph = **graph;
+                    if (!ws.graph->carError.isEmpty())
+                        ws.warnings << ws.graph->carError;
+                }
                 else
                     ws.errors << QString::fromStdString(graph->error().message());
                 continue;

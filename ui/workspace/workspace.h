@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/graph/analysis.h"
+#include "core/graph/car.h"
 #include "core/graph/layout.h"
 #include "core/record/record.h"
 #include "ui/run/metriclog.h"
@@ -61,6 +62,10 @@ struct GraphData {
     std::vector<std::string> names;   ///< node id of every layout node
     LayoutResult layout;
     GraphAnalysis analysis;
+    /** The CAR file beside the JSON (graph/step-N.car for graph/step-N.json), opened when it exists. */
+    std::shared_ptr<const CarStore> car;
+    QString carPath;
+    QString carError;   ///< the CAR beside the JSON exists but could not be read
 };
 
 /** Everything the window shows: the records opened together (e.g. a run's model/optim/scheduler) and the loss history. */
@@ -88,6 +93,11 @@ struct Workspace {
  * `checkpoint/{model,optim,scheduler}-N.*`, or the newest `checkpoint/record-STEP.*` of ckpt-train.
  */
 QStringList recordFilesOf(const QString& path);
+
+/** graph/step-N.car for graph/step-N.json. */
+QString carBesideGraph(const QString& graphPath);
+/** Maps and indexes a CARv1 file; errors carry the file and offset. */
+Result<std::shared_ptr<const CarStore>> openCarFile(const QString& path);
 
 /** Opens every input (synchronously; the UI runs this in a worker). Errors are collected, not fatal. */
 Workspace loadWorkspace(const QStringList& inputs, const Progress& progress);
