@@ -7,6 +7,7 @@
 #include "app/train/model.h"
 #include "app/train/optim.h"
 #include "core/tensor/dtype.h"
+#include "core/tensor/shape.h"
 
 #include <algorithm>
 #include <csignal>
@@ -36,14 +37,6 @@ std::unexpected<Error> invalid(std::string what, std::string path = {})
     auto e = fail(ErrorCode::Invalid, std::move(what));
     e.error().recordPath = std::move(path);
     return e;
-}
-
-std::string shapeText(const std::vector<uint64_t>& s)
-{
-    std::string t = "[";
-    for (size_t i = 0; i < s.size(); ++i)
-        t += (i ? ", " : "") + std::to_string(s[i]);
-    return t + "]";
 }
 
 /** The stored element type of float tensors for a precision (Burn's FloatElem). */
@@ -114,7 +107,7 @@ Result<DType> readTensorData(const Tape& t, uint32_t node, const std::string& pa
     if (!shapeOk)
         return invalid("shape is not an array of usize", appendKeyToPath(path, "shape"));
     if (recorded != shape)
-        return invalid("shape " + shapeText(recorded) + " does not match the model's " + shapeText(shape)
+        return invalid("shape " + shapeString(recorded) + " does not match the model's " + shapeString(shape)
                 + " (a record of another model?)",
             appendKeyToPath(path, "shape"));
     if (!t.isStr(*dtypeNode))
@@ -130,7 +123,7 @@ Result<DType> readTensorData(const Tape& t, uint32_t node, const std::string& pa
         numel *= d;
     const auto data = t.bin(*bytesNode);
     if (data.size() != numel * dtypeSize(*dt))
-        return invalid("bytes holds " + std::to_string(data.size()) + " bytes, " + std::string(dtypeName(*dt)) + " " + shapeText(shape)
+        return invalid("bytes holds " + std::to_string(data.size()) + " bytes, " + std::string(dtypeName(*dt)) + " " + shapeString(shape)
                 + " needs " + std::to_string(numel * dtypeSize(*dt)),
             appendKeyToPath(path, "bytes"));
     const Eigen::Index rows = shape.size() == 2 ? static_cast<Eigen::Index>(shape[0]) : 1;

@@ -3,6 +3,7 @@
 #include "core/edit/edit.h"
 
 #include "core/codec/json.h"
+#include "core/tensor/shape.h"
 
 #include <cmath>
 #include <limits>
@@ -13,14 +14,6 @@
 namespace ckpt {
 
 namespace {
-std::string shapeText(const std::vector<uint64_t>& s)
-{
-    std::string out = "[";
-    for (size_t i = 0; i < s.size(); ++i)
-        out += (i ? ", " : "") + std::to_string(s[i]);
-    return out + "]";
-}
-
 bool within(const Tape& t, uint32_t outer, uint32_t node)
 {
     return node >= outer && node < t[outer].end;
@@ -295,7 +288,7 @@ std::vector<ResumeCheck> checkResume(const Record& r)
                 if (st.shape != pt.shape) {
                     ++shapeBad;
                     if (firstProblem.empty())
-                        firstProblem = st.path + " has shape " + shapeText(st.shape) + " but its parameter has " + shapeText(pt.shape);
+                        firstProblem = st.path + " has shape " + shapeString(st.shape) + " but its parameter has " + shapeString(pt.shape);
                 }
                 if (isFloat(st.dtype) != isFloat(pt.dtype))
                     ++dtypeBad;

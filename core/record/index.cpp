@@ -3,6 +3,7 @@
 // Interpreting a decoded envelope: what kind of record it is, where its tensors, parameters,
 // optimizer entries, pending gradients, scheduler and caller state are (format spec §5 - §9).
 #include "core/record/record.h"
+#include "core/tensor/shape.h"
 
 #include <algorithm>
 #include <unordered_map>
@@ -181,21 +182,13 @@ public:
                 const bool overflow = e.numel != 0 && size > UINT64_MAX / e.numel;
                 if (overflow || e.numel * size != e.bytes)
                     return std::unexpected(invalidAt(m_t, e.dataNode, appendKeyToPath(path, "bytes"),
-                        "tensor of shape " + shapeText(e.shape) + " and dtype " + std::string(dtypeName(e.dtype)) + " needs "
+                        "tensor of shape " + shapeString(e.shape) + " and dtype " + std::string(dtypeName(e.dtype)) + " needs "
                             + (overflow ? std::string("more than 2^64") : std::to_string(e.numel * size)) + " bytes, found "
                             + std::to_string(e.bytes)));
             }
         }
         m_r.tensors.push_back(std::move(e));
         return m_r.tensors.size() - 1;
-    }
-
-    static std::string shapeText(const std::vector<uint64_t>& s)
-    {
-        std::string out = "[";
-        for (size_t i = 0; i < s.size(); ++i)
-            out += (i ? ", " : "") + std::to_string(s[i]);
-        return out + "]";
     }
 
     /// Generic walk: every TensorData below \a node gets \a role; ParamSerde maps register parameters.

@@ -73,14 +73,6 @@ std::string humanBytes(uint64_t n)
     return buf;
 }
 
-std::string shapeString(const std::vector<uint64_t>& s)
-{
-    std::string out = "[";
-    for (size_t i = 0; i < s.size(); ++i)
-        out += (i ? ", " : "") + std::to_string(s[i]);
-    return out + "]";
-}
-
 std::string infoJson(const Record& r)
 {
     ordered_json j;

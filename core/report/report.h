@@ -9,6 +9,7 @@
 #include "core/edit/edit.h"
 #include "core/record/record.h"
 #include "core/run/run.h"
+#include "core/tensor/shape.h"
 
 #include <string>
 
@@ -52,8 +53,7 @@ std::string lossJson(const RunDirectory& run);
 /** `ckpt check-resume --json`. */
 std::string checkResumeJson(const Record& r, const std::vector<ResumeCheck>& checks);
 
-/** Human-readable byte counts ("1.5 MiB") and shapes ("[8, 16]"). */
+/** Human-readable byte counts ("1.5 MiB"); shapes print with shapeString (core/tensor/shape.h). */
 std::string humanBytes(uint64_t n);
-std::string shapeString(const std::vector<uint64_t>& shape);
 
 } // namespace ckpt
