@@ -6,13 +6,12 @@
 
 #include <QTest>
 
-#include <filesystem>
 
 using namespace ckpt;
 
 namespace {
 
-const std::string kData = std::filesystem::path(__FILE__).parent_path().parent_path().string() + "/data/graph/";
+const std::string kData = CKPT_TEST_DATA "/graph/";
 
 GradientCheckpoint loadFile(const std::string& name)
 {
