@@ -6,7 +6,9 @@
 # statistics; nlohmann_json for CLI reports and schema files; zlib + libdeflate for gzip (libdeflate
 # inflates whole members ~2x faster than zlib, zlib streams the rest); cargo + librust-*-dev build the
 # Rust oracle that checks us against the real serializer crates; python3-msgpack/numpy, graphviz and
-# time are the peers of the benchmarks; xvfb and fonts let screenshots and GUI tests run headless.
+# time are the peers of the benchmarks; xvfb and fonts let screenshots and GUI tests run headless;
+# help2man makes the man pages from --help, and desktop-file-utils, appstream, shared-mime-info,
+# bash-completion, zsh and man-db are what tests/packaging checks the installed desktop integration with.
 set -euo pipefail
 
 packages=(
@@ -19,6 +21,7 @@ packages=(
   librust-data-encoding-dev librust-indexmap-dev
   python3 python3-msgpack python3-numpy graphviz time
   xvfb xauth fonts-dejavu-core
+  help2man desktop-file-utils appstream shared-mime-info bash-completion zsh man-db
 )
 
 missing=()

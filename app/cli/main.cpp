@@ -5,6 +5,8 @@
 #include "app/cli/args.h"
 #include "app/cli/commands.h"
 
+#include <ckpt_version.h>
+
 #include <cstdio>
 #include <cstring>
 #include <functional>
@@ -51,7 +53,7 @@ int main(int argc, char** argv)
         return args.empty() ? 2 : 0;
     }
     if (args[0] == "--version") {
-        std::puts("ckpt 0.1.0");
+        std::puts("ckpt " CKPT_VERSION);
         return 0;
     }
     const std::string command = args[0];

@@ -8,6 +8,8 @@
 #include "app/train/trainer.h"
 #include "core/record/record.h"
 
+#include <ckpt_version.h>
+
 #include <algorithm>
 #include <charconv>
 #include <climits>
@@ -32,7 +34,13 @@ const char* kUsage =
     "                  [--lr X] [--beta1 X] [--beta2 X] [--epsilon X] [--weight-decay X] [--amsgrad]\n"
     "                  [--momentum X] [--dampening X] [--nesterov] [--gamma X] [--step-size N] [--final-lr X]\n"
     "                  [--sched-iters N] [--warmup N] [--embedding-size N]\n"
-    "       ckpt-train --resume RECORD --out DIR [--steps N] [any flag above overrides the recorded value]\n";
+    "       ckpt-train --resume RECORD --out DIR [--steps N] [any flag above overrides the recorded value]\n"
+    "       ckpt-train --help | --version\n"
+    "\n"
+    "The reference trainer of Checkpoint Inspector: a deterministic MLP on data generated from its seed\n"
+    "that writes TrainingRecords, burn-train run directories and GradientCheckpoints with CAR files, and\n"
+    "resumes any of its records bit-exactly. One metric line per step on stdout: step=N loss=X lr=Y.\n"
+    "Exit codes: 0 success, 1 invalid input or failed run, 2 usage error.\n";
 
 int usage(const std::string& msg)
 {
@@ -183,6 +191,10 @@ int main(int argc, char** argv)
         const std::string a = argv[i];
         if (a == "--help" || a == "-h") {
             std::fputs(kUsage, stdout);
+            return ExitOk;
+        }
+        if (a == "--version") {
+            std::puts("ckpt-train " CKPT_VERSION);
             return ExitOk;
         }
         if (a == "--out" || a == "--resume") {
