@@ -11,6 +11,7 @@
 #include "ui/plots/lossplotwidget.h"
 #include "ui/plots/lrcurvewidget.h"
 #include "ui/settings/settings.h"
+#include "ui/widgets/aboutdialog.h"
 #include "ui/widgets/diffpanel.h"
 #include "ui/widgets/optimizerpanel.h"
 #include "ui/widgets/resumepanel.h"
@@ -381,6 +382,10 @@ void MainWindow::createActions()
     for (auto* dock : findChildren<QDockWidget*>())
         view->addAction(dock->toggleViewAction());
 
+    auto* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About Checkpoint Inspector"), this, [this] { showAboutDialog(this); })
+        ->setObjectName(QStringLiteral("aboutAction"));
+
     auto* tools = addToolBar(tr("Main"));
     tools->setObjectName(QStringLiteral("mainToolBar"));
     tools->addAction(open);
@@ -462,7 +467,8 @@ void MainWindow::onWorkspaceLoaded(Workspace ws)
     for (const QString& w : ws.warnings)
         logMessage(tr("warning: ") + w);
     for (const auto& lr : ws.records)
-        logMessage(tr("Opened %1: %2, %3, %4 precision, %5 tensors (%6)")
+        if (lr.record->kind != RecordKind::GradientCheckpoint) // reported with its graph below
+            logMessage(tr("Opened %1: %2, %3, %4 precision, %5 tensors (%6)")
                        .arg(lr.path, qs(recordKindName(lr.record->kind)), qs(recorderName(lr.record->recorder)),
                            qs(precisionName(lr.record->precision)))
                        .arg(lr.record->tensors.size())
@@ -477,9 +483,13 @@ void MainWindow::onWorkspaceLoaded(Workspace ws)
     updateTitle();
     if (m_diffPending) {
         m_diffPending = false;
-        const auto& recs = m_doc->workspace().records;
+        // A GradientCheckpoint's fields are in the Record tree, but the record diff is for records.
+        std::vector<std::shared_ptr<const Record>> recs;
+        for (const LoadedRecord& lr : m_doc->workspace().records)
+            if (lr.record->kind != RecordKind::GradientCheckpoint)
+                recs.push_back(lr.record);
         if (recs.size() == 2) {
-            m_diff->compare(recs[0].record, recs[1].record);
+            m_diff->compare(recs[0], recs[1]);
             raisePanel(QStringLiteral("diff"));
         } else {
             logMessage(tr("Diff needs two readable records; %1 opened.").arg(recs.size()), true);

@@ -8,11 +8,18 @@
 #include "ui/models/tensortablemodel.h"
 #include "ui/plots/histogramplot.h"
 #include "ui/plots/lossplotwidget.h"
+#include "ui/widgets/aboutdialog.h"
 #include "ui/widgets/diffpanel.h"
 #include "ui/widgets/optimizerpanel.h"
 #include "ui/widgets/tensordetailwidget.h"
 
+#include <QAction>
+#include <QDockWidget>
+#include <QDropEvent>
 #include <QLineEdit>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMimeData>
 #include <QPlainTextEdit>
 #include <QSettings>
 #include <QSignalSpy>
@@ -22,6 +29,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTreeView>
+#include <QUrl>
 
 using namespace ckpt;
 using namespace ckpt::ui;
@@ -48,6 +56,95 @@ private Q_SLOTS:
         QCoreApplication::setOrganizationName(QStringLiteral("CheckpointInspectorTests"));
         QSettings::setDefaultFormat(QSettings::IniFormat);
         QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_settingsDir.path());
+    }
+
+    // Help > About shows the build information a bug report needs; CKPT_SHOT_DIR keeps a picture.
+    void aboutDialogShowsBuildInformation()
+    {
+        MainWindow w;
+        w.show();
+        auto* about = w.findChild<QAction*>(QStringLiteral("aboutAction"));
+        QVERIFY(about);
+        QString shown;
+        QTimer::singleShot(0, &w, [&] {
+            QWidget* dialog = QApplication::activeModalWidget();
+            if (!dialog)
+                return;
+            if (auto* details = dialog->findChild<QPlainTextEdit*>(QStringLiteral("buildInformation")))
+                shown = details->toPlainText();
+            if (const QString dir = qEnvironmentVariable("CKPT_SHOT_DIR"); !dir.isEmpty())
+                dialog->grab().save(dir + QStringLiteral("/about.png"));
+            dialog->close();
+        });
+        about->trigger();
+        QCOMPARE(shown, buildInformation());
+    }
+
+    // Opened files are remembered across sessions, newest first, and offered under File > Open Recent.
+    void recentFilesSurviveARestart()
+    {
+        const QString a = fixture("models/burn-0.16.1_full_connect4.mpk");
+        const QString b = fixture("models/burn-0.14.0_full_sysdesign.mpk");
+        {
+            MainWindow w;
+            QVERIFY(open(w, {a}));
+            QVERIFY(open(w, {b}));
+            QVERIFY(open(w, {a}));
+        }
+        MainWindow again;
+        QMenu* recent = nullptr;
+        for (QAction* menu : again.menuBar()->actions())
+            if (menu->menu())
+                for (QAction* item : menu->menu()->actions())
+                    if (item->menu() && item->text().contains(QLatin1String("Recent")))
+                        recent = item->menu();
+        QVERIFY(recent);
+        QVERIFY(recent->actions().size() >= 2);
+        QCOMPARE(recent->actions().at(0)->text(), QFileInfo(a).absoluteFilePath());
+        QCOMPARE(recent->actions().at(1)->text(), QFileInfo(b).absoluteFilePath());
+        QSignalSpy loaded(&again, &MainWindow::loadFinished);
+        recent->actions().at(1)->trigger();
+        QVERIFY(loaded.wait(60000));
+        QCOMPARE(again.document()->workspace().inputs, QStringList{QFileInfo(b).absoluteFilePath()});
+    }
+
+    // Files and run directories dropped from a file manager open like File > Open.
+    void droppedRunDirectoryOpens()
+    {
+        MainWindow w;
+        w.show();
+        QMimeData data;
+        data.setUrls({QUrl::fromLocalFile(fixture("runs/mlplay-0.16.1"))});
+        QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &data, Qt::LeftButton, Qt::NoModifier);
+        QCoreApplication::sendEvent(&w, &enter);
+        QVERIFY(enter.isAccepted());
+        QSignalSpy loaded(&w, &MainWindow::loadFinished);
+        QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &data, Qt::LeftButton, Qt::NoModifier);
+        QCoreApplication::sendEvent(&w, &drop);
+        QVERIFY(loaded.wait(60000));
+        QCOMPARE(int(w.document()->workspace().records.size()), 3);
+        QVERIFY(w.document()->workspace().loss.has_value());
+    }
+
+    // The dock layout a user arranged comes back in the next session.
+    void windowLayoutIsRestored()
+    {
+        {
+            MainWindow w;
+            w.show();
+            auto* messages = w.findChild<QDockWidget*>(QStringLiteral("dock_messages"));
+            QVERIFY(messages);
+            QVERIFY(messages->isVisible());
+            messages->hide();
+            QVERIFY(w.close());
+        }
+        MainWindow again;
+        again.show();
+        auto* messages = again.findChild<QDockWidget*>(QStringLiteral("dock_messages"));
+        QVERIFY(messages);
+        QVERIFY(!messages->isVisible());
+        messages->show(); // leave the default layout for the tests after this one
+        QVERIFY(again.close());
     }
 
     void runDirectoryCrossLinks()

@@ -6,6 +6,9 @@
 #include "ui/models/recordtreemodel.h"
 #include "ui/models/tensortablemodel.h"
 #include "ui/run/metriclog.h"
+#include "ui/widgets/aboutdialog.h"
+
+#include <ckpt_version.h>
 
 #include <QAbstractItemModelTester>
 #include <QSortFilterProxyModel>
@@ -123,6 +126,73 @@ private Q_SLOTS:
         QVERIFY(ws.findParam(e->paramId).has_value());
         QCOMPARE(model.rowOfParam(QString::fromStdString(e->paramId)), 0);
         QVERIFY(!model.index(0, 0).data(TensorKeyRole).toString().isEmpty());
+    }
+
+    // What a researcher reads first: optimizer states and gradients by the parameter they belong to,
+    // resolved across the files of a run directory, never the record path of the adaptor map.
+    void tensorsAndOptimizerEntriesAreNamedByTheirParameter()
+    {
+        CheckpointDocument doc;
+        TensorTableModel tensors(&doc);
+        OptimizerStateModel optimizer(&doc);
+        doc.setWorkspace(load({fixture("runs/mechint-0.20.0-pre.6")}));
+        const Workspace& ws = doc.workspace();
+        const auto names = ws.parameterNames();
+        QVERIFY(!names.empty());
+        int optimizerRows = 0;
+        for (int row = 0; row < tensors.rowCount(); ++row) {
+            const TensorEntry& t = *ws.tensor(tensors.refAt(row));
+            const QString name = tensors.index(row, TensorTableModel::NameColumn).data().toString();
+            QVERIFY2(!name.startsWith(QLatin1String("item")), qPrintable(name));
+            QCOMPARE(tensors.index(row, TensorTableModel::PathColumn).data(SortRole).toString(), QString::fromStdString(t.path));
+            if (t.role == TensorRole::Param) {
+                QCOMPARE(name, names.at(t.paramId));
+                QVERIFY2(QString::fromStdString(t.path).endsWith(name + QLatin1String(".param")), qPrintable(name));
+            } else if (t.role == TensorRole::Optimizer) {
+                ++optimizerRows;
+                QCOMPARE(name, names.at(t.paramId) + QStringLiteral(" · ") + QString::fromStdString(t.stateName));
+            }
+        }
+        QVERIFY(optimizerRows > 0);
+        const OptimizerEntry* e = optimizer.entryAt(0);
+        QVERIFY(e);
+        QCOMPARE(optimizer.index(0, OptimizerStateModel::NameColumn).data().toString(), names.at(e->paramId));
+
+        // The optimizer file alone: no module names to borrow, so the id names the parameter.
+        doc.setWorkspace(load({fixture("runs/mechint-0.20.0-pre.6/checkpoint/optim-3.mpk")}));
+        const QString alone = tensors.index(0, TensorTableModel::NameColumn).data().toString();
+        QVERIFY2(alone.startsWith(QLatin1String("param ")) && alone.contains(QStringLiteral(" · ")), qPrintable(alone));
+    }
+
+    // A GradientCheckpoint's own fields are browsable in the Record tree like a record's.
+    void gradientCheckpointFieldsInTheRecordTree()
+    {
+        CheckpointDocument doc;
+        RecordTreeModel model(&doc, RecordTreeModel::Mode::Records);
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        TensorTableModel tensors(&doc);
+        doc.setWorkspace(load({QStringLiteral(CKPT_TEST_DATA "/graph/worked_example.json")}));
+        QVERIFY(doc.workspace().graph);
+        QCOMPARE(model.rowCount(), 1);
+        QCOMPARE(tensors.rowCount(), 0);
+        const QModelIndex root = model.index(0, 0);
+        QStringList fields;
+        for (int r = 0; r < model.rowCount(root); ++r)
+            fields << model.index(r, RecordTreeModel::NameColumn, root).data().toString();
+        QCOMPARE(fields, (QStringList{QStringLiteral("graph"), QStringLiteral("step"), QStringLiteral("loss_cid"),
+                                      QStringLiteral("optimizer_state"), QStringLiteral("timestamp")}));
+        const QModelIndex step = model.index(1, RecordTreeModel::ValueColumn, root);
+        QCOMPARE(step.data().toString(), QString::number(doc.workspace().graph->checkpoint.step));
+        QVERIFY(walk(&model, {}, 5000) > 10);
+    }
+
+    void buildInformationNamesVersionAndQt()
+    {
+        const QString info = buildInformation();
+        QVERIFY(info.startsWith(QStringLiteral("Checkpoint Inspector " CKPT_VERSION "\n")));
+        QVERIFY(info.contains(QStringLiteral("revision: " CKPT_GIT_REVISION)));
+        QVERIFY(info.contains(QString::fromLatin1(qVersion())));
+        QVERIFY(info.contains(QStringLiteral(CKPT_COMPILER)));
     }
 
     void schedulerAndStateModels()

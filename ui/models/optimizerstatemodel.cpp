@@ -20,10 +20,16 @@ void OptimizerStateModel::reset()
 {
     beginResetModel();
     m_entries.clear();
+    m_names.clear();
     const Workspace& ws = m_doc->workspace();
+    const auto parameterNames = ws.parameterNames();
     for (size_t r = 0; r < ws.records.size(); ++r)
-        for (size_t e = 0; e < ws.records[r].record->optimizer.size(); ++e)
+        for (size_t e = 0; e < ws.records[r].record->optimizer.size(); ++e) {
             m_entries.push_back({int(r), e});
+            const std::string& id = ws.records[r].record->optimizer[e].paramId;
+            const auto name = parameterNames.find(id);
+            m_names.push_back(name != parameterNames.end() ? name->second : QStringLiteral("param ") + qs(id));
+        }
     endResetModel();
 }
 
@@ -114,10 +120,12 @@ QVariant OptimizerStateModel::data(const QModelIndex& index, int role) const
         const auto tensors = ws.tensorsOfParam(e->paramId);
         return tensors.empty() ? QString() : tensors.front().key();
     }
+    if (role == Qt::ToolTipRole && index.column() == NameColumn)
+        return tr("parameter id %1").arg(qs(e->paramId));
     if (role != Qt::DisplayRole && role != SortRole)
         return {};
     switch (index.column()) {
-    case NameColumn: return qs(e->paramId);
+    case NameColumn: return m_names[size_t(entryRow)];
     case ModuleColumn: {
         if (auto p = ws.findParam(e->paramId))
             return qs(ws.records[size_t(p->first)].record->params[p->second].modulePath);
@@ -126,6 +134,7 @@ QVariant OptimizerStateModel::data(const QModelIndex& index, int role) const
     case OptimizerColumn: return QString(qs(e->optimizer) + QStringLiteral(" rank ") + QString::number(e->rank));
     case TimeColumn: return e->time ? QVariant(qulonglong(*e->time)) : QVariant();
     case DetailColumn: return e->amsgrad ? tr("AMSGrad (max_moment_2)") : QString();
+    case IdColumn: return qs(e->paramId);
     default: return {};
     }
 }
@@ -140,6 +149,7 @@ QVariant OptimizerStateModel::headerData(int section, Qt::Orientation o, int rol
     case OptimizerColumn: return tr("Optimizer");
     case TimeColumn: return tr("Step (time)");
     case DetailColumn: return tr("Detail");
+    case IdColumn: return tr("Parameter id");
     default: return {};
     }
 }

@@ -15,7 +15,7 @@ class OptimizerStateModel final : public QAbstractItemModel
 {
     Q_OBJECT
 public:
-    enum Column { NameColumn, ModuleColumn, OptimizerColumn, TimeColumn, DetailColumn, NumColumns };
+    enum Column { NameColumn, ModuleColumn, OptimizerColumn, TimeColumn, DetailColumn, IdColumn, NumColumns };
     explicit OptimizerStateModel(CheckpointDocument* doc, QObject* parent = nullptr);
 
     QModelIndex index(int row, int column, const QModelIndex& parent = {}) const override;
@@ -33,6 +33,7 @@ private:
     void reset();
     CheckpointDocument* const m_doc;
     std::vector<std::pair<int, size_t>> m_entries; ///< (record, index into Record::optimizer)
+    std::vector<QString> m_names;                  ///< the parameter's module name per entry
 };
 
 } // namespace ckpt::ui

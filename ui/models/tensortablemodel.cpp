@@ -9,6 +9,8 @@
 #include <QBrush>
 #include <QFileInfo>
 
+#include <iterator>
+
 namespace ckpt::ui {
 
 TensorTableModel::TensorTableModel(CheckpointDocument* doc, QObject* parent)
@@ -23,10 +25,14 @@ void TensorTableModel::reset()
 {
     beginResetModel();
     m_rows.clear();
+    m_names.clear();
     const Workspace& ws = m_doc->workspace();
-    for (size_t r = 0; r < ws.records.size(); ++r)
+    for (size_t r = 0; r < ws.records.size(); ++r) {
         for (size_t t = 0; t < ws.records[r].record->tensors.size(); ++t)
             m_rows.push_back({int(r), int(t)});
+        std::vector<QString> names = ws.tensorNames(int(r));
+        std::move(names.begin(), names.end(), std::back_inserter(m_names));
+    }
     m_stats.assign(m_rows.size(), std::nullopt);
     m_statsCount = 0;
     endResetModel();
@@ -68,24 +74,26 @@ QVariant TensorTableModel::data(const QModelIndex& index, int role) const
     const TensorRef ref = m_rows[size_t(index.row())];
     const TensorEntry& t = *ws.tensor(ref);
     const auto& st = m_stats[size_t(index.row())];
-    const bool statColumn = index.column() >= MinColumn;
+    const bool statColumn = index.column() >= MinColumn && index.column() <= InfColumn;
     if (role == Qt::DisplayRole || role == SortRole || role == RawValueRole) {
         const bool display = role == Qt::DisplayRole;
         switch (index.column()) {
+        case NameColumn: return m_names[size_t(index.row())];
         case PathColumn: {
             QString p = qs(t.path);
             if (display && ws.records.size() > 1)
                 p = QFileInfo(ws.records[size_t(ref.record)].path).fileName() + QStringLiteral(": ") + p;
             return p;
         }
-        case RoleColumn:
-            return QString(qs(tensorRoleName(t.role)) + (t.stateName.empty() ? QString() : QString(QStringLiteral(" / ") + qs(t.stateName))));
+        case RoleColumn: return qs(tensorRoleName(t.role)); // the state's name is part of NameColumn
         case DTypeColumn: return qs(dtypeName(t.dtype));
         case ShapeColumn: return display ? QVariant(formatShape(t.shape)) : QVariant(qulonglong(t.shape.size()));
         case NumelColumn: return display ? QVariant(formatCount(t.numel)) : QVariant(qulonglong(t.numel));
         case BytesColumn: return display ? QVariant(formatBytes(t.bytes)) : QVariant(qulonglong(t.bytes));
         default: break;
         }
+        if (!statColumn)
+            return {};
         if (!st)
             return display ? QVariant(QStringLiteral("…")) : QVariant();
         double v = 0;
@@ -119,9 +127,9 @@ QVariant TensorTableModel::headerData(int section, Qt::Orientation o, int role) 
     if (o != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     static const char* names[] = {
-        QT_TR_NOOP("Path"), QT_TR_NOOP("Role"), QT_TR_NOOP("DType"), QT_TR_NOOP("Shape"), QT_TR_NOOP("Numel"),
+        QT_TR_NOOP("Name"), QT_TR_NOOP("Role"), QT_TR_NOOP("DType"), QT_TR_NOOP("Shape"), QT_TR_NOOP("Numel"),
         QT_TR_NOOP("Bytes"), QT_TR_NOOP("Min"), QT_TR_NOOP("Max"), QT_TR_NOOP("Mean"), QT_TR_NOOP("Std"),
-        QT_TR_NOOP("NaN"), QT_TR_NOOP("Inf")};
+        QT_TR_NOOP("NaN"), QT_TR_NOOP("Inf"), QT_TR_NOOP("Path")};
     return section >= 0 && section < NumColumns ? tr(names[section]) : QVariant();
 }
 

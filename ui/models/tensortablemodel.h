@@ -18,8 +18,8 @@ class TensorTableModel final : public QAbstractTableModel
     Q_OBJECT
 public:
     enum Column {
-        PathColumn, RoleColumn, DTypeColumn, ShapeColumn, NumelColumn, BytesColumn,
-        MinColumn, MaxColumn, MeanColumn, StdColumn, NanColumn, InfColumn, NumColumns
+        NameColumn, RoleColumn, DTypeColumn, ShapeColumn, NumelColumn, BytesColumn,
+        MinColumn, MaxColumn, MeanColumn, StdColumn, NanColumn, InfColumn, PathColumn, NumColumns
     };
     explicit TensorTableModel(CheckpointDocument* doc, QObject* parent = nullptr);
 
@@ -38,6 +38,7 @@ private:
     void reset();
     CheckpointDocument* const m_doc;
     std::vector<TensorRef> m_rows;
+    std::vector<QString> m_names;   ///< Workspace::tensorNames per row, computed once per workspace
     std::vector<std::optional<TensorStats>> m_stats;
     int m_statsCount = 0;
 };

@@ -36,6 +36,9 @@ OptimizerPanel::OptimizerPanel(CheckpointDocument* doc, QWidget* parent)
     setupTreeView(m_view, m_model, m_proxy, m_filter);
     m_filter->setPlaceholderText(tr("Filter parameters (id or module path)…"));
     m_proxy->setFilterKeyColumn(-1);
+    // The parameter's name is what is read first; the module path beside it is the record's spelling.
+    m_view->setColumnWidth(OptimizerStateModel::NameColumn, 230);
+    m_view->setColumnWidth(OptimizerStateModel::ModuleColumn, 120);
 
     auto* left = new QWidget(this);
     auto* leftLayout = new QVBoxLayout(left);
@@ -115,7 +118,8 @@ void OptimizerPanel::showParam(const QString& id)
     const auto refs = ws.tensorsOfParam(id.toStdString());
     const int row = m_model->rowOfParam(id);
     const OptimizerEntry* e = row >= 0 ? m_model->entryAt(row) : nullptr;
-    m_caption->setText(tr("<b>%1</b> · %2 · step (time) %3%4").arg(id,
+    const QString name = row >= 0 ? m_model->index(row, OptimizerStateModel::NameColumn).data().toString() : QString();
+    m_caption->setText(tr("<b>%1</b> (id %2) · %3 · step (time) %4%5").arg(name.isEmpty() ? id : name, id,
         e ? qs(e->optimizer) : tr("no optimizer entry"),
         e && e->time ? QString::number(qulonglong(*e->time)) : tr("—"),
         e && e->amsgrad ? tr(" · AMSGrad") : QString()));

@@ -6,6 +6,7 @@
 #include <QFileInfo>
 #include <QMap>
 
+
 namespace ckpt::ui {
 
 namespace {
@@ -101,6 +102,52 @@ std::optional<std::pair<int, size_t>> Workspace::findParam(const std::string& id
         if (auto p = records[i].record->findParam(id))
             return std::pair<int, size_t>{int(i), *p};
     return std::nullopt;
+}
+
+namespace {
+// "item[0].input.weight" (TrainingRecord) and "item.input.weight" (module record) are both
+// "input.weight": the record envelope is not part of the model's name.
+std::string_view withoutRecordPrefix(std::string_view path)
+{
+    for (std::string_view prefix : {std::string_view("item[0]."), std::string_view("item.")})
+        if (path.starts_with(prefix))
+            return path.substr(prefix.size());
+    return path;
+}
+} // namespace
+
+std::unordered_map<std::string, QString> Workspace::parameterNames() const
+{
+    std::unordered_map<std::string, QString> names;
+    for (const LoadedRecord& r : records)
+        for (const ParamEntry& p : r.record->params)
+            names.try_emplace(p.id, QString::fromUtf8(withoutRecordPrefix(p.modulePath)));
+    return names;
+}
+
+std::vector<QString> Workspace::tensorNames(int record) const
+{
+    const auto parameterName = parameterNames();
+    const Record& rec = *records[size_t(record)].record;
+    std::vector<QString> names;
+    names.reserve(rec.tensors.size());
+    static const QString separator = QStringLiteral(" · ");
+    for (const TensorEntry& t : rec.tensors) {
+        if (t.role == TensorRole::Other || t.paramId.empty()) {
+            names.push_back(QString::fromUtf8(withoutRecordPrefix(t.path)));
+            continue;
+        }
+        // An optimizer file opened without its model still names the parameter by its id.
+        const auto param = parameterName.find(t.paramId);
+        QString name = param != parameterName.end() ? param->second
+                                                    : QStringLiteral("param ") + QString::fromStdString(t.paramId);
+        if (t.role == TensorRole::Optimizer)
+            name += separator + QString::fromStdString(t.stateName);
+        else if (t.role == TensorRole::Gradient)
+            name += separator + QStringLiteral("gradient");
+        names.push_back(std::move(name));
+    }
+    return names;
 }
 
 std::vector<TensorRef> Workspace::tensorsOfParam(const std::string& id) const
@@ -225,6 +272,26 @@ std::optional<Result<std::shared_ptr<const GraphData>>> tryGraph(const QString& 
     return std::shared_ptr<const GraphData>(std::move(data));
 }
 
+/**
+ * The checkpoint's fields (graph, step, loss CID, optimizer state blobs, timestamp) as a tape in the
+ * crate's member order, so the Record tree shows a GradientCheckpoint as it shows a record. It has
+ * no tensors, parameters or caller state: the other panels pass over it.
+ */
+LoadedRecord gradientCheckpointFields(const GraphData& graph)
+{
+    auto record = std::make_shared<Record>();
+    record->file = graph.path.toStdString();
+    record->kind = RecordKind::GradientCheckpoint;
+    record->recorder = Recorder::PrettyJson;
+    record->tape = gradientCheckpointToTape(graph.checkpoint);
+    record->itemNode = record->tape.root();
+    LoadedRecord lr;
+    lr.index = std::make_shared<const TapeIndex>(TapeIndex::build(*record));
+    lr.record = std::move(record);
+    lr.path = graph.path;
+    return lr;
+}
+
 } // namespace
 
 QString carBesideGraph(const QString& graphPath)
@@ -292,6 +359,7 @@ Workspace loadWorkspace(const QStringList& inputs, const Progress& progress)
                     ws.graph = **graph;
                     if (!ws.graph->carError.isEmpty())
                         ws.warnings << ws.graph->carError;
+                    ws.records.push_back(gradientCheckpointFields(*ws.graph));
                 }
                 else
                     ws.errors << QString::fromStdString(graph->error().message());

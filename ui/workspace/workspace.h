@@ -14,6 +14,7 @@
 
 #include <memory>
 #include <optional>
+#include <unordered_map>
 #include <vector>
 
 namespace ckpt::ui {
@@ -82,6 +83,16 @@ struct Workspace {
     std::optional<std::pair<int, size_t>> findParam(const std::string& id) const;
     /** Tensors attached to a parameter across all records: the param tensor first. */
     std::vector<TensorRef> tensorsOfParam(const std::string& id) const;
+    /**
+     * What a researcher reads for each tensor of a record, in the record's tensor order: the parameter
+     * by its module name ("input.weight"), an optimizer state or pending gradient by the parameter it
+     * belongs to ("input.weight · moment_2", "input.weight · gradient"), anything else by its path
+     * without the record prefix. Parameters are looked up across all records, so an optimizer file of
+     * a run directory names the model file's parameters.
+     */
+    std::vector<QString> tensorNames(int record) const;
+    /** The module name ("input.weight") of every parameter of every record, by parameter id. */
+    std::unordered_map<std::string, QString> parameterNames() const;
     /** The record holding a caller state (TrainingRecord item 5), -1 if none. */
     int stateRecord() const;
     int optimizerRecord() const;
