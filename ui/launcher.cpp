@@ -10,6 +10,7 @@
 #include <QElapsedTimer>
 #include <QFileInfo>
 #include <QPixmap>
+#include <QPlainTextEdit>
 #include <QStandardPaths>
 #include <QTimer>
 
@@ -98,6 +99,9 @@ void scheduleScreenshot(MainWindow* window, const QString& outPng, const QString
             window->logMessage(QObject::tr("No panel named \"%1\" (panels: %2)").arg(panel, MainWindow::panelNames().join(QStringLiteral(", "))), true);
         // let the raised dock lay out and the queued plot replots run before grabbing
         QTimer::singleShot(400, window, [=] {
+            // What the Messages panel says goes to stderr too, so a script sees what was (not) opened.
+            for (const QString& line : window->messages()->toPlainText().split(QLatin1Char('\n'), Qt::SkipEmptyParts))
+                std::fprintf(stderr, "checkpoint-inspector: %s\n", qPrintable(line));
             const bool ok = window->grab().save(outPng);
             if (!ok)
                 std::fprintf(stderr, "checkpoint-inspector: could not write %s\n", qPrintable(outPng));

@@ -138,6 +138,18 @@ for type in application/x-burn-record-msgpack application/x-ipfrs-gradient-check
     fail "the desktop database does not open $type with our app"
 done
 
+# A double click in a file manager runs the desktop file's Exec line with the file for %F: run that
+# line from the installed paths on the extension-less record and check the app opened it.
+exec_line=$(sed -n 's/^Exec=//p' "$desktop")
+[[ $exec_line == *%F* ]] || fail "Exec line takes no files: $exec_line"
+read -r -a exec_argv <<<"${exec_line/\%F/}"
+PATH=$bin:$PATH QT_QPA_PLATFORM=offscreen XDG_DATA_HOME=$work/xdg "${exec_argv[@]}" "$work/files/weights-without-extension" \
+  --screenshot "$work/double-click.png" --panel tensors >"$work/double-click.log" 2>&1 ||
+  { cat "$work/double-click.log" >&2; fail "the desktop file's Exec line failed on a record"; }
+[[ $(stat -c %s "$work/double-click.png") -gt 10000 ]] || fail "double-click screenshot missing"
+grep -q "Opened $work/files/weights-without-extension: module_record, NamedMpk" "$work/double-click.log" ||
+  { cat "$work/double-click.log" >&2; fail "the app did not open the double-clicked record"; }
+
 step "completions"
 completion=$share/bash-completion/completions/ckpt
 [[ -f $completion ]] || fail "bash completion missing"
