@@ -6,6 +6,7 @@
 #include "app/train/graph_checkpoint.h"
 #include "app/train/model.h"
 #include "app/train/optim.h"
+#include "core/io/bytes.h"
 #include "core/tensor/dtype.h"
 #include "core/tensor/shape.h"
 
@@ -261,8 +262,10 @@ private:
             ++n;
         }
         in.close();
-        std::ofstream out(file, std::ios::binary | std::ios::trunc);
-        out << kept;
+        // Atomically, like every other file of the run: a trainer killed here keeps the old log.
+        const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(kept.data()), kept.size());
+        if (auto r = writeFileAtomic(file.string(), bytes); !r)
+            std::fprintf(stderr, "ckpt-train: %s\n", r.error().message().c_str());
     }
 
     fs::path m_dir;

@@ -4,9 +4,11 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
+#include <random>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -115,27 +117,57 @@ Result<void> writeFileAtomic(const std::string& path, std::span<const uint8_t> d
     return writeFileAtomic(path, [&](const auto& sink) { return sink(data); });
 }
 
+namespace {
+
+// A name beside the target that no other writer uses: pid, a process-wide counter and random bits,
+// so a stale temporary left by a killed process whose pid was reused never blocks a save.
+std::filesystem::path temporaryName(const std::filesystem::path& dir, const std::filesystem::path& target)
+{
+    static std::atomic<unsigned> counter{0};
+    static thread_local std::mt19937_64 random{std::random_device{}()};
+    char suffix[17];
+    std::snprintf(suffix, sizeof suffix, "%016llx", static_cast<unsigned long long>(random()));
+    return dir
+        / ("." + target.filename().string() + ".ckpt-" + std::to_string(::getpid()) + "-"
+            + std::to_string(counter++) + "-" + suffix + ".tmp");
+}
+
+constexpr int kNameAttempts = 16;
+
+} // namespace
+
 Result<void> writeFileAtomic(const std::string& path,
     const std::function<Result<void>(const std::function<Result<void>(std::span<const uint8_t>)>& sink)>& produce)
 {
     namespace fs = std::filesystem;
-    static std::atomic<unsigned> counter{0};
     const fs::path target(path);
     fs::path dir = target.parent_path();
     if (dir.empty())
         dir = ".";
-    const fs::path tmp = dir
-        / ("." + target.filename().string() + ".ckpt-" + std::to_string(::getpid()) + "-"
-            + std::to_string(counter++) + ".tmp");
 
+    // Write into an unnamed file (O_TMPFILE) where the file system has them: a process killed while
+    // writing leaves nothing behind, and the kernel frees the blocks. The file gets a name only once
+    // it is complete and on disk, just before it replaces the target. Elsewhere a named temporary.
     Fd f;
-    f.fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    fs::path tmp;
+    // (Naming it goes through /proc/self/fd; without /proc the named temporary is the way.)
+    static const bool procFds = ::access("/proc/self/fd", X_OK) == 0;
+    if (procFds)
+        f.fd = ::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+    const bool unnamed = f.fd >= 0;
+    for (int attempt = 0; !unnamed && f.fd < 0 && attempt < kNameAttempts; ++attempt) {
+        tmp = temporaryName(dir, target);
+        f.fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        if (f.fd < 0 && errno != EEXIST)
+            break;
+    }
     if (f.fd < 0)
-        return std::unexpected(osError(tmp.string(), "create a temporary file"));
+        return std::unexpected(osError(unnamed || tmp.empty() ? dir.string() : tmp.string(), "create a temporary file"));
     auto cleanup = [&] {
         ::close(f.fd);
         f.fd = -1;
-        ::unlink(tmp.c_str());
+        if (!tmp.empty())
+            ::unlink(tmp.c_str());
     };
 
     auto sink = [&](std::span<const uint8_t> chunk) -> Result<void> {
@@ -165,6 +197,23 @@ Result<void> writeFileAtomic(const std::string& path,
         auto e = osError(path, "flush to disk");
         cleanup();
         return std::unexpected(e);
+    }
+    if (unnamed) {
+        // linkat through /proc/self/fd needs no privilege (AT_EMPTY_PATH would need CAP_DAC_READ_SEARCH).
+        const std::string self = "/proc/self/fd/" + std::to_string(f.fd);
+        bool linked = false;
+        for (int attempt = 0; !linked && attempt < kNameAttempts; ++attempt) {
+            tmp = temporaryName(dir, target);
+            linked = ::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, tmp.c_str(), AT_SYMLINK_FOLLOW) == 0;
+            if (!linked && errno != EEXIST)
+                break;
+        }
+        if (!linked) {
+            auto e = osError(path, "name the written temporary file");
+            tmp.clear();
+            cleanup();
+            return std::unexpected(e);
+        }
     }
     ::close(f.fd);
     f.fd = -1;

@@ -63,7 +63,9 @@ Result<BytesPtr> readStdin();
 /**
  * Writes \a data to \a path atomically: a temporary file in the same directory, fsync, rename over the
  * target, fsync of the directory. On any failure the temporary file is removed and an existing
- * \a path is left exactly as it was.
+ * \a path is left exactly as it was. The temporary file is unnamed (O_TMPFILE) until it is complete,
+ * so a process killed while writing leaves nothing behind; where the file system has no O_TMPFILE it
+ * is a uniquely named hidden file beside the target, and a stale one never blocks a later save.
  */
 Result<void> writeFileAtomic(const std::string& path, std::span<const uint8_t> data);
 
