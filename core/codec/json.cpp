@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/codec/json.h"
 
+#include "core/util/charconv.h"
+
 #include <algorithm>
 #include <bit>
 #include <charconv>
@@ -586,7 +588,7 @@ private:
         double value = 0;
         const auto* b = reinterpret_cast<const char*>(m_s + start);
         const auto* e = reinterpret_cast<const char*>(m_s + m_i);
-        const auto res = std::from_chars(b, e, value);
+        const auto res = fromCharsDouble(b, e, value);
         if (res.ec == std::errc::result_out_of_range) {
             if (magnitudeAtLeastOne(start))
                 return errorAt(JsonFault::NumberOutOfRange);

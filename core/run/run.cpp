@@ -3,6 +3,7 @@
 #include "core/run/run.h"
 
 #include "core/io/bytes.h"
+#include "core/util/charconv.h"
 
 #include <algorithm>
 #include <charconv>
@@ -51,7 +52,7 @@ std::optional<double> parseRustF64(std::string_view s)
     if (s == "-inf")
         return -INFINITY;
     double v = 0;
-    auto r = std::from_chars(s.data(), s.data() + s.size(), v);
+    auto r = fromCharsDouble(s.data(), s.data() + s.size(), v);
     if (r.ec != std::errc() || r.ptr != s.data() + s.size())
         return std::nullopt;
     return v;
