@@ -10,7 +10,6 @@
 
 #include <cmath>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -18,9 +17,8 @@ using namespace ckpt;
 
 namespace {
 
-// CKPT_TEST_DATA is expanded in tests/core (it points at tests/core/data), so the data directory is
-// located from this file instead: tests/core/../data/graph.
-const std::string kData = std::filesystem::path(__FILE__).parent_path().parent_path().string() + "/data/graph/";
+// CKPT_TEST_DATA, not __FILE__: ccache's base_dir makes __FILE__ relative to the build directory.
+const std::string kData = CKPT_TEST_DATA "/graph/";
 
 BytesPtr load(const std::string& path)
 {

@@ -6,13 +6,13 @@
 
 #include <QTest>
 
-#include <filesystem>
 
 using namespace ckpt;
 
 namespace {
 
-const std::string kData = std::filesystem::path(__FILE__).parent_path().parent_path().string() + "/data/graph/";
+// CKPT_TEST_DATA, not __FILE__: ccache's base_dir makes __FILE__ relative to the build directory.
+const std::string kData = CKPT_TEST_DATA "/graph/";
 
 GradientCheckpoint loadFile(const std::string& name)
 {

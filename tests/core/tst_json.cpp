@@ -21,17 +21,8 @@ using namespace ckpt;
 
 namespace {
 
-/**
- * tests/data/json. CKPT_TEST_DATA is meant to be tests/data, but ckpt_add_test currently expands it
- * in the suite's directory (tests/core/data), so both spellings are tried.
- */
 QString dataPath(const char* name)
 {
-    for (const char* dir : {CKPT_TEST_DATA "/json/", CKPT_TEST_DATA "/../../data/json/"}) {
-        const QString candidate = QString::fromUtf8(dir) + QLatin1String(name);
-        if (QFile::exists(candidate))
-            return candidate;
-    }
     return QStringLiteral(CKPT_TEST_DATA "/json/") + QLatin1String(name);
 }
 
