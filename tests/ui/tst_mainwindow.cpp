@@ -12,6 +12,8 @@
 #include "ui/widgets/optimizerpanel.h"
 #include "ui/widgets/tensordetailwidget.h"
 
+#include <QHash>
+#include <QImage>
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QSettings>
@@ -177,7 +179,23 @@ private Q_SLOTS:
         QTemporaryDir dir;
         QCOMPARE(w.graphView()->exportImage(dir.filePath(QStringLiteral("g.png"))), QString());
         QCOMPARE(w.graphView()->exportImage(dir.filePath(QStringLiteral("g.svg"))), QString());
-        QVERIFY(QFileInfo(dir.filePath(QStringLiteral("g.svg"))).size() > 100);
+        // The exports show the graph, not only a file: the PNG has the drawing's colours beside the
+        // white background, the SVG names every node's op.
+        const QImage png(dir.filePath(QStringLiteral("g.png")));
+        QVERIFY(!png.isNull());
+        QVERIFY2(png.width() >= 100 && png.height() >= 100, qPrintable(QStringLiteral("%1x%2").arg(png.width()).arg(png.height())));
+        QHash<QRgb, qint64> colours;
+        for (int y = 0; y < png.height(); ++y)
+            for (int x = 0; x < png.width(); ++x)
+                ++colours[png.pixel(x, y)];
+        const double white = double(colours.value(qRgb(255, 255, 255))) / (double(png.width()) * png.height());
+        qInfo("graph PNG %dx%d: %lld colours, %.1f%% white", png.width(), png.height(), static_cast<long long>(colours.size()), 100 * white);
+        QVERIFY2(colours.size() >= 16 && white < 0.97, "the exported PNG is (nearly) blank");
+        QFile svg(dir.filePath(QStringLiteral("g.svg")));
+        QVERIFY(svg.open(QIODevice::ReadOnly));
+        const QByteArray svgText = svg.readAll();
+        for (const auto& [key, node] : graph->checkpoint.graph.nodes)
+            QVERIFY2(svgText.contains(QByteArray::fromStdString(node.op)), node.op.c_str());
     }
 
     void diffOfTwoRecords()
