@@ -1,5 +1,6 @@
 // SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/record/record.h"
 #include "ui/document/checkpointdocument.h"
 #include "ui/graph/graphview.h"
 #include "ui/mainwindow.h"
@@ -209,6 +210,41 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(w.isIdle(), 60000);
         QVERIFY(w.diffPanel()->table()->rowCount() > 0);
         QVERIFY2(w.diffPanel()->summary().contains(QLatin1String("changed 0")), qPrintable(w.diffPanel()->summary()));
+
+        // Against a copy with one element of the first tensor nudged (the top mantissa bit of its f16,
+        // in the payload bytes), exactly that tensor is reported changed: a panel that always says
+        // "changed 0" cannot pass.
+        auto rec = openRecord(a.toStdString());
+        QVERIFY(rec.has_value());
+        const TensorEntry& first = (*rec)->tensors.at(0);
+        QCOMPARE(first.dtype, DType::F16);
+        QVERIFY(first.offset.has_value());
+        QFile in(a);
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        QByteArray bytes = in.readAll();
+        bytes[qsizetype(*first.offset) + 1] = char(bytes[qsizetype(*first.offset) + 1] ^ 0x01);
+        QTemporaryDir dir;
+        const QString b = dir.filePath(QStringLiteral("model-3-nudged.mpk"));
+        QFile out(b);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(bytes);
+        out.close();
+        w.openDiff(a, b);
+        QVERIFY(loaded.wait(60000));
+        QTRY_VERIFY_WITH_TIMEOUT(w.isIdle(), 60000);
+        const QString summary = w.diffPanel()->summary();
+        QVERIFY2(summary.contains(QLatin1String("changed 1 ")) && summary.contains(QStringLiteral("unchanged %1 ").arg((*rec)->tensors.size() - 1)),
+            qPrintable(summary));
+        const QTableWidget* table = w.diffPanel()->table();
+        int changedRows = 0;
+        for (int row = 0; row < table->rowCount(); ++row) {
+            if (table->item(row, 1)->text() != QLatin1String("changed"))
+                continue;
+            ++changedRows;
+            QCOMPARE(table->item(row, 0)->text(), QString::fromStdString(first.path));
+            QVERIFY(table->item(row, 2)->data(Qt::EditRole).toDouble() > 0); // max |a - b|
+        }
+        QCOMPARE(changedRows, 1);
     }
 };
 
