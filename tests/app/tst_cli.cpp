@@ -1,14 +1,21 @@
 // SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Drives the real `ckpt` binary the way scripts do (cli-contract.md): keys, exit codes, messages.
+#include <QCryptographicHash>
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QSet>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <functional>
 
 namespace {
 
@@ -34,6 +41,123 @@ QByteArray fileBytes(const QString& path)
 {
     QFile f(path);
     return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+QJsonObject jsonObject(const Run& r)
+{
+    return QJsonDocument::fromJson(r.out).object();
+}
+
+/** Runs ckpt-train with a small model into \a out; returns its stdout lines (empty on failure). */
+QStringList train(const QString& out, const QStringList& extra)
+{
+    QProcess p;
+    p.start(QStringLiteral(CKPT_BIN_DIR "/ckpt-train"),
+        QStringList{QStringLiteral("--out"), out, QStringLiteral("--hidden"), QStringLiteral("8"), QStringLiteral("--dataset-size"),
+            QStringLiteral("64"), QStringLiteral("--batch-size"), QStringLiteral("8"), QStringLiteral("--layout"), QStringLiteral("all")}
+            + extra);
+    if (!p.waitForFinished(60000) || p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0)
+        return {};
+    return QString::fromUtf8(p.readAllStandardOutput()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+}
+
+/** Depth-first walk over a `ckpt tree --json` / `ckpt show --json` node. */
+void walkTree(const QJsonObject& node, int depth, const std::function<void(const QJsonObject&, int)>& visit)
+{
+    visit(node, depth);
+    for (const auto& c : node[QLatin1String("children")].toArray())
+        walkTree(c.toObject(), depth + 1, visit);
+}
+
+QStringList childKeys(const QJsonObject& node)
+{
+    QStringList keys;
+    for (const auto& c : node[QLatin1String("children")].toArray())
+        keys << c.toObject()[QLatin1String("key")].toString();
+    return keys;
+}
+
+QJsonObject child(const QJsonObject& node, const QString& key)
+{
+    for (const auto& c : node[QLatin1String("children")].toArray())
+        if (c.toObject()[QLatin1String("key")].toString() == key)
+            return c.toObject();
+    return {};
+}
+
+/** The keys of \a keys ordered by where their MessagePack fixstr encodings first occur in \a file. */
+QStringList inFileOrder(const QByteArray& file, QStringList keys)
+{
+    auto at = [&](const QString& k) {
+        const QByteArray utf8 = k.toUtf8();
+        return file.indexOf(QByteArray(QByteArray(1, char(0xa0 | utf8.size())) + utf8));
+    };
+    std::stable_sort(keys.begin(), keys.end(), [&](const QString& x, const QString& y) { return at(x) < at(y); });
+    return keys;
+}
+
+/** A CIDv1 (raw codec, sha2-256) of \a data in base32 lower case with multibase prefix 'b', from RFC 4648. */
+QString rawCid(const QByteArray& data)
+{
+    const QByteArray bytes = QByteArray::fromHex("01551220") + QCryptographicHash::hash(data, QCryptographicHash::Sha256);
+    const char* alphabet = "abcdefghijklmnopqrstuvwxyz234567";
+    QString out = QStringLiteral("b");
+    uint32_t buffer = 0;
+    int bits = 0;
+    for (const char c : bytes) {
+        buffer = (buffer << 8) | uint8_t(c);
+        bits += 8;
+        while (bits >= 5) {
+            out += QLatin1Char(alphabet[(buffer >> (bits - 5)) & 31]);
+            bits -= 5;
+        }
+    }
+    if (bits > 0)
+        out += QLatin1Char(alphabet[(buffer << (5 - bits)) & 31]);
+    return out;
+}
+
+/**
+ * The crate's topological order, re-implemented from format-ipfrs-gradient-checkpoint.md §
+ * topological_order: Kahn over the map keys and the edge list, the start queue sorted, and each
+ * expansion's newly freed nodes sorted and appended (a sorted BFS, not a min-heap).
+ */
+QStringList crateTopologicalOrder(const QJsonObject& graph)
+{
+    QMap<QString, int> inDegree;
+    QMap<QString, QStringList> successors;
+    for (const QString& id : graph[QLatin1String("nodes")].toObject().keys())
+        inDegree[id] = 0;
+    for (const auto& e : graph[QLatin1String("edges")].toArray()) {
+        const QString from = e.toArray()[0].toString(), to = e.toArray()[1].toString();
+        inDegree[to] += 1;
+        successors[from] << to;
+    }
+    QStringList queue;
+    for (auto it = inDegree.cbegin(); it != inDegree.cend(); ++it)
+        if (it.value() == 0)
+            queue << it.key();
+    queue.sort();
+    QStringList order;
+    while (!queue.isEmpty()) {
+        const QString u = queue.takeFirst();
+        order << u;
+        QStringList freed;
+        for (const QString& s : successors.value(u))
+            if (inDegree[s] > 0 && --inDegree[s] == 0)
+                freed << s;
+        freed.sort();
+        queue << freed;
+    }
+    return order;
+}
+
+QStringList strings(const QJsonArray& a)
+{
+    QStringList out;
+    for (const auto& v : a)
+        out << v.toString();
+    return out;
 }
 
 } // namespace
@@ -178,8 +302,7 @@ private Q_SLOTS:
         train.start(QStringLiteral(CKPT_BIN_DIR "/ckpt-train"),
             {QStringLiteral("--out"), dir.path(), QStringLiteral("--steps"), QStringLiteral("20"), QStringLiteral("--checkpoint-every"),
                 QStringLiteral("10"), QStringLiteral("--layout"), QStringLiteral("training-record")});
-        if (!train.waitForStarted(10000))
-            QSKIP("ckpt-train is not built");
+        QVERIFY2(train.waitForStarted(10000), "ckpt-train did not start (it is built with tst_cli)");
         QVERIFY(train.waitForFinished(120000));
         QCOMPARE(train.exitCode(), 0);
         const QString rec = dir.filePath(QStringLiteral("checkpoint/record-20.mpk"));
@@ -203,6 +326,295 @@ private Q_SLOTS:
         QCOMPARE(st.size(), 1);
         QCOMPARE(st[0].toObject()[QLatin1String("path")].toString(), key);
         QCOMPARE(st[0].toObject()[QLatin1String("b")].toInt(), 30);
+    }
+
+    /** `ckpt tree`: the record as an order-preserving tree, tensors found where `ckpt tensors` lists them. */
+    void treeIsTheRecordInFileOrder()
+    {
+        const QString file = fixture("models/burn-0.16.1_full_connect4.mpk");
+        const QByteArray bytes = fileBytes(file);
+        const Run r = ckpt({QStringLiteral("tree"), file, QStringLiteral("--json")});
+        QCOMPARE(r.code, 0);
+        const QJsonObject root = jsonObject(r);
+        QCOMPARE(root[QLatin1String("kind")].toString(), QStringLiteral("map"));
+        QCOMPARE(root[QLatin1String("count")].toInt(), 3);
+        // The order of the file's own bytes, found without our reader.
+        const QStringList top = childKeys(root);
+        QCOMPARE(top, inFileOrder(bytes, {QStringLiteral("_b"), QStringLiteral("item"), QStringLiteral("metadata")}));
+        const QJsonObject metadata = child(root, QStringLiteral("metadata"));
+        QCOMPARE(childKeys(metadata), inFileOrder(bytes, {QStringLiteral("version"), QStringLiteral("settings"), QStringLiteral("int"),
+                                                          QStringLiteral("format"), QStringLiteral("float")}));
+        QCOMPARE(child(metadata, QStringLiteral("version"))[QLatin1String("value")].toString(), QStringLiteral("0.16.1"));
+        const QJsonObject item = child(root, QStringLiteral("item"));
+        QCOMPARE(childKeys(item), inFileOrder(bytes, {QStringLiteral("activation"), QStringLiteral("layer_2"), QStringLiteral("layer_1"),
+                                                      QStringLiteral("layer_0")}));
+
+        // The tensor leaves, depth first, are `ckpt tensors` in file order, with the same facts.
+        QJsonArray leaves;
+        walkTree(root, 0, [&](const QJsonObject& n, int) {
+            if (n[QLatin1String("kind")].toString() == QLatin1String("tensor"))
+                leaves << n;
+        });
+        const QJsonArray tensors = QJsonDocument::fromJson(ckpt({QStringLiteral("tensors"), file, QStringLiteral("--json")}).out).array();
+        QCOMPARE(leaves.size(), 6);
+        QCOMPARE(leaves.size(), tensors.size());
+        for (qsizetype i = 0; i < leaves.size(); ++i) {
+            const QJsonObject a = leaves[i].toObject(), b = tensors[i].toObject();
+            for (const char* key : {"path", "role", "param_id", "dtype", "shape", "bytes"})
+                QVERIFY2(a[QLatin1String(key)] == b[QLatin1String(key)], qPrintable(a[QLatin1String("path")].toString() + QLatin1Char(' ') + QLatin1String(key)));
+        }
+
+        // --depth N: nodes at depth N keep their count, nothing below them is printed.
+        const QJsonObject shallow = jsonObject(ckpt({QStringLiteral("tree"), file, QStringLiteral("--json"), QStringLiteral("--depth"), QStringLiteral("2")}));
+        int deepest = 0;
+        walkTree(shallow, 0, [&](const QJsonObject& n, int depth) {
+            deepest = std::max(deepest, depth);
+            if (depth == 2 && n[QLatin1String("kind")].toString() == QLatin1String("map"))
+                QVERIFY(n.contains(QLatin1String("count")) && !n.contains(QLatin1String("children")));
+        });
+        QCOMPARE(deepest, 2);
+        QCOMPARE(child(child(shallow, QStringLiteral("item")), QStringLiteral("layer_0"))[QLatin1String("count")].toInt(), 2);
+
+        // For people: one line per node, indented by depth.
+        const Run text = ckpt({QStringLiteral("tree"), file, QStringLiteral("--depth"), QStringLiteral("1")});
+        QCOMPARE(text.code, 0);
+        const QList<QByteArray> lines = text.out.trimmed().split('\n');
+        QCOMPARE(lines.value(0), QByteArray("<record> {3}"));
+        QVERIFY(lines.contains("  item {4}"));
+        QVERIFY(!text.out.contains("layer_0"));
+        QCOMPARE(ckpt({QStringLiteral("tree"), file, QStringLiteral("--depth"), QStringLiteral("x")}).code, 2);
+    }
+
+    /** `ckpt tree` of a TrainingRecord: module, optimizer entries, scheduler, pending gradients, caller state. */
+    void treeOfTrainingRecord()
+    {
+        QTemporaryDir dir;
+        // Step 5 with 2 micro-batches per optimizer step: one micro-batch of gradients is pending.
+        QVERIFY(!train(dir.path(), {QStringLiteral("--steps"), QStringLiteral("5"), QStringLiteral("--grad-accum"), QStringLiteral("2")}).isEmpty());
+        const Run r = ckpt({QStringLiteral("tree"), dir.filePath(QStringLiteral("checkpoint/record-5.mpk")), QStringLiteral("--json")});
+        QCOMPARE(r.code, 0);
+        const QJsonObject item = child(jsonObject(r), QStringLiteral("item"));
+        QCOMPARE(item[QLatin1String("kind")].toString(), QStringLiteral("array"));
+        QCOMPARE(childKeys(item), (QStringList{QStringLiteral("[0]"), QStringLiteral("[1]"), QStringLiteral("[2]"), QStringLiteral("[3]"), QStringLiteral("[4]")}));
+        auto roles = [](const QJsonObject& n) {
+            QMap<QString, int> count;
+            walkTree(n, 0, [&](const QJsonObject& x, int) {
+                if (x[QLatin1String("kind")].toString() == QLatin1String("tensor"))
+                    ++count[x[QLatin1String("role")].toString()];
+            });
+            return count;
+        };
+        const QJsonObject module = child(item, QStringLiteral("[0]")), optim = child(item, QStringLiteral("[1]")),
+                          grads = child(item, QStringLiteral("[3]")), state = child(item, QStringLiteral("[4]"));
+        QCOMPARE(roles(module), (QMap<QString, int>{{QStringLiteral("param"), 6}}));
+        QCOMPARE(roles(optim), (QMap<QString, int>{{QStringLiteral("optimizer"), 12}})); // Adam: two moments per parameter
+        QCOMPARE(optim[QLatin1String("count")].toInt(), 6);
+        QCOMPARE(roles(grads), (QMap<QString, int>{{QStringLiteral("gradient"), 6}}));
+        // The default scheduler is the constant one, whose record is the unit () - MessagePack nil.
+        QCOMPARE(child(item, QStringLiteral("[2]"))[QLatin1String("kind")].toString(), QStringLiteral("nil"));
+        QCOMPARE(childKeys(state), (QStringList{QStringLiteral("config"), QStringLiteral("progress")}));
+        QCOMPARE(child(child(state, QStringLiteral("progress")), QStringLiteral("step"))[QLatin1String("value")].toInt(), 5);
+        QCOMPARE(child(child(state, QStringLiteral("progress")), QStringLiteral("pending_micro_batches"))[QLatin1String("value")].toInt(), 1);
+    }
+
+    /** `ckpt show`: a tensor's shape, statistics and first N values, checked against the raw bytes. */
+    void showTensorAndNode()
+    {
+        const QString file = fixture("models/burn-0.16.1_full_connect4.mpk");
+        const QString path = QStringLiteral("item.layer_2.bias.param");
+        const Run r = ckpt({QStringLiteral("show"), file, path, QStringLiteral("--json"), QStringLiteral("--limit"), QStringLiteral("3")});
+        QCOMPARE(r.code, 0);
+        const QJsonObject o = jsonObject(r);
+        QCOMPARE(o[QLatin1String("path")].toString(), path);
+        QCOMPARE(o[QLatin1String("dtype")].toString(), QStringLiteral("F32"));
+        QCOMPARE(o[QLatin1String("shape")].toArray(), QJsonArray({7}));
+        QCOMPARE(o[QLatin1String("numel")].toInt(), 7);
+        // The payload read straight from the file at the reported offset (little-endian f32).
+        const QByteArray bytes = fileBytes(file);
+        const qint64 offset = o[QLatin1String("offset")].toInteger();
+        QVERIFY(offset > 0 && offset + 28 <= bytes.size());
+        QCOMPARE(bytes.mid(offset - 2, 2), QByteArray::fromHex("c41c")); // the bin8 header of 28 bytes
+        std::vector<double> raw(7);
+        for (int i = 0; i < 7; ++i) {
+            float f;
+            std::memcpy(&f, bytes.constData() + offset + 4 * i, 4);
+            raw[size_t(i)] = f;
+        }
+        const QJsonArray values = o[QLatin1String("values")].toArray();
+        QCOMPARE(values.size(), 3);
+        for (int i = 0; i < 3; ++i)
+            QCOMPARE(values[i].toDouble(), raw[size_t(i)]);
+        double sum = 0, sq = 0;
+        for (double v : raw) {
+            sum += v;
+            sq += v * v;
+        }
+        const QJsonObject st = o[QLatin1String("stats")].toObject();
+        QCOMPARE(st[QLatin1String("min")].toDouble(), *std::min_element(raw.begin(), raw.end()));
+        QCOMPARE(st[QLatin1String("max")].toDouble(), *std::max_element(raw.begin(), raw.end()));
+        QVERIFY(qAbs(st[QLatin1String("sum")].toDouble() - sum) < 1e-12);
+        QVERIFY(qAbs(st[QLatin1String("mean")].toDouble() - sum / 7) < 1e-12);
+        QVERIFY(qAbs(st[QLatin1String("l2")].toDouble() - std::sqrt(sq)) < 1e-12);
+        QVERIFY(qAbs(st[QLatin1String("std")].toDouble() - std::sqrt(sq / 7 - (sum / 7) * (sum / 7))) < 1e-9);
+        QCOMPARE(st[QLatin1String("zeros")].toInt(), 0);
+
+        const Run text = ckpt({QStringLiteral("show"), file, path, QStringLiteral("--limit"), QStringLiteral("2")});
+        QCOMPARE(text.code, 0);
+        QVERIFY2(text.out.contains("F32 [7], 7 elements"), text.out.constData());
+        QVERIFY(text.out.contains(QByteArray("values: " + QByteArray::number(raw[0], 'g', 7))));
+
+        // A node that is not a tensor: its value, or its subtree.
+        const QJsonObject version = jsonObject(ckpt({QStringLiteral("show"), file, QStringLiteral("metadata.version"), QStringLiteral("--json")}));
+        QCOMPARE(version[QLatin1String("value")].toString(), QStringLiteral("0.16.1"));
+        const QJsonObject layer = jsonObject(ckpt({QStringLiteral("show"), file, QStringLiteral("item.layer_2"), QStringLiteral("--json")}));
+        QCOMPARE(childKeys(layer), (QStringList{QStringLiteral("weight"), QStringLiteral("bias")}));
+
+        // A path that does not exist is the caller's mistake: exit 2, one line naming the path.
+        const Run missing = ckpt({QStringLiteral("show"), file, QStringLiteral("item.nope")});
+        QCOMPARE(missing.code, 2);
+        QVERIFY2(missing.err.startsWith(QByteArray("ckpt: " + file.toUtf8() + ": ")) && missing.err.contains("'item.nope'"), missing.err.constData());
+        QCOMPARE(missing.err.count('\n'), 1);
+        QCOMPARE(ckpt({QStringLiteral("show"), file, QStringLiteral("item[[")}).code, 2);
+    }
+
+    /** `ckpt graph`: counts, the crate's topological order, cycles, provenance; `--dot` has every edge. */
+    void graphJsonAndDot()
+    {
+        QTemporaryDir dir;
+        // Two roots whose children come out in expansion order (a, b, d, c: a min-heap Kahn would give
+        // a, b, c, d), plus a two-node cycle the crate's order silently omits.
+        const QByteArray handmade = R"({"graph":{"nodes":{
+ "b":{"id":"b","op":"input","input_cids":[],"output_cid":"cid-b","gradient_cid":null,"metadata":{}},
+ "a":{"id":"a","op":"input","input_cids":[],"output_cid":"cid-a","gradient_cid":null,"metadata":{}},
+ "d":{"id":"d","op":"relu","input_cids":["cid-a"],"output_cid":"cid-d","gradient_cid":null,"metadata":{}},
+ "c":{"id":"c","op":"relu","input_cids":["cid-b"],"output_cid":"cid-c","gradient_cid":null,"metadata":{}},
+ "x":{"id":"x","op":"add","input_cids":["cid-y"],"output_cid":"cid-x","gradient_cid":null,"metadata":{}},
+ "y":{"id":"y","op":"add","input_cids":["cid-x"],"output_cid":"cid-y","gradient_cid":null,"metadata":{}}},
+ "edges":[["a","d"],["b","c"],["x","y"],["y","x"]]},
+ "step":7,"loss_cid":null,"optimizer_state":{},"timestamp":5})";
+        const QString cyclic = dir.filePath(QStringLiteral("cyclic.json"));
+        QFile f(cyclic);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(handmade);
+        f.close();
+        QTemporaryDir run;
+        const QStringList lines = train(run.path(), {QStringLiteral("--steps"), QStringLiteral("4")});
+        QVERIFY(!lines.isEmpty());
+        const QString trained = run.filePath(QStringLiteral("graph/step-4.json"));
+
+        for (const QString& file : {QStringLiteral(CKPT_TEST_DATA "/graph/worked_example.json"), cyclic, trained}) {
+            const QJsonObject doc = QJsonDocument::fromJson(fileBytes(file)).object();
+            const QJsonObject graph = doc[QLatin1String("graph")].toObject();
+            const Run r = ckpt({QStringLiteral("graph"), file, QStringLiteral("--json")});
+            QVERIFY2(r.code == 0, r.err.constData());
+            const QJsonObject o = jsonObject(r);
+            for (const char* key : {"node_count", "edge_count", "topological_order", "cycle", "loss_cid", "loss_provenance_chain", "step",
+                     "timestamp", "optimizer_state"})
+                QVERIFY2(o.contains(QLatin1String(key)), key);
+            QCOMPARE(o[QLatin1String("node_count")].toInt(), graph[QLatin1String("nodes")].toObject().size());
+            QCOMPARE(o[QLatin1String("edge_count")].toInt(), graph[QLatin1String("edges")].toArray().size());
+            QCOMPARE(strings(o[QLatin1String("topological_order")].toArray()), crateTopologicalOrder(graph));
+            QCOMPARE(o[QLatin1String("step")].toInteger(), doc[QLatin1String("step")].toInteger());
+            QCOMPARE(o[QLatin1String("timestamp")].toInteger(), doc[QLatin1String("timestamp")].toInteger());
+            QCOMPARE(o[QLatin1String("loss_cid")], doc[QLatin1String("loss_cid")]);
+            const QJsonObject optimizerState = doc[QLatin1String("optimizer_state")].toObject();
+            const QJsonArray reported = o[QLatin1String("optimizer_state")].toArray();
+            QCOMPARE(reported.size(), optimizerState.size());
+            for (const auto& e : reported) {
+                const QString key = e.toObject()[QLatin1String("key")].toString();
+                QCOMPARE(e.toObject()[QLatin1String("len")].toInt(), optimizerState[key].toArray().size());
+            }
+            // One DOT edge line per edge of the file.
+            const Run dot = ckpt({QStringLiteral("graph"), file, QStringLiteral("--dot")});
+            QCOMPARE(dot.code, 0);
+            QVERIFY(dot.out.startsWith("digraph "));
+            QVERIFY(dot.out.trimmed().endsWith('}'));
+            for (const auto& e : graph[QLatin1String("edges")].toArray()) {
+                const QByteArray edge = "\"" + e.toArray()[0].toString().toUtf8() + "\" -> \"" + e.toArray()[1].toString().toUtf8() + "\"";
+                QVERIFY2(dot.out.contains(QByteArray(edge + ';')) || dot.out.contains(QByteArray(edge + " [")), edge.constData());
+            }
+            QCOMPARE(qsizetype(dot.out.count(" -> ")), graph[QLatin1String("edges")].toArray().size());
+        }
+
+        const QJsonObject c = jsonObject(ckpt({QStringLiteral("graph"), cyclic, QStringLiteral("--json")}));
+        QCOMPARE(strings(c[QLatin1String("topological_order")].toArray()), (QStringList{QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("d"), QStringLiteral("c")}));
+        QStringList cycle = strings(c[QLatin1String("cycle")].toArray());
+        cycle.sort();
+        QCOMPARE(cycle, (QStringList{QStringLiteral("x"), QStringLiteral("y")}));
+        // --dot marks the cycle's edges.
+        const QByteArray cyclicDot = ckpt({QStringLiteral("graph"), cyclic, QStringLiteral("--dot")}).out;
+        QVERIFY(cyclicDot.contains("\"x\" -> \"y\" [color=red];") && cyclicDot.contains("\"y\" -> \"x\" [color=red];"));
+        QVERIFY(cyclicDot.contains("\"a\" -> \"d\";"));
+
+        // Worked example (a linear chain): the loss's provenance is the chain from the input.
+        const QJsonObject w = jsonObject(ckpt({QStringLiteral("graph"), QStringLiteral(CKPT_TEST_DATA "/graph/worked_example.json"), QStringLiteral("--json")}));
+        QVERIFY(w[QLatin1String("cycle")].isNull());
+        QCOMPARE(w[QLatin1String("loss_provenance_chain")].toArray(), w[QLatin1String("topological_order")].toArray());
+        QCOMPARE(w[QLatin1String("loss_provenance_chain")].toArray().size(), 4);
+
+        QCOMPARE(ckpt({QStringLiteral("graph"), cyclic, QStringLiteral("--json"), QStringLiteral("--dot")}).code, 2);
+    }
+
+    /** `ckpt blocks`: every block's CID is the SHA-256 of the bytes at its offset; a corrupted block fails. */
+    void blocksAreVerified()
+    {
+        QTemporaryDir dir;
+        const QStringList lines = train(dir.path(), {QStringLiteral("--steps"), QStringLiteral("4")});
+        QVERIFY(!lines.isEmpty());
+        const QString carPath = dir.filePath(QStringLiteral("graph/step-4.car"));
+        const QByteArray car = fileBytes(carPath);
+        const Run r = ckpt({QStringLiteral("blocks"), carPath, QStringLiteral("--json")});
+        QVERIFY2(r.code == 0, r.err.constData());
+        const QJsonObject o = jsonObject(r);
+        const QJsonArray blocks = o[QLatin1String("blocks")].toArray();
+        QVERIFY(blocks.size() > 10);
+        QSet<QString> cids;
+        for (const auto& v : blocks) {
+            const QJsonObject b = v.toObject();
+            const qint64 offset = b[QLatin1String("offset")].toInteger(), size = b[QLatin1String("size")].toInteger();
+            QVERIFY(offset > 0 && size > 0 && offset + size <= car.size());
+            QCOMPARE(b[QLatin1String("codec")].toString(), QStringLiteral("raw"));
+            QCOMPARE(b[QLatin1String("check")].toString(), QStringLiteral("ok"));
+            QCOMPARE(b[QLatin1String("cid")].toString(), rawCid(car.mid(offset, size)));
+            cids << b[QLatin1String("cid")].toString();
+        }
+        // Every raw CID the GradientCheckpoint names is a block of its CAR; the root is the loss.
+        const QByteArray json = fileBytes(dir.filePath(QStringLiteral("graph/step-4.json")));
+        for (qsizetype at = json.indexOf("\"bafkrei"); at >= 0; at = json.indexOf("\"bafkrei", at + 1)) {
+            const QString cid = QString::fromLatin1(json.mid(at + 1, json.indexOf('"', at + 1) - at - 1));
+            QVERIFY2(cids.contains(cid), qPrintable(cid));
+        }
+        const QString lossCid = QJsonDocument::fromJson(json).object()[QLatin1String("loss_cid")].toString();
+        QCOMPARE(strings(o[QLatin1String("roots")].toArray()), QStringList{lossCid});
+
+        // The loss block holds the last step's loss as f32: `ckpt show` resolves it through --blocks.
+        const Run shown = ckpt({QStringLiteral("show"), dir.filePath(QStringLiteral("graph/step-4.json")), lossCid, QStringLiteral("--blocks"),
+            carPath, QStringLiteral("--json")});
+        QVERIFY2(shown.code == 0, shown.err.constData());
+        const QJsonObject block = jsonObject(shown);
+        QCOMPARE(block[QLatin1String("cid")].toString(), lossCid);
+        const QString lastLine = lines.last(); // step=4 loss=X lr=Y
+        const float loss = lastLine.section(QLatin1Char(' '), 1, 1).mid(5).toFloat();
+        QCOMPARE(block[QLatin1String("views")].toObject()[QLatin1String("f32")].toArray().first().toDouble(), double(loss));
+
+        const Run text = ckpt({QStringLiteral("blocks"), carPath});
+        QCOMPARE(text.code, 0);
+        QVERIFY(text.out.startsWith(QByteArray(carPath.toUtf8() + ": CARv1, " + QByteArray::number(blocks.size()) + " blocks, roots: " + lossCid.toUtf8())));
+
+        // One flipped byte inside the first block: listed as corrupted, exit 1, one message with its offset.
+        QByteArray bad = car;
+        const qint64 first = blocks[0].toObject()[QLatin1String("offset")].toInteger();
+        bad[first + 3] = char(bad[first + 3] ^ 0xff);
+        const QString badPath = dir.filePath(QStringLiteral("bad.car"));
+        QFile out(badPath);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(bad);
+        out.close();
+        const Run corrupted = ckpt({QStringLiteral("blocks"), badPath, QStringLiteral("--json")});
+        QCOMPARE(corrupted.code, 1);
+        QCOMPARE(jsonObject(corrupted)[QLatin1String("blocks")].toArray()[0].toObject()[QLatin1String("check")].toString(), QStringLiteral("corrupted"));
+        QVERIFY2(corrupted.err.startsWith(QByteArray("ckpt: " + badPath.toUtf8() + ": offset " + QByteArray::number(first) + ": ")), corrupted.err.constData());
+        QCOMPARE(corrupted.err.count('\n'), 1);
     }
 };
 

@@ -17,6 +17,7 @@ using namespace ckpt;
 
 namespace {
 
+// CKPT_TEST_DATA, not __FILE__: ccache's base_dir makes __FILE__ relative to the build directory.
 const std::string kData = CKPT_TEST_DATA "/graph/";
 
 BytesPtr load(const std::string& path)

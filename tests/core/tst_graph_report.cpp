@@ -11,6 +11,7 @@ using namespace ckpt;
 
 namespace {
 
+// CKPT_TEST_DATA, not __FILE__: ccache's base_dir makes __FILE__ relative to the build directory.
 const std::string kData = CKPT_TEST_DATA "/graph/";
 
 GradientCheckpoint loadFile(const std::string& name)

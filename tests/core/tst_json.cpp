@@ -21,7 +21,6 @@ using namespace ckpt;
 
 namespace {
 
-/** The golden files in tests/data/json (CKPT_TEST_DATA is tests/data, see tests/CMakeLists.txt). */
 QString dataPath(const char* name)
 {
     return QStringLiteral(CKPT_TEST_DATA "/json/") + QLatin1String(name);

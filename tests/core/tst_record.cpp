@@ -372,8 +372,16 @@ private Q_SLOTS:
         const QByteArray good = enc(trainingRecord());
         const qint64 weightBytes = good.indexOf(QByteArray::fromHex("c408")); // the weight's bin8 header
 
+        // bin8 of 4 bytes instead of 8: the weight's second float (00 00 00 bf) is then read as the
+        // param map's next entries, key 0 => 0, key 0 => fixstr of 31 bytes, whose first byte is the
+        // 0xa5 header of "shape" - not UTF-8. The reader must name that string, not run past it.
         QByteArray wrongLength = good;
-        wrongLength[weightBytes + 1] = 0x04; // bin8 of 4 bytes instead of 8: the map then misparses
+        wrongLength[weightBytes + 1] = 0x04;
+        QTest::addRow("bin8 shorter than its tensor")
+            << wrongLength << int(ErrorCode::Malformed)
+            << QString(QStringLiteral("expected UTF-8 text in a fixstr of 31 bytes (starting at offset ") + QString::number(weightBytes + 9)
+                   + QStringLiteral("), found invalid byte 0xa5"))
+            << "item[0].weight.param.0" << qint64(weightBytes + 10);
         QTest::addRow("empty") << QByteArray() << int(ErrorCode::Truncated) << "empty" << "" << qint64(0);
         QTest::addRow("truncated") << good.left(good.size() / 2) << int(ErrorCode::Truncated) << "" << "" << qint64(-1);
 

@@ -138,21 +138,32 @@ private slots:
     }
 
     /**
-     * Resuming into the run's own directory (holding files of a longer run) rewrites exactly what the
-     * straight run wrote: every record, burn-train checkpoint, metric log line and graph file.
+     * Resuming into the run's own directory, which holds the files of a longer run that went another
+     * way after the record, rewrites exactly what the straight run wrote: every record, burn-train
+     * checkpoint, metric log line and graph file.
      */
     void runDirectoryResume()
     {
         ScratchDir dir;
         const QString a = dir.filePath(QStringLiteral("a")), b = dir.filePath(QStringLiteral("b"));
-        QCOMPARE(runTrainer(smallModel() + QStringList{QStringLiteral("--out"), a, QStringLiteral("--steps"), QStringLiteral("30"),
-                     QStringLiteral("--checkpoint-every"), QStringLiteral("7"), QStringLiteral("--grad-accum"), QStringLiteral("3")}).exitCode,
-            0);
-        QCOMPARE(runTrainer(smallModel() + QStringList{QStringLiteral("--out"), b, QStringLiteral("--steps"), QStringLiteral("30"),
-                     QStringLiteral("--checkpoint-every"), QStringLiteral("7"), QStringLiteral("--grad-accum"), QStringLiteral("3")}).exitCode,
-            0);
-        // b's files past step 14 are stale leftovers of the first run; the continuation must rewrite them.
-        const RunResult r = runTrainer({QStringLiteral("--resume"), b + QStringLiteral("/checkpoint/record-14.mpk"), QStringLiteral("--out"), b});
+        const QStringList run = smallModel() + QStringList{QStringLiteral("--steps"), QStringLiteral("30"), QStringLiteral("--checkpoint-every"),
+            QStringLiteral("7"), QStringLiteral("--grad-accum"), QStringLiteral("3")};
+        QCOMPARE(runTrainer(run + QStringList{QStringLiteral("--out"), a}).exitCode, 0);
+        QCOMPARE(runTrainer(run + QStringList{QStringLiteral("--out"), b}).exitCode, 0);
+        const QString record14 = b + QStringLiteral("/checkpoint/record-14.mpk");
+        QCOMPARE(readAll(record14), readAll(a + QStringLiteral("/checkpoint/record-14.mpk")));
+        // b's files past step 14 become those of a continuation with another learning rate: stale
+        // leftovers that differ from a's, so a resume that rewrote nothing could not pass below.
+        const RunResult diverged = runTrainer({QStringLiteral("--resume"), record14, QStringLiteral("--out"), b, QStringLiteral("--lr"),
+            QStringLiteral("0.05")});
+        QVERIFY2(diverged.exitCode == 0, qPrintable(diverged.err));
+        for (const char* stale : {"checkpoint/record-21.mpk", "checkpoint/record-30.mpk", "checkpoint/model-4.mpk", "graph/step-30.car",
+                 "train/epoch-2/Learning_Rate.log", "train/epoch-4/Loss.log", "valid/epoch-3/Loss.log"}) {
+            const QString f = QString::fromLatin1(stale);
+            QVERIFY2(readAll(b + QLatin1Char('/') + f) != readAll(a + QLatin1Char('/') + f), stale);
+        }
+
+        const RunResult r = runTrainer({QStringLiteral("--resume"), record14, QStringLiteral("--out"), b});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QVERIFY(r.lines.value(0).contains(QStringLiteral("2 pending micro-batches")));
         QStringList files;

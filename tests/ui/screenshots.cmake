@@ -1,31 +1,81 @@
 # SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
 # SPDX-License-Identifier: GPL-3.0-or-later
-# Runs checkpoint-inspector --screenshot once per panel and checks that each PNG was written.
-file(MAKE_DIRECTORY ${OUT_DIR})
+# Runs checkpoint-inspector --screenshot once per panel with its input, and once per panel with
+# nothing loaded (OUT_DIR/empty/), then judges every loaded PNG by its pixels with CHECKER
+# (ckpt-shot-check, shot_check.cpp): the window's size, not blank or uniform, the panel's own region
+# changed by the loaded data, and different from every other panel's shot.
+# In: INSPECTOR, CHECKER, TRAIN (ckpt-train), OUT_DIR, FIXTURES, SRC_DIR.
+file(MAKE_DIRECTORY ${OUT_DIR}/empty)
 set(RUN ${FIXTURES}/runs/mlplay-0.16.1)
+# The scheduler curve, the caller state and the resume checklist exist only for TrainingRecords with
+# ckpt-train's caller state (the genuine Burn runs have none: those panels would show their empty
+# state), so a tiny run of the reference trainer feeds them.
+set(TRAINED ${OUT_DIR}/trained-run)
+file(REMOVE_RECURSE ${TRAINED})
+execute_process(COMMAND ${TRAIN} --out ${TRAINED} --steps 40 --checkpoint-every 20 --layout all --scheduler cosine
+                        --sched-iters 200 --hidden 8 --dataset-size 64 --batch-size 8
+  RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE err TIMEOUT 60)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "ckpt-train for the screenshots failed (exit ${rc}): ${err}")
+endif()
 set(cases
   "tree|${RUN}"
   "tensors|${RUN}"
   "optimizer|${RUN}"
-  "scheduler|${RUN}"
-  "state|${RUN}"
+  "scheduler|${TRAINED}"
+  "state|${TRAINED}"
   "loss|${FIXTURES}/runs/mechint-0.20.0-pre.6"
   "graph|${SRC_DIR}/tests/data/graph/worked_example.json"
-  "resume|${RUN}"
+  "resume|${TRAINED}"
   "diff|--diff,${FIXTURES}/runs/mlplay-0.16.1/checkpoint/model-10.mpk,${FIXTURES}/models/burn-0.16.1_full_connect4.mpk")
+# launcher.cpp resizes the window to this for --screenshot.
+set(size 1600x1000)
+
+function(shoot png panel)
+  file(REMOVE ${png})
+  execute_process(COMMAND ${INSPECTOR} ${ARGN} --screenshot ${png} --panel ${panel}
+    RESULT_VARIABLE rc TIMEOUT 120)
+  if(NOT rc EQUAL 0 OR NOT EXISTS ${png})
+    message(FATAL_ERROR "screenshot of panel ${panel} failed (exit ${rc})")
+  endif()
+endfunction()
+
+set(panels "")
 foreach(case ${cases})
   # "panel|input,input,..." (commas, since ; would split the case list itself)
   string(REPLACE "|" ";" parts "${case}")
   list(GET parts 0 panel)
   list(GET parts 1 inputs)
   string(REPLACE "," ";" inputs "${inputs}")
-  set(png ${OUT_DIR}/${panel}.png)
-  file(REMOVE ${png})
-  execute_process(COMMAND ${INSPECTOR} ${inputs} --screenshot ${png} --panel ${panel}
-    RESULT_VARIABLE rc TIMEOUT 120)
-  if(NOT rc EQUAL 0 OR NOT EXISTS ${png})
-    message(FATAL_ERROR "screenshot of panel ${panel} failed (exit ${rc})")
+  shoot(${OUT_DIR}/${panel}.png ${panel} ${inputs})
+  shoot(${OUT_DIR}/empty/${panel}.png ${panel})
+  list(APPEND panels ${panel})
+endforeach()
+
+foreach(panel ${panels})
+  # The panel's region: where its empty window differs from another panel's empty window.
+  # "tree" is the Record dock, visible beside every panel: raising it changes nothing, so its region
+  # is the whole window, and it shares its view with "tensors" (the tab in front by default).
+  set(region "")
+  set(others "")
+  if(NOT panel STREQUAL "tree")
+    if(panel STREQUAL "tensors")
+      set(region --region-from ${OUT_DIR}/empty/optimizer.png)
+    else()
+      set(region --region-from ${OUT_DIR}/empty/tensors.png)
+    endif()
   endif()
-  file(SIZE ${png} size)
-  message(STATUS "${panel}: ${png} (${size} bytes)")
+  foreach(other ${panels})
+    if(NOT other STREQUAL panel AND NOT "${panel}-${other}" MATCHES "^(tree-tensors|tensors-tree)$")
+      list(APPEND others ${OUT_DIR}/${other}.png)
+    endif()
+  endforeach()
+  execute_process(COMMAND ${CHECKER} ${OUT_DIR}/${panel}.png --size ${size} --empty ${OUT_DIR}/empty/${panel}.png ${region}
+                          --distinct-from ${others}
+    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  string(STRIP "${out}" out)
+  message(STATUS "${out}")
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "screenshot of panel ${panel} is not what the panel should show:\n${err}")
+  endif()
 endforeach()

@@ -1,5 +1,6 @@
 // SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/record/record.h"
 #include "ui/document/checkpointdocument.h"
 #include "ui/graph/graphview.h"
 #include "ui/mainwindow.h"
@@ -16,6 +17,8 @@
 #include <QAction>
 #include <QDockWidget>
 #include <QDropEvent>
+#include <QHash>
+#include <QImage>
 #include <QLineEdit>
 #include <QMenu>
 #include <QMenuBar>
@@ -274,7 +277,23 @@ private Q_SLOTS:
         QTemporaryDir dir;
         QCOMPARE(w.graphView()->exportImage(dir.filePath(QStringLiteral("g.png"))), QString());
         QCOMPARE(w.graphView()->exportImage(dir.filePath(QStringLiteral("g.svg"))), QString());
-        QVERIFY(QFileInfo(dir.filePath(QStringLiteral("g.svg"))).size() > 100);
+        // The exports show the graph, not only a file: the PNG has the drawing's colours beside the
+        // white background, the SVG names every node's op.
+        const QImage png(dir.filePath(QStringLiteral("g.png")));
+        QVERIFY(!png.isNull());
+        QVERIFY2(png.width() >= 100 && png.height() >= 100, qPrintable(QStringLiteral("%1x%2").arg(png.width()).arg(png.height())));
+        QHash<QRgb, qint64> colours;
+        for (int y = 0; y < png.height(); ++y)
+            for (int x = 0; x < png.width(); ++x)
+                ++colours[png.pixel(x, y)];
+        const double white = double(colours.value(qRgb(255, 255, 255))) / (double(png.width()) * png.height());
+        qInfo("graph PNG %dx%d: %lld colours, %.1f%% white", png.width(), png.height(), static_cast<long long>(colours.size()), 100 * white);
+        QVERIFY2(colours.size() >= 16 && white < 0.97, "the exported PNG is (nearly) blank");
+        QFile svg(dir.filePath(QStringLiteral("g.svg")));
+        QVERIFY(svg.open(QIODevice::ReadOnly));
+        const QByteArray svgText = svg.readAll();
+        for (const auto& [key, node] : graph->checkpoint.graph.nodes)
+            QVERIFY2(svgText.contains(QByteArray::fromStdString(node.op)), node.op.c_str());
     }
 
     void diffOfTwoRecords()
@@ -288,6 +307,41 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(w.isIdle(), 60000);
         QVERIFY(w.diffPanel()->table()->rowCount() > 0);
         QVERIFY2(w.diffPanel()->summary().contains(QLatin1String("changed 0")), qPrintable(w.diffPanel()->summary()));
+
+        // Against a copy with one element of the first tensor nudged (the top mantissa bit of its f16,
+        // in the payload bytes), exactly that tensor is reported changed: a panel that always says
+        // "changed 0" cannot pass.
+        auto rec = openRecord(a.toStdString());
+        QVERIFY(rec.has_value());
+        const TensorEntry& first = (*rec)->tensors.at(0);
+        QCOMPARE(first.dtype, DType::F16);
+        QVERIFY(first.offset.has_value());
+        QFile in(a);
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        QByteArray bytes = in.readAll();
+        bytes[qsizetype(*first.offset) + 1] = char(bytes[qsizetype(*first.offset) + 1] ^ 0x01);
+        QTemporaryDir dir;
+        const QString b = dir.filePath(QStringLiteral("model-3-nudged.mpk"));
+        QFile out(b);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(bytes);
+        out.close();
+        w.openDiff(a, b);
+        QVERIFY(loaded.wait(60000));
+        QTRY_VERIFY_WITH_TIMEOUT(w.isIdle(), 60000);
+        const QString summary = w.diffPanel()->summary();
+        QVERIFY2(summary.contains(QLatin1String("changed 1 ")) && summary.contains(QStringLiteral("unchanged %1 ").arg((*rec)->tensors.size() - 1)),
+            qPrintable(summary));
+        const QTableWidget* table = w.diffPanel()->table();
+        int changedRows = 0;
+        for (int row = 0; row < table->rowCount(); ++row) {
+            if (table->item(row, 1)->text() != QLatin1String("changed"))
+                continue;
+            ++changedRows;
+            QCOMPARE(table->item(row, 0)->text(), QString::fromStdString(first.path));
+            QVERIFY(table->item(row, 2)->data(Qt::EditRole).toDouble() > 0); // max |a - b|
+        }
+        QCOMPARE(changedRows, 1);
     }
 };
 
