@@ -125,7 +125,7 @@ std::string_view dtypeTableName(DTypeTable t);
 std::optional<DTypeTable> dtypeTableFromName(std::string_view name);
 
 /** Which Burn record an envelope's `item` holds, when the caller knows better than the guess. */
-enum class RecordRole : uint8_t { Auto, Module, Optimizer, Scheduler, Training };
+enum class RecordRole : uint8_t { Auto, Module, Optimizer, Scheduler, Training, ModelStateTraining };
 
 struct SchemaFromRecordOptions {
     RecordRole role = RecordRole::Auto;

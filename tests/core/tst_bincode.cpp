@@ -25,9 +25,8 @@ namespace {
 const std::string kFixtures = CKPT_FIXTURES;
 const std::string kBin = kFixtures + "/models/burn-0.18.0_full_binbytes_lab-vision-mnist.bin";
 const std::string kMpk = kFixtures + "/models/burn-0.18.0_half_lab-vision-mnist.mpk";
-// tests/data/bincode beside this file's directory (CKPT_TEST_DATA points at tests/core/data, see the report).
-const std::string kSchemaJson = QFileInfo(QStringLiteral(__FILE__)).absoluteDir().absoluteFilePath(
-    QStringLiteral("../data/bincode/burn-0.18.0_lab-vision-mnist.schema.json")).toStdString();
+// An absolute path: ctest runs the test in build-ci/tests/core, where a path relative to __FILE__ misses.
+const std::string kSchemaJson = std::string(CKPT_TEST_DATA) + "/bincode/burn-0.18.0_lab-vision-mnist.schema.json";
 
 std::vector<uint8_t> f32Bytes(std::initializer_list<float> values)
 {
