@@ -8,6 +8,7 @@
 #include "core/diff/diff.h"
 #include "core/edit/edit.h"
 #include "core/io/bytes.h"
+#include "core/record/bincoderecord.h"
 #include "core/record/record.h"
 #include "core/report/report.h"
 #include "core/run/run.h"
@@ -40,7 +41,7 @@ void out(const std::string& s)
         std::fputc('\n', stdout);
 }
 
-const std::set<std::string> kSchemaOpts = {"--schema-from", "--schema"};
+const std::set<std::string> kSchemaOpts = {"--schema-from", "--schema", "--scheduler"};
 
 std::set<std::string> withSchema(std::set<std::string> s)
 {
@@ -53,6 +54,7 @@ OpenOptions openOptions(const Args& a)
     OpenOptions o;
     o.schemaFrom = a.value("--schema-from").value_or("");
     o.schemaFile = a.value("--schema").value_or("");
+    o.scheduler = a.value("--scheduler").value_or("");
     return o;
 }
 
@@ -335,7 +337,18 @@ int cmdConvert(const std::vector<std::string>& argv)
             return usage("unknown precision '" + *p + "' (full, half, double)");
         precision = *pp;
     }
-    auto res = convertRecord(**r, *recorder, precision, outPath);
+    // Writing bincode needs the exact Rust layout: the input's own, or the one --schema /
+    // --schema-from / --scheduler name (tuples stay tuples, i32 stays i32), else derived from the input.
+    std::optional<BincodeLayout> target;
+    if (*recorder == Recorder::Bin || *recorder == Recorder::BinGz) {
+        auto layout = bincodeTargetLayout(**r, openOptions(a));
+        if (!layout)
+            return failWith(layout.error());
+        for (const auto& n : layout->notes)
+            std::fprintf(stderr, "ckpt: note: %s\n", n.c_str());
+        target = std::move(*layout);
+    }
+    auto res = convertRecord(**r, *recorder, precision, outPath, target ? &target->schema : nullptr);
     if (!res)
         return failWith(Error(res.error()).withFile(outPath));
     for (const auto& w : res->warnings)
@@ -445,19 +458,28 @@ int cmdLoss(const std::vector<std::string>& argv)
 
 int cmdSchema(const std::vector<std::string>& argv)
 {
-    Args a(argv, {"-o", "--output"}, {"--json"});
+    Args a(argv, withSchema({"-o", "--output"}), {"--json"});
     if (!a.error().empty())
         return usage(a.error());
     if (a.positional().size() != 1)
-        return usage("schema takes one FILE (a self-describing .mpk or .json record)");
-    auto r = openRecord(a.positional()[0]);
+        return usage("schema takes one FILE (a self-describing .mpk or .json record, or bincode with the options that read it)");
+    SchemaFromRecordOptions derive;
+    if (auto sch = a.value("--scheduler")) {
+        auto type = schedulerRecordType(*sch);
+        if (!type)
+            return usage("unknown scheduler '" + *sch + "' (step, linear, cosine, noam, exponential, constant)");
+        derive.schedulerType = *type;
+    }
+    // A bincode FILE read with --schema-from TWIN gives the layout its bytes settled (Option or bare,
+    // tuple or Vec), which a MessagePack twin alone cannot: the schema to convert other records with.
+    auto r = open(a.positional()[0], a);
     if (!r)
         return failWith(r.error());
     std::string json;
     if ((*r)->bincodeSchema) {
         json = (*r)->bincodeSchema->toJson();
     } else {
-        auto s = schemaFromRecord((*r)->tape);
+        auto s = schemaFromRecord((*r)->tape, derive);
         if (!s)
             return failWith(Error(s.error()).withFile(a.positional()[0]));
         for (const auto& n : s->notes)

@@ -1032,6 +1032,19 @@ private:
 
 } // namespace
 
+std::optional<std::string> schedulerRecordType(std::string_view scheduler)
+{
+    if (scheduler == "step" || scheduler == "i32")
+        return "i32";
+    if (scheduler == "linear" || scheduler == "cosine" || scheduler == "noam" || scheduler == "usize")
+        return "usize";
+    if (scheduler == "exponential" || scheduler == "f64")
+        return "f64";
+    if (scheduler == "constant" || scheduler == "unit")
+        return "unit";
+    return std::nullopt;
+}
+
 Result<SchemaFromRecordResult> schemaFromRecord(const Tape& record, const SchemaFromRecordOptions& options)
 {
     Deriver d(record, options);

@@ -520,14 +520,15 @@ Result<Tape> convertedEnvelope(const Record& record, Recorder recorder, Precisio
     return std::move(b).finish();
 }
 
-Result<ConvertResult> convertRecord(const Record& record, Recorder recorder, Precision precision, const std::string& path)
+Result<ConvertResult> convertRecord(const Record& record, Recorder recorder, Precision precision, const std::string& path,
+    const BincodeSchema* bincodeTarget)
 {
     ConvertResult report;
     auto env = convertedEnvelope(record, recorder, precision, report);
     if (!env)
         return std::unexpected(env.error());
     // A bincode source carries the exact (settled) Rust layout; the layout does not depend on precision.
-    if (auto r = saveRecord(*env, recorder, path, record.bincodeSchema.get()); !r)
+    if (auto r = saveRecord(*env, recorder, path, bincodeTarget ? bincodeTarget : record.bincodeSchema.get()); !r)
         return std::unexpected(r.error());
     return report;
 }

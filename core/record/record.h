@@ -124,6 +124,12 @@ public:
 struct OpenOptions {
     std::string schemaFrom;       ///< bincode: a self-describing record of the same types
     std::string schemaFile;       ///< bincode: a schema written by `ckpt schema`
+    /**
+     * bincode: the scheduler whose record the file holds where the bytes cannot tell (StepLr's i32
+     * from the usize of linear/cosine/noam): a name of schedulerRecordType(). Empty: from the twin's
+     * value, or every built-in scheduler layout in turn. A schema file states it itself.
+     */
+    std::string scheduler;
     InflateLimits limits;
     std::optional<Recorder> assumeRecorder; ///< skip sniffing (tests)
 };
@@ -161,7 +167,8 @@ struct ConvertResult {
  * metadata strings of the target settings/recorder) and writes it in \a recorder. Warns when values
  * are rounded, overflow to infinity, or integers are narrowed.
  */
-Result<ConvertResult> convertRecord(const Record& record, Recorder recorder, Precision precision, const std::string& path);
+Result<ConvertResult> convertRecord(const Record& record, Recorder recorder, Precision precision, const std::string& path,
+    const BincodeSchema* bincodeTarget = nullptr); ///< bincodeTarget: the layout to write Bin/BinGz with (default: the record's own, else derived)
 /** The converted envelope tape without writing it. */
 Result<Tape> convertedEnvelope(const Record& record, Recorder recorder, Precision precision, ConvertResult& report);
 
