@@ -347,6 +347,14 @@ int cmdConvert(const std::vector<std::string>& argv)
         for (const auto& n : layout->notes)
             std::fprintf(stderr, "ckpt: note: %s\n", n.c_str());
         target = std::move(*layout);
+    } else if ((*recorder == Recorder::NamedMpk || *recorder == Recorder::NamedMpkGz)
+        && ((*r)->recorder == Recorder::PrettyJson || (*r)->recorder == Recorder::JsonGz)) {
+        // JSON floats are all f64; the record's layout (named, or ckpt-train's own) says which are f32.
+        auto layout = jsonFloatLayout(**r, openOptions(a));
+        if (!layout)
+            return failWith(layout.error());
+        if (*layout)
+            target = std::move(**layout);
     }
     auto res = convertRecord(**r, *recorder, precision, outPath, target ? &target->schema : nullptr);
     if (!res)

@@ -406,6 +406,34 @@ Result<void> decodeBincodeRecord(const BytesPtr& decoded, const OpenOptions& opt
     return {};
 }
 
+Result<Tape> withLayoutValueKinds(const Tape& envelope, const BincodeSchema& layout)
+{
+    Sink sink;
+    if (auto w = writeBincode(envelope, envelope.root(), layout, sink); !w)
+        return std::unexpected(w.error());
+    auto decoded = readBincode(makeBytes(std::move(sink.buffer())), layout);
+    if (!decoded)
+        return std::unexpected(decoded.error());
+    return std::move(decoded->tape);
+}
+
+Result<std::optional<BincodeLayout>> jsonFloatLayout(const Record& record, const OpenOptions& options)
+{
+    auto named = bincodeLayoutFromOptions(options);
+    if (!named || *named)
+        return named;
+    if (record.kind != RecordKind::TrainingRecord || !schedulerTypeNamedByState(record).size())
+        return std::nullopt;
+    const std::string wanted = schedulerTypeNamedByState(record);
+    for (auto& layout : builtinBincodeLayouts(dtypeTableForVersion(record.metadata.version))) {
+        if (layout.schedulerType != wanted || layout.name.find("ckpt-train TrainingRecord") == std::string::npos)
+            continue;
+        if (withLayoutValueKinds(record.tape, layout.schema))
+            return BincodeLayout{std::move(layout.schema), layout.name, {}};
+    }
+    return std::nullopt;
+}
+
 Result<void> encodeBincodeRecord(const Tape& env, Sink& out, const BincodeSchema* schema)
 {
     if (schema)

@@ -37,6 +37,20 @@ Result<std::optional<BincodeLayout>> bincodeLayoutFromOptions(const OpenOptions&
  */
 Result<BincodeLayout> bincodeTargetLayout(const Record& record, const OpenOptions& options);
 
+/**
+ * The layout that says which floats of a JSON record are f32 (JSON carries every float as f64): the
+ * one the options name, else core's built-in ckpt-train TrainingRecord layout when the record is one
+ * of the trainer's (its scheduler record type from the caller state); nullopt when nothing says.
+ */
+Result<std::optional<BincodeLayout>> jsonFloatLayout(const Record& record, const OpenOptions& options);
+
+/**
+ * \a envelope with every float that \a layout declares `f32` stored as f32 (and every value in the
+ * kind the layout gives it), so that MessagePack writes `ca` where rmp-serde writes an f32 field.
+ * Goes through the layout's bincode (encode, then decode), which checks that the record fits it.
+ */
+Result<Tape> withLayoutValueKinds(const Tape& envelope, const BincodeSchema& layout);
+
 /** Encodes an envelope tape as bincode with \a schema, or the layout derived from the tape itself. */
 Result<void> encodeBincodeRecord(const Tape& envelope, Sink& out, const BincodeSchema* schema);
 

@@ -527,6 +527,14 @@ Result<ConvertResult> convertRecord(const Record& record, Recorder recorder, Pre
     auto env = convertedEnvelope(record, recorder, precision, report);
     if (!env)
         return std::unexpected(env.error());
+    // JSON carries every float as f64: the layout says which fields are f32 (rmp-serde writes them `ca`).
+    const bool fromJson = record.recorder == Recorder::PrettyJson || record.recorder == Recorder::JsonGz;
+    if (bincodeTarget && fromJson && (recorder == Recorder::NamedMpk || recorder == Recorder::NamedMpkGz)) {
+        auto typed = withLayoutValueKinds(*env, *bincodeTarget);
+        if (!typed)
+            return std::unexpected(typed.error());
+        env = std::move(*typed);
+    }
     // A bincode source carries the exact (settled) Rust layout; the layout does not depend on precision.
     if (auto r = saveRecord(*env, recorder, path, bincodeTarget ? bincodeTarget : record.bincodeSchema.get()); !r)
         return std::unexpected(r.error());

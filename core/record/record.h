@@ -168,7 +168,7 @@ struct ConvertResult {
  * are rounded, overflow to infinity, or integers are narrowed.
  */
 Result<ConvertResult> convertRecord(const Record& record, Recorder recorder, Precision precision, const std::string& path,
-    const BincodeSchema* bincodeTarget = nullptr); ///< bincodeTarget: the layout to write Bin/BinGz with (default: the record's own, else derived)
+    const BincodeSchema* bincodeTarget = nullptr); ///< bincodeTarget: the record's Rust layout, to write Bin/BinGz with (default: the record's own, else derived) and to type a JSON record's floats written as MessagePack
 /** The converted envelope tape without writing it. */
 Result<Tape> convertedEnvelope(const Record& record, Recorder recorder, Precision precision, ConvertResult& report);
 

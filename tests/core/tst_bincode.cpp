@@ -567,6 +567,35 @@ private Q_SLOTS:
         QCOMPARE((*opened)->optimizer.size(), size_t(1));
     }
 
+    void layoutGivesJsonFloatsTheirWidth()
+    {
+        // A JSON record's f32 field is an f64 on the tape; with the layout it becomes the f32 that
+        // rmp-serde writes (`ca`), the f64 field stays f64, an unsigned value stays unsigned.
+        const Tape json = envelopeWith(Recorder::PrettyJson, [](TapeBuilder& b) {
+            b.beginMap();
+            b.key("beta_1"); b.f64(0.9);
+            b.key("lr"); b.f64(0.003);
+            b.key("step"); b.uinteger(12);
+            b.end();
+        });
+        BincodeSchema s;
+        const uint32_t str = s.primitive(SchemaKind::Str);
+        const uint32_t meta = s.structure("BurnMetadata", {{"float", str}, {"int", str}, {"format", str}, {"version", str}, {"settings", str}});
+        const uint32_t item = s.structure("Config", {{"beta_1", s.primitive(SchemaKind::F32)}, {"lr", s.primitive(SchemaKind::F64)}, {"step", s.primitive(SchemaKind::Usize)}});
+        s.root = s.structure("BurnRecord", {{"metadata", meta}, {"item", item}, {"_b", s.primitive(SchemaKind::UnitStruct)}});
+        auto typed = withLayoutValueKinds(json, s);
+        QVERIFY2(typed, typed ? "" : typed.error().message().c_str());
+        const uint32_t it = *typed->find(0, "item");
+        QCOMPARE((*typed)[*typed->find(it, "beta_1")].kind, Kind::F32);
+        QCOMPARE(typed->f32(*typed->find(it, "beta_1")), 0.9f);
+        QCOMPARE((*typed)[*typed->find(it, "lr")].kind, Kind::F64);
+        QCOMPARE(typed->f64(*typed->find(it, "lr")), 0.003);
+        QCOMPARE((*typed)[*typed->find(it, "step")].kind, Kind::UInt);
+        // A record that does not fit the layout is refused, not half-converted.
+        const Tape other = envelopeWith(Recorder::PrettyJson, [](TapeBuilder& b) { b.str("not a config"); });
+        QVERIFY(!withLayoutValueKinds(other, s));
+    }
+
     void genuineBinDecodesWithSchemaFromItsMpkTwin()
     {
         auto mpk = readMpkFile(kMpk);

@@ -13,7 +13,8 @@
 # For bincode also (ckpt, the CLI): `ckpt info` reads the record without a twin, by core's built-in
 # ckpt-train layout with the scheduler type its caller state names; the record converted to NamedMpk and
 # back with `convert --schema-from` the original gives a file the oracle decodes with the run's layout,
-# byte-identical to the original for Bin.
+# byte-identical to the original for Bin. For JSON: converted to NamedMpk, rmp-serde re-encodes it
+# byte-identically (the f32 config fields are f32 again).
 # In: TRAIN, CKPT, ORACLE, WORK_DIR, RECORDER (mpk, mpk.gz, json, json.gz, bin, bin.gz).
 
 foreach(var TRAIN CKPT ORACLE WORK_DIR RECORDER)
@@ -134,6 +135,17 @@ foreach(row ${rows})
       if(differs)
         message(FATAL_ERROR "${record}: NamedMpk and back to Bin with its own layout is not byte-identical")
       endif()
+    endif()
+  endif()
+
+  # JSON keeps every float as f64; converted to NamedMpk, the config's f32 fields (beta_1, ...) must be
+  # f32 again (`ca`): the typed re-encode by rmp-serde gives the converted file's bytes back.
+  if(RECORDER MATCHES "^json")
+    run_checked(ignored "${CKPT}" convert "${record}" "${dir}/as.mpk")
+    run_checked(line "${ORACLE}" reencode "${dir}/as.mpk" "${dir}/as-reencoded.mpk" ${layout})
+    string(JSON identical GET "${line}" identical)
+    if(NOT identical)
+      message(FATAL_ERROR "${record}: converted to NamedMpk, the typed re-encode differs (an f32 field written as f64?):\n${line}")
     endif()
   endif()
 
