@@ -43,6 +43,13 @@ void out(const std::string& s)
 
 const std::set<std::string> kSchemaOpts = {"--schema-from", "--schema", "--scheduler"};
 
+/// Reading commands also take --lenient: a damaged record is still shown, marked partial.
+std::set<std::string> readFlags(std::set<std::string> s)
+{
+    s.insert("--lenient");
+    return s;
+}
+
 std::set<std::string> withSchema(std::set<std::string> s)
 {
     s.insert(kSchemaOpts.begin(), kSchemaOpts.end());
@@ -55,6 +62,7 @@ OpenOptions openOptions(const Args& a)
     o.schemaFrom = a.value("--schema-from").value_or("");
     o.schemaFile = a.value("--schema").value_or("");
     o.scheduler = a.value("--scheduler").value_or("");
+    o.lenient = a.flag("--lenient");
     return o;
 }
 
@@ -86,7 +94,7 @@ const char* reset() { return isatty(1) ? "\033[0m" : ""; }
 
 int cmdInfo(const std::vector<std::string>& argv)
 {
-    Args a(argv, kSchemaOpts, {"--json"});
+    Args a(argv, kSchemaOpts, readFlags({"--json"}));
     if (!a.error().empty())
         return usage(a.error());
     if (a.positional().size() != 1)
@@ -137,6 +145,8 @@ int cmdInfo(const std::vector<std::string>& argv)
     std::printf("  file        %s on disk, %s decoded\n", humanBytes(rec.fileSize).c_str(), humanBytes(rec.decodedSize).c_str());
     if (!rec.schemaSource.empty())
         std::printf("  layout      %s\n", rec.schemaSource.c_str());
+    if (!rec.damage.empty())
+        std::printf("  %sDAMAGED%s     partial view (--lenient): %s\n", bold(), reset(), rec.damage.c_str());
     for (const auto& w : rec.warnings)
         std::printf("  warning: %s\n", w.c_str());
     return 0;
@@ -144,7 +154,7 @@ int cmdInfo(const std::vector<std::string>& argv)
 
 int cmdTree(const std::vector<std::string>& argv)
 {
-    Args a(argv, withSchema({"--depth"}), {"--json"});
+    Args a(argv, withSchema({"--depth"}), readFlags({"--json"}));
     if (!a.error().empty())
         return usage(a.error());
     if (a.positional().size() != 1)
@@ -166,7 +176,7 @@ int cmdTree(const std::vector<std::string>& argv)
 
 int cmdTensors(const std::vector<std::string>& argv)
 {
-    Args a(argv, withSchema({"--filter"}), {"--json"});
+    Args a(argv, withSchema({"--filter"}), readFlags({"--json"}));
     if (!a.error().empty())
         return usage(a.error());
     if (a.positional().size() != 1)
@@ -194,13 +204,13 @@ int cmdTensors(const std::vector<std::string>& argv)
     }
     std::printf("%zu tensors, %s\n", rows.size(), humanBytes((*r)->tensorBytes()).c_str());
     if ((*r)->partial)
-        std::printf("partial: %s\n", (*r)->schemaSource.c_str());
+        std::printf("partial: %s\n", (*r)->damage.empty() ? (*r)->schemaSource.c_str() : ("damaged, " + (*r)->damage).c_str());
     return 0;
 }
 
 int cmdShow(const std::vector<std::string>& argv)
 {
-    Args a(argv, withSchema({"--limit", "--blocks"}), {"--json"});
+    Args a(argv, withSchema({"--limit", "--blocks"}), readFlags({"--json"}));
     if (!a.error().empty())
         return usage(a.error());
     if (a.positional().size() != 2)
@@ -227,7 +237,7 @@ int cmdShow(const std::vector<std::string>& argv)
 
 int cmdState(const std::vector<std::string>& argv)
 {
-    Args a(argv, kSchemaOpts, {"--json"});
+    Args a(argv, kSchemaOpts, readFlags({"--json"}));
     if (!a.error().empty())
         return usage(a.error());
     if (a.positional().size() != 1)
@@ -278,8 +288,9 @@ int cmdValidate(const std::vector<std::string>& argv)
             }
             json += "}";
         } else if (!err) {
-            std::printf("%s: valid (%s, %s, %zu tensors)\n", path.c_str(), std::string(recordKindName((*r)->kind)).c_str(),
-                std::string(recorderName((*r)->recorder)).c_str(), (*r)->tensors.size());
+            std::printf("%s: valid (%s, %s, %zu tensors)%s\n", path.c_str(), std::string(recordKindName((*r)->kind)).c_str(),
+                std::string(recorderName((*r)->recorder)).c_str(), (*r)->tensors.size(),
+                (*r)->partial ? " as far as a structural scan proves: no layout of its types (partial; pass --schema-from or --schema)" : "");
         }
         if (err) {
             std::fprintf(stderr, "ckpt: %s\n", err->message().c_str());

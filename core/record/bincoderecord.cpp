@@ -9,7 +9,7 @@
 
 namespace ckpt {
 
-Result<void> indexEnvelope(Record& r); // index.cpp
+Result<void> indexEnvelope(Record& r, bool lenient); // index.cpp
 
 namespace {
 
@@ -316,7 +316,7 @@ Result<void> decodeBincodeRecord(const BytesPtr& decoded, const OpenOptions& opt
                 continue;
             Record attempt;
             attempt.file = record.file;
-            if (!decodeWith(decoded, layout.schema, attempt, true) || !indexEnvelope(attempt))
+            if (!decodeWith(decoded, layout.schema, attempt, true) || !indexEnvelope(attempt, false) || !checkRecordTypes(attempt))
                 continue;
             fits.push_back({&layout, std::move(attempt)});
         }
@@ -350,7 +350,24 @@ Result<void> decodeBincodeRecord(const BytesPtr& decoded, const OpenOptions& opt
         }
     }
 
-    // No layout fits: list what can be proven, and say that the view is partial.
+    // No layout fits: no typed decoder we know accepts the bytes. Only a salvage view lists what can be proven.
+    {
+        std::string what = "no built-in Burn/Ruda record layout reads all " + std::to_string(decoded->size()) + " bytes";
+        if (!meta)
+            what = "expected a bincode record envelope (five metadata strings, then the item): " + std::string(meta.error().what);
+        else if (meta->float_.empty() || meta->settings.empty())
+            what = "expected a bincode record envelope: its metadata strings are empty (float \"" + meta->float_ + "\", settings \"" + meta->settings + "\")";
+        Error e{ErrorCode::Invalid, what + "; pass --schema-from TWIN.mpk or --schema S.json for this record's types, or --lenient for a structural scan"};
+        e.offset = 0;
+        // A genuine envelope (metadata of a known precision) of a layout we do not know still opens,
+        // partial, as far as the scan proves it; anything else is not a Burn record unless salvaged.
+        const bool genuineEnvelope = meta && precisionFromMetadata({meta->float_, meta->int_, meta->format, meta->version, meta->settings});
+        if (!genuineEnvelope) {
+            if (!options.lenient)
+                return std::unexpected(std::move(e));
+            record.damage = "offset 0: " + what;
+        }
+    }
     auto scan = scanBincode(decoded->span());
     if (!scan)
         return std::unexpected(scan.error());

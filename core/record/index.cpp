@@ -56,9 +56,10 @@ bool looksLikeParamIdKey(std::string_view k)
 
 class Indexer {
 public:
-    Indexer(Record& r)
+    Indexer(Record& r, bool lenient)
         : m_r(r)
         , m_t(r.tape)
+        , m_lenient(lenient)
     {
     }
 
@@ -453,8 +454,6 @@ public:
             uint32_t c = item + 1;
             for (int i = 0; i < 7; ++i, c = m_t[c].end)
                 e[i] = c;
-            if (m_t.u64(e[0]) != 1)
-                m_r.warnings.push_back("ModelStateTrainingRecord version is " + std::to_string(m_t.u64(e[0])) + "; Ruda restores only version 1");
             m_r.moduleNode = e[1];
             if (auto r = walk(e[1], appendIndexToPath(ip, 1), TensorRole::Param, {}, {}); !r)
                 return r;
@@ -466,6 +465,23 @@ public:
                 return r;
             m_r.stateNode = e[6];
             return walk(e[6], appendIndexToPath(ip, 6), TensorRole::Other, {}, {});
+        }
+        if (n.kind == Kind::Array) {
+            // An item tuple that holds a pending-gradients record or an optimizer map declares a
+            // TrainingRecord (or its ModelState form); a tuple of another arity is not one of them.
+            bool declaresTraining = false;
+            m_t.forEachChild(item, [&](uint32_t c) {
+                declaresTraining = declaresTraining || looksLikeOptimizerMap(c) || (m_t.isMap(c) && m_t.find(c, "gradients"));
+            });
+            if ((declaresTraining || n.count == 7) && !m_lenient)
+                return std::unexpected(invalidAt(m_t, item, ip, std::string("expected a TrainingRecord (a tuple of 5: module, optimizer, scheduler, "
+                    "pending gradients, caller state) or a ModelStateTrainingRecord (a tuple of 7 starting with the u32 version), found a tuple of ")
+                    + std::to_string(n.count) + (n.count == 7 ? " whose first element is a " + std::string(kindName(m_t[item + 1].kind)) : std::string())));
+            if (declaresTraining || n.count == 7)
+                m_r.damage = "at item: the item is a tuple of " + std::to_string(n.count) + ", not a TrainingRecord's 5 or a ModelStateTrainingRecord's 7: shown as a plain tuple";
+            m_r.kind = RecordKind::ModuleRecord; // a tuple module (M1, M2, ...)
+            m_r.moduleNode = item;
+            return walk(item, ip, TensorRole::Param, {}, {});
         }
         if (looksLikeOptimizerMap(item) || (m_t.isMap(item) && n.count == 0 && m_r.file.find("optim") != std::string::npos)) {
             m_r.kind = RecordKind::OptimizerRecord;
@@ -485,13 +501,14 @@ public:
 private:
     Record& m_r;
     const Tape& m_t;
+    bool m_lenient;
     std::unordered_map<std::string, std::string> m_seenParamIds;
 };
 
 } // namespace
 
 /// Reads the envelope's metadata and item, then indexes; used by every decoder.
-Result<void> indexEnvelope(Record& r)
+Result<void> indexEnvelope(Record& r, bool lenient)
 {
     const Tape& t = r.tape;
     if (t.empty() || !t.isMap(0))
@@ -525,7 +542,7 @@ Result<void> indexEnvelope(Record& r)
     else
         r.warnings.push_back("unknown precision settings \"" + r.metadata.settings + "\"; assuming full precision");
     r.itemNode = *item;
-    return Indexer(r).run();
+    return Indexer(r, lenient).run();
 }
 
 } // namespace ckpt

@@ -15,7 +15,7 @@
 
 namespace ckpt {
 
-Result<void> indexEnvelope(Record& r); // index.cpp
+Result<void> indexEnvelope(Record& r, bool lenient); // index.cpp
 
 namespace {
 
@@ -112,8 +112,17 @@ Result<std::shared_ptr<const Record>> openRecordBytes(BytesPtr bytes, const std:
     rec->recorder = options.assumeRecorder.value_or(recorderFor(wire, gz));
     if (rec->partial)
         return std::shared_ptr<const Record>(std::move(rec));
-    if (auto r = indexEnvelope(*rec); !r)
+    if (auto r = indexEnvelope(*rec, options.lenient); !r)
         return std::unexpected(std::move(r.error()).withFile(name));
+    if (rec->damage.empty()) {
+        if (auto r = checkRecordTypes(*rec); !r) {
+            if (!options.lenient)
+                return std::unexpected(std::move(r.error()).withFile(name));
+            rec->damage = r.error().message();
+        }
+    }
+    if (!rec->damage.empty())
+        rec->partial = true;
     return std::shared_ptr<const Record>(std::move(rec));
 }
 
@@ -123,7 +132,7 @@ Result<std::shared_ptr<const Record>> indexRecord(Tape tape, Recorder recorder, 
     rec->file = name;
     rec->tape = std::move(tape);
     rec->recorder = recorder;
-    if (auto r = indexEnvelope(*rec); !r)
+    if (auto r = indexEnvelope(*rec, false); !r)
         return std::unexpected(std::move(r.error()).withFile(name));
     return std::shared_ptr<const Record>(std::move(rec));
 }
