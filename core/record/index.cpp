@@ -66,6 +66,12 @@ public:
     /// The DType of a TensorData's dtype value: "F32", or {"Bool": store} / {"QFloat": scheme}.
     Result<std::pair<DType, bool>> dtypeOf(uint32_t node, const std::string& path)
     {
+        // rmp-serde also reads an enum from its variant index (serde_json does not).
+        if (m_t[node].kind == Kind::UInt && (m_r.recorder == Recorder::NamedMpk || m_r.recorder == Recorder::NamedMpkGz)) {
+            const auto d = m_t.u64(node) <= UINT32_MAX ? dtypeFromIndex(dtypeTableForVersion(m_r.metadata.version), uint32_t(m_t.u64(node))) : std::nullopt;
+            if (d && *d != DType::QFloat && !(*d == DType::Bool && dtypeTableForVersion(m_r.metadata.version) == DTypeTable::Burn021))
+                return std::pair{*d, false};
+        }
         if (m_t.isStr(node)) {
             auto d = dtypeFromName(m_t.str(node));
             if (!d)
@@ -122,7 +128,8 @@ public:
         if (!m_t.isMap(node))
             return TensorForm::None;
         const uint64_t n = m_t[node].count;
-        if (n == 3 && m_t.find(node, "bytes") && m_t.find(node, "shape") && m_t.find(node, "dtype"))
+        // serde ignores unknown fields: a TensorData or ParamSerde with an extra key still is one.
+        if (n >= 3 && m_t.find(node, "bytes") && m_t.find(node, "shape") && m_t.find(node, "dtype"))
             return TensorForm::Data;
         if (n == 2 && m_t.find(node, "value") && m_t.find(node, "shape")) {
             auto v = *m_t.find(node, "value");
@@ -205,7 +212,7 @@ public:
                 return {};
             }
             // ParamSerde {id, param}
-            if (n.count == 2 && role == TensorRole::Param) {
+            if (n.count >= 2 && role == TensorRole::Param) {
                 auto id = m_t.find(node, "id");
                 auto param = m_t.find(node, "param");
                 if (id && param && m_t.isStr(*id) && formOf(*param) != TensorForm::None) {

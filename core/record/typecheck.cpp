@@ -102,6 +102,13 @@ public:
     /// DType of the record's Burn version: unit variants by name, 0.21's Bool(BoolStore), QFloat(scheme).
     Result<DType> dtype(uint32_t node, const std::string& path)
     {
+        // rmp-serde also reads a unit variant from its index (a newtype variant needs its payload); serde_json does not.
+        if (m_t[node].kind == Kind::UInt && (m_r.recorder == Recorder::NamedMpk || m_r.recorder == Recorder::NamedMpkGz)) {
+            const DTypeTable table = dtypeTableForVersion(m_r.metadata.version);
+            const auto d = m_t.u64(node) <= UINT32_MAX ? dtypeFromIndex(table, uint32_t(m_t.u64(node))) : std::nullopt;
+            if (d && *d != DType::QFloat && !(*d == DType::Bool && table == DTypeTable::Burn021))
+                return *d;
+        }
         static const std::set<std::string_view> kUnit = {"F64", "F32", "Flex32", "F16", "BF16", "I64", "I32", "I16", "I8", "U64", "U32", "U16", "U8"};
         if (m_t.isStr(node)) {
             const std::string_view name = m_t.str(node);
@@ -190,11 +197,20 @@ public:
         return known >= 2;
     }
 
-    /// {id, param: TensorData} (or one of the two names with a TensorData beside it): a ParamSerde.
-    bool looksLikeParamSerde(uint32_t node)
+    /**
+     * {id, param: TensorData} (or one of the two names with a TensorData beside it): a ParamSerde. In a
+     * module record every non-module field is an EmptyRecord (nil, §5.1), so there a string `id` or a
+     * `param` key can only be a ParamSerde's.
+     */
+    bool looksLikeParamSerde(uint32_t node, bool inModule)
     {
         if (!m_t.isMap(node) || looksLikeTensorData(node))
             return false;
+        if (inModule) {
+            auto id = m_t.find(node, "id");
+            if ((id && m_t.isStr(*id)) || m_t.find(node, "param"))
+                return true;
+        }
         const bool hasId = m_t.find(node, "id").has_value();
         const auto param = m_t.find(node, "param");
         if (param && (looksLikeTensorData(*param) || isLegacyTensor(*param)))
@@ -219,25 +235,25 @@ public:
     }
 
     /// A value of a type the file does not declare (module struct, caller state): only the Burn types inside it are checked.
-    Result<void> anyValue(uint32_t node, const std::string& path)
+    Result<void> anyValue(uint32_t node, const std::string& path, bool inModule = false)
     {
         if (looksLikeTensorData(node) || isLegacyTensor(node)) {
             auto d = tensorData(node, path);
             return d ? Result<void>{} : std::unexpected(d.error());
         }
-        if (looksLikeParamSerde(node))
+        if (looksLikeParamSerde(node, inModule))
             return paramSerde(node, path);
         Result<void> res;
         if (m_t.isMap(node)) {
             m_t.forEachEntry(node, [&](uint32_t k, uint32_t v) {
                 if (res)
-                    res = anyValue(v, appendKeyToPath(path, m_t.keyText(k)));
+                    res = anyValue(v, appendKeyToPath(path, m_t.keyText(k)), inModule);
             });
         } else if (m_t.isArray(node) && m_t[node].end != node + 1 + m_t[node].count) {
             uint64_t i = 0;
             m_t.forEachChild(node, [&](uint32_t c) {
                 if (res)
-                    res = anyValue(c, appendIndexToPath(path, i++));
+                    res = anyValue(c, appendIndexToPath(path, i++), inModule);
             });
         }
         return res;
@@ -345,6 +361,18 @@ public:
             if (auto t = unsignedInt(*(*l)[0], appendKeyToPath(p, "time"), "usize"); !t)
                 return std::unexpected(t.error());
             return tensorField(*l, 1, p, "sum");
+        }
+        if (family.empty() && m_t.isMap(state)) {
+            // No known field, but a momentum state's fields one level down (or nothing at all): the
+            // state of a momentum optimizer whose `momentum` key is missing, not an unknown optimizer.
+            bool momentumBelow = m_t[state].count == 0;
+            m_t.forEachEntry(state, [&](uint32_t, uint32_t v) {
+                if (m_t.isMap(v))
+                    for (const char* k : {"time", "moment_1", "moment_2", "velocity", "exp_avg"})
+                        momentumBelow = momentumBelow || m_t.find(v, k).has_value();
+            });
+            if (momentumBelow)
+                return std::unexpected(typeErrorAt(m_t, state, path, "missing field `momentum` in the optimizer state"));
         }
         if (family.empty())
             return anyValue(state, path);
@@ -575,7 +603,7 @@ public:
         switch (m_r.kind) {
         case RecordKind::TrainingRecord: {
             const auto e = elements(item);
-            if (auto r = anyValue(e[0], "item[0]"); !r)
+            if (auto r = anyValue(e[0], "item[0]", true); !r)
                 return r;
             if (auto r = optimizer(e[1], "item[1]"); !r)
                 return r;
@@ -591,7 +619,7 @@ public:
             if (*version != 1)
                 return std::unexpected(typeErrorAt(m_t, e[0], "item[0]", "ModelStateTrainingRecord version " + std::to_string(*version)
                     + ": Ruda restores only version 1"));
-            if (auto r = anyValue(e[1], "item[1]"); !r)
+            if (auto r = anyValue(e[1], "item[1]", true); !r)
                 return r;
             if (auto r = contract(e[2], "item[2]"); !r)
                 return r;
@@ -602,7 +630,7 @@ public:
             return anyValue(e[6], "item[6]");
         }
         case RecordKind::OptimizerRecord: return optimizer(item, "item");
-        case RecordKind::ModuleRecord: return anyValue(item, "item");
+        case RecordKind::ModuleRecord: return anyValue(item, "item", true);
         default: return {};
         }
     }
