@@ -360,7 +360,7 @@ public:
                 res = std::unexpected(invalidAt(m_t, idNode, appendIndexToPath(ep, 0), std::string("expected the parameter id as u64, found a ") + kindName(m_t[idNode].kind)));
                 return;
             }
-            if (previous && *id == *previous) {
+            if (previous && *id == *previous && !m_lenient) {
                 res = std::unexpected(invalidAt(m_t, idNode, appendIndexToPath(ep, 0), "duplicate pending gradient for parameter id " + std::to_string(*id)));
                 return;
             }

@@ -246,7 +246,7 @@ Result<std::shared_ptr<const CarStore>> openCarFile(const QString& path)
     return std::make_shared<const CarStore>(std::move(*store));
 }
 
-Workspace loadWorkspace(const QStringList& inputs, const Progress& progress)
+Workspace loadWorkspace(const QStringList& inputs, const Progress& progress, bool lenient)
 {
     Workspace ws;
     ws.inputs = inputs;
@@ -298,7 +298,9 @@ Workspace loadWorkspace(const QStringList& inputs, const Progress& progress)
                 continue;
             }
         }
-        auto opened = openRecord(files[i].toStdString(), {}, sub);
+        OpenOptions options;
+        options.lenient = lenient;
+        auto opened = openRecord(files[i].toStdString(), options, sub);
         if (!opened) {
             ws.errors << QString::fromStdString(opened.error().message());
             continue;
@@ -307,6 +309,8 @@ Workspace loadWorkspace(const QStringList& inputs, const Progress& progress)
         lr.record = *opened;
         lr.index = std::make_shared<const TapeIndex>(TapeIndex::build(*lr.record));
         lr.path = files[i];
+        if (!lr.record->damage.empty())
+            ws.warnings << files[i] + QStringLiteral(": DAMAGED, partial view: ") + QString::fromStdString(lr.record->damage);
         for (const auto& w : lr.record->warnings)
             ws.warnings << files[i] + QStringLiteral(": ") + QString::fromStdString(w);
         ws.records.push_back(std::move(lr));
