@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Interpreting a decoded envelope: what kind of record it is, where its tensors, parameters,
 // optimizer entries, pending gradients, scheduler and caller state are (format spec §5 - §9).
+#include "core/codec/msgpack.h"
 #include "core/record/record.h"
 #include "core/tensor/shape.h"
 
@@ -88,6 +89,9 @@ public:
             }
             if (name == "QFloat")
                 return std::pair{DType::QFloat, false};
+            // {"F32": nil}: serde reads a unit variant from a one-entry map with a unit payload too.
+            if (auto d = dtypeFromName(name); d && *d != DType::Bool && *d != DType::QFloat && m_t[v].kind == Kind::Nil)
+                return std::pair{*d, false};
             return std::unexpected(invalidAt(m_t, node, path, "unknown dtype variant \"" + name + "\""));
         }
         return std::unexpected(invalidAt(m_t, node, path, std::string("expected a dtype name, found a ") + kindName(m_t[node].kind)));
@@ -173,7 +177,7 @@ public:
             e.dtype = d->first;
             e.dataNode = *m_t.find(node, "bytes");
             const Node& b = m_t[e.dataNode];
-            if (b.kind == Kind::Bin) {
+            if (b.kind == Kind::Bin || b.kind == Kind::Str) { // serde_bytes also takes a string's bytes
                 e.bytes = b.count;
                 if (!(b.flags & InPool))
                     e.offset = b.payload;
@@ -535,9 +539,11 @@ Result<void> indexEnvelope(Record& r, bool lenient)
         auto f = t.find(*meta, name);
         if (!f)
             return std::unexpected(invalidAt(t, *meta, "metadata", std::string("missing field `") + name + "`"));
-        if (!t.isStr(*f))
+        // serde's String also accepts bytes that are UTF-8 (rmp-serde hands a bin over as bytes)
+        if (!t.isStr(*f) && !(t[*f].kind == Kind::Bin && firstInvalidUtf8(t.bin(*f).data(), t.bin(*f).size()) == t.bin(*f).size()))
             return std::unexpected(invalidAt(t, *f, appendKeyToPath("metadata", name), std::string("expected a string, found a ") + kindName(t[*f].kind)));
-        out = std::string(t.str(*f));
+        const auto bytes = t.bin(*f);
+        out = std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size());
         return {};
     };
     for (auto [name, out] : {std::pair{"float", &r.metadata.floatType}, {"int", &r.metadata.intType}, {"format", &r.metadata.format},

@@ -7,6 +7,7 @@
 // the caller state, the scheduler's scalar) are accepted as they are; every value of a type the
 // record kind fixes (envelope, metadata, TensorData, ParamSerde, adaptor enums, optimizer states,
 // GradientsParamsRecord, the parameter contract) is checked as serde would check it.
+#include "core/codec/msgpack.h"
 #include "core/record/record.h"
 #include "core/tensor/shape.h"
 
@@ -76,6 +77,9 @@ public:
 
     Result<void> string(uint32_t node, const std::string& path)
     {
+        // a MessagePack bin is handed to String's visitor as bytes, which it takes when they are UTF-8
+        if (m_t[node].kind == Kind::Bin && firstInvalidUtf8(m_t.bin(node).data(), m_t.bin(node).size()) == m_t.bin(node).size())
+            return {};
         if (!m_t.isStr(node))
             return std::unexpected(typeErrorAt(m_t, node, path, "expected a string, " + found(m_t, node)));
         return {};
@@ -122,6 +126,10 @@ public:
             const uint32_t payload = m_t[node + 1].end;
             if (name == "QFloat")
                 return DType::QFloat;
+            // {"F32": nil}: serde reads a unit variant from a one-entry map with a unit payload too.
+            if (name != "Bool" && m_t[payload].kind == Kind::Nil)
+                if (auto d = dtypeFromName(name); d && *d != DType::QFloat)
+                    return *d;
             if (name == "Bool" && m_dtypes021) {
                 if (m_t.isStr(payload) && (m_t.str(payload) == "Native" || m_t.str(payload) == "U8" || m_t.str(payload) == "U32"))
                     return DType::Bool;
@@ -140,7 +148,7 @@ public:
         if (!f)
             return std::unexpected(f.error());
         const uint32_t bytes = *(*f)[0], shape = *(*f)[1], dt = *(*f)[2];
-        if (m_t[bytes].kind != Kind::Bin)
+        if (m_t[bytes].kind != Kind::Bin && m_t[bytes].kind != Kind::Str) // serde_bytes also takes a string's bytes
             return std::unexpected(typeErrorAt(m_t, bytes, appendKeyToPath(path, "bytes"), "expected the tensor's bytes, " + found(m_t, bytes)));
         if (!m_t.isArray(shape))
             return std::unexpected(typeErrorAt(m_t, shape, appendKeyToPath(path, "shape"), "expected the shape as a sequence of usize, " + found(m_t, shape)));

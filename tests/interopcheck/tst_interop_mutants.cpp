@@ -126,7 +126,20 @@ public:
         mapOps(0);
         if (auto meta = m_t.find(0, "metadata")) {
             mapOps(*meta, false);
-            m_t.forEachEntry(*meta, [&](uint32_t, uint32_t v) { replace(v, "u64 7", [](TapeBuilder& b) { b.uinteger(7); }); });
+            m_t.forEachEntry(*meta, [&](uint32_t, uint32_t v) {
+                replace(v, "u64 7", [](TapeBuilder& b) { b.uinteger(7); });
+                replace(v, "the same text as bytes", [text = std::string(m_t.str(v))](TapeBuilder& b) {
+                    b.bin(std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
+                });
+            });
+        }
+        if (auto phantom = m_t.find(0, "_b")) {
+            replace(*phantom, "nil", [](TapeBuilder& b) { b.nil(); });
+            replace(*phantom, "[1]", [](TapeBuilder& b) {
+                b.beginArray();
+                b.uinteger(1);
+                b.end();
+            });
         }
         arrayOps(r.itemNode);
         for (const auto& p : r.params) {
@@ -227,6 +240,12 @@ private:
             b.end();
         });
         replace(node, "u64 1", [](TapeBuilder& b) { b.uinteger(1); });
+        replace(node, "{F32: nil}", [](TapeBuilder& b) {
+            b.beginMap();
+            b.key("F32");
+            b.nil();
+            b.end();
+        });
     }
     void tensorOps(uint32_t td)
     {
