@@ -38,6 +38,58 @@ Wire sniffWire(std::span<const uint8_t> d)
     return Wire::Bincode;
 }
 
+bool isByteSequence(const Tape& t, uint32_t node)
+{
+    if (!t.isArray(node) || t[node].end != node + 1 + t[node].count)
+        return false;
+    bool bytes = true;
+    t.forEachChild(node, [&](uint32_t c) { bytes = bytes && t[c].kind == Kind::UInt && t.u64(c) <= 255; });
+    return bytes;
+}
+
+void copyPackingBytes(TapeBuilder& b, const Tape& t, uint32_t node)
+{
+    const Node& n = t[node];
+    if (n.kind == Kind::Map) {
+        b.beginMap(n.srcOffset);
+        t.forEachEntry(node, [&](uint32_t k, uint32_t v) {
+            b.copy(t, k);
+            if (t.isStr(k) && t.str(k) == "bytes" && isByteSequence(t, v)) {
+                std::vector<uint8_t> bytes;
+                t.forEachChild(v, [&](uint32_t c) { bytes.push_back(static_cast<uint8_t>(t.u64(c))); });
+                b.bin(bytes, t[v].srcOffset);
+            } else {
+                copyPackingBytes(b, t, v);
+            }
+        });
+        b.end();
+    } else if (n.kind == Kind::Array) {
+        b.beginArray(n.srcOffset);
+        t.forEachChild(node, [&](uint32_t c) { copyPackingBytes(b, t, c); });
+        b.end();
+    } else {
+        b.copy(t, node);
+    }
+}
+
+/**
+ * serde_bytes reads a TensorData's bytes from a MessagePack array of u8 as well as from a bin (no
+ * recorder writes one, but rmp-serde accepts it): such arrays become Bin nodes, as the JSON reader
+ * packs them, so the payload is contiguous.
+ */
+void packMsgpackByteArrays(Tape& t)
+{
+    bool any = false;
+    for (uint32_t i = 0; i < t.nodes.size() && !any; ++i)
+        if (t.isMap(i))
+            t.forEachEntry(i, [&](uint32_t k, uint32_t v) { any = any || (t.isStr(k) && t.str(k) == "bytes" && t.isArray(v) && isByteSequence(t, v)); });
+    if (!any)
+        return;
+    TapeBuilder b(t.source);
+    copyPackingBytes(b, t, 0);
+    t = std::move(b).finish();
+}
+
 Recorder recorderFor(Wire w, bool gz)
 {
     switch (w) {
@@ -88,6 +140,7 @@ Result<std::shared_ptr<const Record>> openRecordBytes(BytesPtr bytes, const std:
         if (!r)
             return std::unexpected(std::move(r.error()).withFile(name));
         rec->tape = std::move(r->tape);
+        packMsgpackByteArrays(rec->tape);
         if (r->consumed < decoded->size())
             rec->warnings.push_back(std::to_string(decoded->size() - r->consumed) + " trailing bytes after the record at offset "
                 + std::to_string(r->consumed) + " (rmp-serde ignores them)");

@@ -254,6 +254,13 @@ private:
             if (m_t[*bytes].kind == Kind::Bin && m_t[*bytes].count > 0)
                 add({Mutation::TruncateBin, *bytes, 0, {}, "drop the payload's last byte"});
             replace(*bytes, "u64 7", [](TapeBuilder& b) { b.uinteger(7); });
+            if (m_t[*bytes].kind == Kind::Bin)
+                replace(*bytes, "an array of u8", [payload = m_t.bin(*bytes)](TapeBuilder& b) {
+                    b.beginArray();
+                    for (uint8_t v : payload)
+                        b.uinteger(v);
+                    b.end();
+                });
         }
         if (auto shape = m_t.find(td, "shape")) {
             arrayOps(*shape);
