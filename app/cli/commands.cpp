@@ -124,6 +124,14 @@ int cmdInfo(const std::vector<std::string>& argv)
     auto r = open(path, a);
     if (!r)
         return failWith(r.error());
+    // One verdict: what validate rejects (optimizer state or pending gradients that do not fit their
+    // parameters, which loading rejects too), info does not describe as a record, unless --lenient.
+    std::string mismatch;
+    if (auto v = validateRecord(**r); !v) {
+        if (!a.flag("--lenient"))
+            return failWith(Error(v.error()).withFile(path));
+        mismatch = v.error().message();
+    }
     const Record& rec = **r;
     if (a.flag("--json")) {
         out(infoJson(rec));
@@ -147,6 +155,8 @@ int cmdInfo(const std::vector<std::string>& argv)
         std::printf("  layout      %s\n", rec.schemaSource.c_str());
     if (!rec.damage.empty())
         std::printf("  %sDAMAGED%s     partial view (--lenient): %s\n", bold(), reset(), rec.damage.c_str());
+    if (!mismatch.empty())
+        std::printf("  %sDAMAGED%s     (--lenient): %s\n", bold(), reset(), mismatch.c_str());
     for (const auto& w : rec.warnings)
         std::printf("  warning: %s\n", w.c_str());
     return 0;

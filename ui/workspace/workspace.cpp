@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/workspace/workspace.h"
 
+#include "core/edit/edit.h"
+
 #include <QDir>
 #include <QFileInfo>
 #include <QMap>
@@ -304,6 +306,15 @@ Workspace loadWorkspace(const QStringList& inputs, const Progress& progress, boo
         if (!opened) {
             ws.errors << QString::fromStdString(opened.error().message());
             continue;
+        }
+        // One verdict with `ckpt validate`: parts that do not fit their parameters fail loading too.
+        if (auto v = validateRecord(**opened); !v) {
+            const QString why = QString::fromStdString(Error(v.error()).withFile(files[i].toStdString()).message());
+            if (!lenient) {
+                ws.errors << why;
+                continue;
+            }
+            ws.warnings << files[i] + QStringLiteral(": DAMAGED, partial view: ") + why;
         }
         LoadedRecord lr;
         lr.record = *opened;
