@@ -128,7 +128,9 @@ int runInspector(QApplication& app)
     const QCommandLineOption panel(QStringLiteral("panel"),
         QCoreApplication::translate("main", "Panel in front for --screenshot: %1.").arg(MainWindow::panelNames().join(QStringLiteral("|"))),
         QStringLiteral("NAME"));
-    parser.addOptions({diff, demo, screenshot, panel});
+    const QCommandLineOption lenient(QStringLiteral("lenient"),
+        QCoreApplication::translate("main", "Open damaged records anyway (File > Open Damaged File…): shown partial, with the reason."));
+    parser.addOptions({diff, demo, screenshot, panel, lenient});
     parser.process(app);
 
     const QStringList paths = parser.positionalArguments();
@@ -162,7 +164,7 @@ int runInspector(QApplication& app)
     } else if (parser.isSet(diff)) {
         window.openDiff(paths[0], paths[1]);
     } else if (!paths.isEmpty()) {
-        window.openPaths(paths);
+        window.openPaths(paths, parser.isSet(lenient));
     }
     return app.exec();
 }

@@ -348,6 +348,13 @@ void MainWindow::createActions()
             openPaths(files);
     });
     open->setShortcut(QKeySequence::Open);
+    file->addAction(tr("Open Da&maged File…"), this, [this] {
+        // Salvage: a record the typed decoders reject is shown as far as it can be read, marked partial.
+        const QString f = QFileDialog::getOpenFileName(this, tr("Open damaged record"), QString(),
+            tr("Records (*.mpk *.mpk.gz *.json *.json.gz *.bin *.bin.gz *.gz);;All files (*)"));
+        if (!f.isEmpty())
+            openPaths({f}, true);
+    });
     file->addAction(tr("Open &Directory…"), this, [this] {
         const QString dir = QFileDialog::getExistingDirectory(this, tr("Open run directory"));
         if (!dir.isEmpty())
@@ -421,7 +428,7 @@ bool MainWindow::raisePanel(const QString& name)
     return true;
 }
 
-void MainWindow::openPaths(const QStringList& paths)
+void MainWindow::openPaths(const QStringList& paths, bool lenient)
 {
     if (paths.isEmpty() || !maybeSave())
         return;
@@ -435,7 +442,7 @@ void MainWindow::openPaths(const QStringList& paths)
     m_cancel->show();
     // setFuture() detaches the watcher from an older load: its result can no longer arrive
     m_loadWatcher.setFuture(QtConcurrent::run(
-        [](QPromise<Workspace>& promise, QStringList inputs) {
+        [](QPromise<Workspace>& promise, QStringList inputs, bool lenient) {
             promise.setProgressRange(0, 1000);
             int last = -1;
             Progress progress;
@@ -447,11 +454,11 @@ void MainWindow::openPaths(const QStringList& paths)
                 }
             };
             progress.isCancelled = [&] { return promise.isCanceled(); };
-            Workspace ws = loadWorkspace(inputs, progress);
+            Workspace ws = loadWorkspace(inputs, progress, lenient);
             if (!promise.isCanceled())
                 promise.addResult(std::move(ws));
         },
-        paths));
+        paths, lenient));
 }
 
 void MainWindow::openDiff(const QString& a, const QString& b)
@@ -466,18 +473,22 @@ void MainWindow::onWorkspaceLoaded(Workspace ws)
         logMessage(e, true);
     for (const QString& w : ws.warnings)
         logMessage(tr("warning: ") + w);
+    bool damaged = false;
+    for (const auto& lr : ws.records)
+        damaged = damaged || !lr.record->damage.empty();
     for (const auto& lr : ws.records)
         if (lr.record->kind != RecordKind::GradientCheckpoint) // reported with its graph below
-            logMessage(tr("Opened %1: %2, %3, %4 precision, %5 tensors (%6)")
+            logMessage(tr("Opened %1%7: %2, %3, %4 precision, %5 tensors (%6)")
                        .arg(lr.path, qs(recordKindName(lr.record->kind)), qs(recorderName(lr.record->recorder)),
                            qs(precisionName(lr.record->precision)))
                        .arg(lr.record->tensors.size())
-                       .arg(formatBytes(lr.record->tensorBytes())));
+                       .arg(formatBytes(lr.record->tensorBytes()))
+                       .arg(lr.record->damage.empty() ? QString() : tr(" (DAMAGED, partial view)")));
     if (ws.graph)
         logMessage(tr("Graph %1: %2 nodes laid out in %3 layers").arg(ws.graph->path).arg(ws.graph->layout.nodes.size()).arg(ws.graph->layout.layerCount));
     if (ws.loss)
         logMessage(tr("Loss history: %n curve(s) from %1", "", int(ws.loss->curves.size())).arg(ws.loss->directory));
-    if (!ws.errors.isEmpty())
+    if (!ws.errors.isEmpty() || damaged)
         raisePanel(QStringLiteral("messages"));
     m_doc->setWorkspace(std::move(ws));
     updateTitle();
@@ -667,7 +678,7 @@ void MainWindow::updateTitle()
 {
     QStringList names;
     for (const auto& lr : m_doc->workspace().records)
-        names << QFileInfo(lr.path).fileName();
+        names << QFileInfo(lr.path).fileName() + (lr.record->damage.empty() ? QString() : tr(" (damaged, partial)"));
     setWindowTitle((names.isEmpty() ? tr("Checkpoint Inspector") : names.join(QStringLiteral(", ")))
         + QStringLiteral("[*] — ") + tr("Checkpoint Inspector"));
     setWindowModified(m_doc->isModified());

@@ -45,7 +45,7 @@ public:
     ~MainWindow() override;
 
     /** Opens files and run directories together as one workspace (replacing the current one). */
-    void openPaths(const QStringList& paths);
+    void openPaths(const QStringList& paths, bool lenient = false); ///< lenient: "Open Damaged File…"
     /** Opens two records and shows their differences in the Diff panel. */
     void openDiff(const QString& a, const QString& b);
     /** Raises a panel by its CLI name (tree, tensors, optimizer, scheduler, state, graph, loss, diff, resume). */

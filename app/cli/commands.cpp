@@ -8,6 +8,7 @@
 #include "core/diff/diff.h"
 #include "core/edit/edit.h"
 #include "core/io/bytes.h"
+#include "core/record/bincoderecord.h"
 #include "core/record/record.h"
 #include "core/report/report.h"
 #include "core/run/run.h"
@@ -40,7 +41,14 @@ void out(const std::string& s)
         std::fputc('\n', stdout);
 }
 
-const std::set<std::string> kSchemaOpts = {"--schema-from", "--schema"};
+const std::set<std::string> kSchemaOpts = {"--schema-from", "--schema", "--scheduler"};
+
+/// Reading commands also take --lenient: a damaged record is still shown, marked partial.
+std::set<std::string> readFlags(std::set<std::string> s)
+{
+    s.insert("--lenient");
+    return s;
+}
 
 std::set<std::string> withSchema(std::set<std::string> s)
 {
@@ -53,6 +61,8 @@ OpenOptions openOptions(const Args& a)
     OpenOptions o;
     o.schemaFrom = a.value("--schema-from").value_or("");
     o.schemaFile = a.value("--schema").value_or("");
+    o.scheduler = a.value("--scheduler").value_or("");
+    o.lenient = a.flag("--lenient");
     return o;
 }
 
@@ -84,7 +94,7 @@ const char* reset() { return isatty(1) ? "\033[0m" : ""; }
 
 int cmdInfo(const std::vector<std::string>& argv)
 {
-    Args a(argv, kSchemaOpts, {"--json"});
+    Args a(argv, kSchemaOpts, readFlags({"--json"}));
     if (!a.error().empty())
         return usage(a.error());
     if (a.positional().size() != 1)
@@ -114,6 +124,14 @@ int cmdInfo(const std::vector<std::string>& argv)
     auto r = open(path, a);
     if (!r)
         return failWith(r.error());
+    // One verdict: what validate rejects (optimizer state or pending gradients that do not fit their
+    // parameters, which loading rejects too), info does not describe as a record, unless --lenient.
+    std::string mismatch;
+    if (auto v = validateRecord(**r); !v) {
+        if (!a.flag("--lenient"))
+            return failWith(Error(v.error()).withFile(path));
+        mismatch = v.error().message();
+    }
     const Record& rec = **r;
     if (a.flag("--json")) {
         out(infoJson(rec));
@@ -135,6 +153,10 @@ int cmdInfo(const std::vector<std::string>& argv)
     std::printf("  file        %s on disk, %s decoded\n", humanBytes(rec.fileSize).c_str(), humanBytes(rec.decodedSize).c_str());
     if (!rec.schemaSource.empty())
         std::printf("  layout      %s\n", rec.schemaSource.c_str());
+    if (!rec.damage.empty())
+        std::printf("  %sDAMAGED%s     partial view (--lenient): %s\n", bold(), reset(), rec.damage.c_str());
+    if (!mismatch.empty())
+        std::printf("  %sDAMAGED%s     (--lenient): %s\n", bold(), reset(), mismatch.c_str());
     for (const auto& w : rec.warnings)
         std::printf("  warning: %s\n", w.c_str());
     return 0;
@@ -142,7 +164,7 @@ int cmdInfo(const std::vector<std::string>& argv)
 
 int cmdTree(const std::vector<std::string>& argv)
 {
-    Args a(argv, withSchema({"--depth"}), {"--json"});
+    Args a(argv, withSchema({"--depth"}), readFlags({"--json"}));
     if (!a.error().empty())
         return usage(a.error());
     if (a.positional().size() != 1)
@@ -164,7 +186,7 @@ int cmdTree(const std::vector<std::string>& argv)
 
 int cmdTensors(const std::vector<std::string>& argv)
 {
-    Args a(argv, withSchema({"--filter"}), {"--json"});
+    Args a(argv, withSchema({"--filter"}), readFlags({"--json"}));
     if (!a.error().empty())
         return usage(a.error());
     if (a.positional().size() != 1)
@@ -192,13 +214,13 @@ int cmdTensors(const std::vector<std::string>& argv)
     }
     std::printf("%zu tensors, %s\n", rows.size(), humanBytes((*r)->tensorBytes()).c_str());
     if ((*r)->partial)
-        std::printf("partial: %s\n", (*r)->schemaSource.c_str());
+        std::printf("partial: %s\n", (*r)->damage.empty() ? (*r)->schemaSource.c_str() : ("damaged, " + (*r)->damage).c_str());
     return 0;
 }
 
 int cmdShow(const std::vector<std::string>& argv)
 {
-    Args a(argv, withSchema({"--limit", "--blocks"}), {"--json"});
+    Args a(argv, withSchema({"--limit", "--blocks"}), readFlags({"--json"}));
     if (!a.error().empty())
         return usage(a.error());
     if (a.positional().size() != 2)
@@ -225,7 +247,7 @@ int cmdShow(const std::vector<std::string>& argv)
 
 int cmdState(const std::vector<std::string>& argv)
 {
-    Args a(argv, kSchemaOpts, {"--json"});
+    Args a(argv, kSchemaOpts, readFlags({"--json"}));
     if (!a.error().empty())
         return usage(a.error());
     if (a.positional().size() != 1)
@@ -276,8 +298,9 @@ int cmdValidate(const std::vector<std::string>& argv)
             }
             json += "}";
         } else if (!err) {
-            std::printf("%s: valid (%s, %s, %zu tensors)\n", path.c_str(), std::string(recordKindName((*r)->kind)).c_str(),
-                std::string(recorderName((*r)->recorder)).c_str(), (*r)->tensors.size());
+            std::printf("%s: valid (%s, %s, %zu tensors)%s\n", path.c_str(), std::string(recordKindName((*r)->kind)).c_str(),
+                std::string(recorderName((*r)->recorder)).c_str(), (*r)->tensors.size(),
+                (*r)->partial ? " as far as a structural scan proves: no layout of its types (partial; pass --schema-from or --schema)" : "");
         }
         if (err) {
             std::fprintf(stderr, "ckpt: %s\n", err->message().c_str());
@@ -335,7 +358,26 @@ int cmdConvert(const std::vector<std::string>& argv)
             return usage("unknown precision '" + *p + "' (full, half, double)");
         precision = *pp;
     }
-    auto res = convertRecord(**r, *recorder, precision, outPath);
+    // Writing bincode needs the exact Rust layout: the input's own, or the one --schema /
+    // --schema-from / --scheduler name (tuples stay tuples, i32 stays i32), else derived from the input.
+    std::optional<BincodeLayout> target;
+    if (*recorder == Recorder::Bin || *recorder == Recorder::BinGz) {
+        auto layout = bincodeTargetLayout(**r, openOptions(a));
+        if (!layout)
+            return failWith(layout.error());
+        for (const auto& n : layout->notes)
+            std::fprintf(stderr, "ckpt: note: %s\n", n.c_str());
+        target = std::move(*layout);
+    } else if ((*recorder == Recorder::NamedMpk || *recorder == Recorder::NamedMpkGz)
+        && ((*r)->recorder == Recorder::PrettyJson || (*r)->recorder == Recorder::JsonGz)) {
+        // JSON floats are all f64; the record's layout (named, or ckpt-train's own) says which are f32.
+        auto layout = jsonFloatLayout(**r, openOptions(a));
+        if (!layout)
+            return failWith(layout.error());
+        if (*layout)
+            target = std::move(**layout);
+    }
+    auto res = convertRecord(**r, *recorder, precision, outPath, target ? &target->schema : nullptr);
     if (!res)
         return failWith(Error(res.error()).withFile(outPath));
     for (const auto& w : res->warnings)
@@ -445,19 +487,28 @@ int cmdLoss(const std::vector<std::string>& argv)
 
 int cmdSchema(const std::vector<std::string>& argv)
 {
-    Args a(argv, {"-o", "--output"}, {"--json"});
+    Args a(argv, withSchema({"-o", "--output"}), {"--json"});
     if (!a.error().empty())
         return usage(a.error());
     if (a.positional().size() != 1)
-        return usage("schema takes one FILE (a self-describing .mpk or .json record)");
-    auto r = openRecord(a.positional()[0]);
+        return usage("schema takes one FILE (a self-describing .mpk or .json record, or bincode with the options that read it)");
+    SchemaFromRecordOptions derive;
+    if (auto sch = a.value("--scheduler")) {
+        auto type = schedulerRecordType(*sch);
+        if (!type)
+            return usage("unknown scheduler '" + *sch + "' (step, linear, cosine, noam, exponential, constant)");
+        derive.schedulerType = *type;
+    }
+    // A bincode FILE read with --schema-from TWIN gives the layout its bytes settled (Option or bare,
+    // tuple or Vec), which a MessagePack twin alone cannot: the schema to convert other records with.
+    auto r = open(a.positional()[0], a);
     if (!r)
         return failWith(r.error());
     std::string json;
     if ((*r)->bincodeSchema) {
         json = (*r)->bincodeSchema->toJson();
     } else {
-        auto s = schemaFromRecord((*r)->tape);
+        auto s = schemaFromRecord((*r)->tape, derive);
         if (!s)
             return failWith(Error(s.error()).withFile(a.positional()[0]));
         for (const auto& n : s->notes)

@@ -36,10 +36,16 @@ commands:
   graph FILE [--dot] [--layout] a GradientCheckpoint's computation graph
   blocks FILE.car               the blocks of a CAR file
   loss RUN_DIR                  loss and metric history of a run directory
-  schema FILE [-o S.json]       the type layout of a self-describing record (for bincode files)
+  schema FILE [-o S.json] [--scheduler NAME]
+                                the type layout of a self-describing record (for bincode files),
+                                or the layout a bincode FILE's bytes settled with --schema-from
   check-resume FILE             the resume-readiness checklist
 
-Bincode records take --schema-from OTHER.mpk or --schema S.json on every reading command.
+Bincode records take --schema-from OTHER.mpk or --schema S.json on every reading command, and
+--scheduler step|linear|cosine|noam|exponential|constant where the bytes cannot tell StepLr's i32
+from a usize; `convert IN OUT.bin` writes with the layout they name (tuples stay tuples).
+Records open only if the real typed decoders would accept them; info, tree, tensors, show and
+state take --lenient to look at a damaged file anyway (the output says it is partial and why).
 Exit codes: 0 success, 1 invalid input or failed operation, 2 usage error.
 )";
 

@@ -778,29 +778,6 @@ public:
         b.end();
     }
 
-    /** Trains \a n micro-batches without any output (templates for bincode layouts). */
-    void trainSilently(uint64_t n)
-    {
-        Batch<T> batch;
-        for (uint64_t k = 0; k < n; ++k) {
-            if (m_p.pendingMicroBatches == 0)
-                m_p.lastLr = m_sched.step();
-            sampleBatch(batch);
-            const T loss = m_model.forwardBackward(batch);
-            for (size_t i = 0; i < Mlp<T>::Count; ++i)
-                m_accum[i] = m_p.pendingMicroBatches == 0 ? m_model.params[i].grad : Mat<T>(m_accum[i] + m_model.params[i].grad);
-            if (++m_p.pendingMicroBatches == m_c.gradAccum) {
-                for (size_t i = 0; i < Mlp<T>::Count; ++i)
-                    m_optim.step(m_p.lastLr, m_model.params[i], m_accum[i], m_optim.state[i]);
-                ++m_p.optimizerSteps;
-                m_p.pendingMicroBatches = 0;
-            }
-            ++m_p.step;
-            m_p.lossTail.push_back(static_cast<double>(loss));
-        }
-    }
-
-    void resetScheduler() { m_sched.reset(); }
 
 private:
     Result<void> checkpoint()
@@ -917,68 +894,8 @@ Result<std::shared_ptr<const Record>> openTrainingRecord(const std::string& path
     const bool bincode = (*rec)->recorder == Recorder::Bin || (*rec)->recorder == Recorder::BinGz;
     if (!bincode || ((*rec)->kind == RecordKind::TrainingRecord && (*rec)->stateNode))
         return rec;
-    // bincode stores no names: decode with the layout of a self-describing record of the same Rust
-    // types. The types depend on the optimizer state and scheduler record, so try each layout the
-    // trainer can write (a tiny model trained 3 micro-batches with one pending, written as NamedMpk).
-    struct Candidate {
-        OptimizerKind optimizer;
-        bool variant; // Adam: amsgrad; SGD: momentum
-        SchedulerKind scheduler;
-    };
-    std::vector<Candidate> candidates;
-    for (auto sch : {SchedulerKind::Constant, SchedulerKind::Step, SchedulerKind::Cosine, SchedulerKind::Exponential})
-        for (auto opt : {OptimizerKind::Adam, OptimizerKind::Sgd})
-            for (bool variant : {false, true})
-                candidates.push_back({opt, variant, sch});
-    const fs::path tmp = fs::temp_directory_path()
-        / ("ckpt-train-layout-" + std::to_string(static_cast<unsigned long long>(::getpid())) + ".mpk");
-    for (const Candidate& c : candidates) {
-        TrainConfig cfg;
-        cfg.inputDim = 1;
-        cfg.hidden = 1;
-        cfg.outputDim = 1;
-        cfg.batchSize = 1;
-        cfg.datasetSize = 1;
-        cfg.validSize = 1;
-        cfg.gradAccum = 2;
-        cfg.optimizer = c.optimizer;
-        cfg.amsgrad = c.optimizer == OptimizerKind::Adam && c.variant;
-        cfg.momentum = c.optimizer == OptimizerKind::Sgd && !c.variant ? 0.0 : 0.9;
-        cfg.scheduler = c.scheduler;
-        cfg.recorder = Recorder::NamedMpk;
-        Trainer<float> templ(cfg, tmp.parent_path().string());
-        templ.startFresh();
-        templ.trainSilently(3);
-        // Back to the initial scheduler record: StepLr's i32 is then -1, which MessagePack keeps
-        // signed (a non-negative i32 would read back as an unsigned integer and derive a usize).
-        templ.resetScheduler();
-        TapeBuilder b;
-        templ.writeTrainingItem(b, makeMetadata(Recorder::NamedMpk, Precision::Full, kBurnVersion));
-        endEnvelope(b);
-        if (!saveRecord(std::move(b).finish(), Recorder::NamedMpk, tmp.string()))
-            continue;
-        OpenOptions options;
-        options.schemaFrom = tmp.string();
-        auto decoded = openRecord(path, options);
-        if (!decoded || (*decoded)->kind != RecordKind::TrainingRecord || !(*decoded)->stateNode || (*decoded)->partial)
-            continue;
-        TrainConfig rc;
-        TrainProgress rp;
-        if (!readCallerState((*decoded)->tape, *(*decoded)->stateNode, rc, rp))
-            continue;
-        const bool sameOptimizer = (rc.optimizer == OptimizerKind::Sgd) == (c.optimizer == OptimizerKind::Sgd)
-            && (c.optimizer == OptimizerKind::Sgd ? (rc.momentum != 0.0) == c.variant : rc.amsgrad == c.variant);
-        auto recordKind = [](SchedulerKind k) {
-            return k == SchedulerKind::Linear || k == SchedulerKind::Noam ? SchedulerKind::Cosine : k; // all usize
-        };
-        if (!sameOptimizer || recordKind(rc.scheduler) != c.scheduler)
-            continue;
-        std::error_code ec;
-        fs::remove(tmp, ec);
-        return decoded;
-    }
-    std::error_code ec;
-    fs::remove(tmp, ec);
+    // core's built-in ckpt-train layouts (core/record/bincoderecord.cpp) read every TrainingRecord
+    // the trainer writes, the scheduler record type taken from the caller state's config.
     auto e = fail(ErrorCode::Invalid, "a bincode record that none of the trainer's TrainingRecord layouts decodes (another model, or a damaged file)");
     e.error().file = path;
     return e;

@@ -35,8 +35,8 @@ enum ExitCode : int { ExitOk = 0, ExitFailed = 1, ExitUsage = 2 };
 int runTraining(const RunRequest& request);
 
 /**
- * Opens a record for --resume. NamedMpk/JSON records are self-describing; a bincode record is decoded
- * with the layout of each TrainingRecord type the trainer writes until one reads consistently.
+ * Opens a record for --resume. NamedMpk/JSON records are self-describing; a bincode record is read by
+ * core's built-in ckpt-train layout (the scheduler record type named by its caller state), or refused.
  */
 Result<std::shared_ptr<const Record>> openTrainingRecord(const std::string& path);
 

@@ -102,14 +102,65 @@ public:
     {
     }
 
+    /**
+     * Decodes the root; when a reading of the ambiguous nodes fails later on (or leaves bytes over),
+     * decodes again with the latest decision whose other reading was never tried flipped
+     * (chronological backtracking over whole decodes, so a choice that only fails in a later sibling,
+     * e.g. a bare `Option<u64>` that misaligns the next field, is still undone). Prefers a reading that
+     * consumes every byte; the first run's error is the one reported.
+     */
     Result<BincodeReadResult> run()
     {
         if (m_pos > m_data.size())
             return fail(ErrorCode::Usage, "start offset " + std::to_string(m_pos) + " is past the end (" + std::to_string(m_data.size()) + " bytes)");
         const uint64_t start = m_pos;
-        PathLink root;
-        if (auto r = value(m_s.root, &root); !r)
-            return std::unexpected(r.error());
+        std::optional<BincodeReadResult> leavesBytes;
+        std::optional<Error> firstError;
+        for (uint32_t attempt = 0;; ++attempt) {
+            restart(start);
+            PathLink root;
+            auto r = value(m_s.root, &root);
+            if (r && m_pos == m_data.size())
+                return finish(start);
+            if (r && !leavesBytes)
+                leavesBytes = finish(start);
+            else if (!r && !firstError)
+                firstError = r.error();
+            auto next = flippedDecisions();
+            if (!next || attempt + 1 >= kMaxRedecodes || m_trialsLeft == 0)
+                break;
+            --m_trialsLeft;
+            m_forced = std::move(*next);
+        }
+        if (leavesBytes)
+            return std::move(*leavesBytes);
+        return std::unexpected(std::move(*firstError));
+    }
+
+private:
+    /** Whole decodes a backtracking run may take (each is linear in the file, payloads are skipped). */
+    static constexpr uint32_t kMaxRedecodes = 256;
+
+    /** A reading chosen for an ambiguous node at its first occurrence; flippable while the other was never tried. */
+    struct Decision {
+        uint32_t node = 0;
+        int8_t choice = 0;
+        bool flippable = false;
+    };
+
+    void restart(uint64_t start)
+    {
+        m_pos = start;
+        m_nodes.clear();
+        m_pool.clear();
+        m_names.clear();
+        std::fill(m_pin.begin(), m_pin.end(), int8_t(-1));
+        m_pinLog.clear();
+        m_nonCanonical = 0;
+    }
+
+    BincodeReadResult finish(uint64_t start)
+    {
         BincodeReadResult out;
         out.tape.nodes = std::move(m_nodes);
         out.tape.pool = std::move(m_pool);
@@ -120,7 +171,20 @@ public:
         return out;
     }
 
-private:
+    /** The decisions of the last run up to its latest flippable one, that one flipped; none when all were tried. */
+    std::optional<std::vector<Decision>> flippedDecisions() const
+    {
+        for (size_t i = m_pinLog.size(); i-- > 0;) {
+            if (!m_pinLog[i].flippable)
+                continue;
+            std::vector<Decision> next(m_pinLog.begin(), m_pinLog.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+            next.back().choice = int8_t(1 - next.back().choice);
+            next.back().flippable = false;
+            return next;
+        }
+        return std::nullopt;
+    }
+
     // ----- errors -----
     std::unexpected<Error> error(ErrorCode code, std::string what, uint64_t offset, const PathLink* path) const
     {
@@ -489,7 +553,10 @@ private:
         };
         if (m_pin[si] >= 0)
             return decodeAs(m_pin[si]);
-        const int8_t first = sn.preferAlternative ? 1 : 0;
+        // A later run of the backtracking replays the earlier decisions and takes the flipped one.
+        const size_t decision = m_pinLog.size();
+        const bool forced = decision < m_forced.size() && m_forced[decision].node == si;
+        const int8_t first = forced ? m_forced[decision].choice : preferredReading(sn);
         std::optional<Error> firstError;
         for (int8_t choice : {first, int8_t(1 - first)}) {
             if (m_trialsLeft == 0)
@@ -500,7 +567,7 @@ private:
             const size_t pins = m_pinLog.size();
             const uint64_t nonCanonical = m_nonCanonical;
             m_pin[si] = choice;
-            m_pinLog.push_back(si);
+            m_pinLog.push_back({si, choice, forced ? m_forced[decision].flippable : choice == first});
             ++m_trialDepth;
             auto r = decodeAs(choice);
             --m_trialDepth;
@@ -511,12 +578,29 @@ private:
             m_pos = pos;
             m_nodes.resize(nodes);
             while (m_pinLog.size() > pins) {
-                m_pin[m_pinLog.back()] = -1;
+                m_pin[m_pinLog.back().node] = -1;
                 m_pinLog.pop_back();
             }
             m_nonCanonical = nonCanonical;
+            if (forced)
+                break; // the other reading of a forced decision was tried by an earlier run
         }
         return std::unexpected(*firstError);
+    }
+
+    /**
+     * 1 for the alternative (bare T, tuple), 0 for the declared reading (Option, Vec). A maybe-tuple
+     * Seq's arity is the length its twin had: a Vec reading whose count differs from it is the less
+     * likely one (`(true, false)` = `01 00` also reads as a Vec of one `false`), so the tuple goes first.
+     */
+    int8_t preferredReading(const SchemaNode& sn) const
+    {
+        if (sn.kind == SchemaKind::Seq && !sn.preferAlternative && m_pos < m_data.size()) {
+            const uint8_t b = m_data[m_pos];
+            if (b < kU16Marker && b != sn.tupleArity)
+                return 1;
+        }
+        return sn.preferAlternative ? 1 : 0;
     }
 
     /** Burn invariants used to reject a wrong reading of an ambiguous node. */
@@ -611,7 +695,8 @@ private:
     std::vector<uint8_t> m_pool;
     std::unordered_map<std::string, uint64_t> m_names;
     std::vector<int8_t> m_pin;
-    std::vector<uint32_t> m_pinLog;
+    std::vector<Decision> m_pinLog;   ///< first occurrences of ambiguous nodes, in decoding order
+    std::vector<Decision> m_forced;   ///< decisions a backtracking run replays
     uint32_t m_trialsLeft;
     uint32_t m_trialDepth = 0;
     uint64_t m_nonCanonical = 0;

@@ -38,56 +38,6 @@ std::string hexByte(uint8_t b)
     return std::string("0x") + digits[b >> 4] + digits[b & 15];
 }
 
-/**
- * Index of the first byte that is not part of valid UTF-8, or n when all of \a s is valid. Same rules
- * as Rust's str::from_utf8 (which rmp-serde uses for String): no overlong forms, no surrogates,
- * nothing above U+10FFFF. The ASCII fast path matters for long keys and ids.
- */
-size_t firstInvalidUtf8(const uint8_t* s, size_t n)
-{
-    size_t i = 0;
-    while (i < n) {
-        if (i + 8 <= n) {
-            uint64_t w;
-            std::memcpy(&w, s + i, 8);
-            if ((w & 0x8080808080808080ull) == 0) {
-                i += 8;
-                continue;
-            }
-        }
-        const uint8_t c = s[i];
-        if (c < 0x80) {
-            ++i;
-            continue;
-        }
-        size_t len = 0;
-        uint8_t lo = 0x80, hi = 0xbf; // allowed range of the second byte
-        if (c >= 0xc2 && c <= 0xdf) {
-            len = 2;
-        } else if (c >= 0xe0 && c <= 0xef) {
-            len = 3;
-            if (c == 0xe0)
-                lo = 0xa0; // overlong
-            else if (c == 0xed)
-                hi = 0x9f; // surrogates
-        } else if (c >= 0xf0 && c <= 0xf4) {
-            len = 4;
-            if (c == 0xf0)
-                lo = 0x90; // overlong
-            else if (c == 0xf4)
-                hi = 0x8f; // above U+10FFFF
-        } else {
-            return i;
-        }
-        if (i + len > n || s[i + 1] < lo || s[i + 1] > hi)
-            return i;
-        for (size_t k = 2; k < len; ++k)
-            if ((s[i + k] & 0xc0) != 0x80)
-                return i;
-        i += len;
-    }
-    return n;
-}
 
 /** An open array or map while decoding: its tape node and how many children are still expected. */
 struct Frame {
@@ -527,6 +477,57 @@ void writeMsgpack(const Tape& tape, uint32_t node, Sink& out)
         case Kind::Map: w.mapHeader(n.count); break;
         }
     }
+}
+
+/**
+ * Index of the first byte that is not part of valid UTF-8, or n when all of \a s is valid. Same rules
+ * as Rust's str::from_utf8 (which rmp-serde uses for String): no overlong forms, no surrogates,
+ * nothing above U+10FFFF. The ASCII fast path matters for long keys and ids.
+ */
+size_t firstInvalidUtf8(const uint8_t* s, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        if (i + 8 <= n) {
+            uint64_t w;
+            std::memcpy(&w, s + i, 8);
+            if ((w & 0x8080808080808080ull) == 0) {
+                i += 8;
+                continue;
+            }
+        }
+        const uint8_t c = s[i];
+        if (c < 0x80) {
+            ++i;
+            continue;
+        }
+        size_t len = 0;
+        uint8_t lo = 0x80, hi = 0xbf; // allowed range of the second byte
+        if (c >= 0xc2 && c <= 0xdf) {
+            len = 2;
+        } else if (c >= 0xe0 && c <= 0xef) {
+            len = 3;
+            if (c == 0xe0)
+                lo = 0xa0; // overlong
+            else if (c == 0xed)
+                hi = 0x9f; // surrogates
+        } else if (c >= 0xf0 && c <= 0xf4) {
+            len = 4;
+            if (c == 0xf0)
+                lo = 0x90; // overlong
+            else if (c == 0xf4)
+                hi = 0x8f; // above U+10FFFF
+        } else {
+            return i;
+        }
+        if (i + len > n || s[i + 1] < lo || s[i + 1] > hi)
+            return i;
+        for (size_t k = 2; k < len; ++k)
+            if ((s[i + k] & 0xc0) != 0x80)
+                return i;
+        i += len;
+    }
+    return n;
 }
 
 } // namespace ckpt

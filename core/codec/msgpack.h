@@ -54,4 +54,10 @@ Result<MsgpackReadResult> readMsgpack(const BytesPtr& bytes, const MsgpackReadOp
  */
 void writeMsgpack(const Tape& tape, uint32_t node, Sink& out);
 
+/**
+ * Index of the first byte that is not part of valid UTF-8, or n when all of \a s is valid (the rules
+ * of Rust's str::from_utf8, which serde's String visitor applies to bytes).
+ */
+size_t firstInvalidUtf8(const uint8_t* s, size_t n);
+
 } // namespace ckpt

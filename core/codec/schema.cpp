@@ -693,6 +693,8 @@ private:
             const Node& n = m_t[item];
             if (n.kind == Kind::Array && n.count == 5 && isGradients(*m_t.element(item, 3)))
                 role = RecordRole::Training;
+            else if (n.kind == Kind::Array && n.count == 7 && m_t[item + 1].kind == Kind::UInt && isGradients(*m_t.element(item, 5)))
+                role = RecordRole::ModelStateTraining;
             else if (isOptimizerMap(item))
                 role = RecordRole::Optimizer;
             else if (n.kind == Kind::Nil || n.kind == Kind::UInt || n.kind == Kind::Int || n.kind == Kind::F64
@@ -713,10 +715,32 @@ private:
             parts.push_back(generic(*m_t.element(item, 4), "item[4]"));
             return tuple(std::move(parts));
         }
+        case RecordRole::ModelStateTraining: {
+            // format-burn-record.md §9.6: (version: u32, module, TrainableParameterContract, optimizer,
+            // scheduler, GradientsParamsRecord, caller state).
+            if (m_t[item].kind != Kind::Array || m_t[item].count != 7)
+                return fail(ErrorCode::Invalid, "a ModelStateTrainingRecord item must be an array of 7, found a " + std::string(kindName(m_t[item].kind)));
+            std::vector<uint32_t> parts;
+            parts.push_back(prim(SchemaKind::U32));
+            parts.push_back(module(*m_t.element(item, 1), "item[1]", ""));
+            parts.push_back(parameterContract());
+            parts.push_back(optimizer(*m_t.element(item, 3), "item[3]"));
+            parts.push_back(scheduler(*m_t.element(item, 4), "item[4]"));
+            parts.push_back(gradients());
+            parts.push_back(generic(*m_t.element(item, 6), "item[6]"));
+            return tuple(std::move(parts));
+        }
         case RecordRole::Optimizer: return optimizer(item, "item");
         case RecordRole::Scheduler: return scheduler(item, "item");
         default: return module(item, "item", "");
         }
+    }
+
+    /** TrainableParameterContract { entries: Vec<(u64, Vec<usize>, DType)> } (§9.6). */
+    uint32_t parameterContract()
+    {
+        const uint32_t entry = tuple({prim(SchemaKind::U64), seq(prim(SchemaKind::Usize)), dtype()});
+        return intern(structNode("TrainableParameterContract", {{"entries", seq(entry)}}));
     }
 
     uint32_t gradients()
@@ -905,12 +929,39 @@ private:
                 fields.push_back({name, module(val, appendKeyToPath(path, name), name)});
             });
             const uint32_t st = intern(structNode("", std::move(fields)));
-            if (path == "item" || path == "item[0]")
+            if (path == "item" || path == "item[0]" || path == "item[1]")
                 return st;
             // A sub-module may be an Option<M>; Some(M) looks exactly like M in MessagePack.
             return option(st, true, true);
         }
         default: return generic(v, path);
+        }
+    }
+
+    /**
+     * A scalar field of a caller-state struct may be an `Option<T>`: MessagePack and JSON write Some(x)
+     * exactly like x, bincode adds a 01 tag. The field becomes a maybe-bare Option (bare first) that
+     * the decoder settles on the bytes. Its node is named after the record path so that two fields of
+     * the same type are settled separately (a node is pinned to one reading for all its occurrences).
+     */
+    uint32_t maybeOptionalField(uint32_t v, uint32_t type, const std::string& path)
+    {
+        switch (m_t[v].kind) {
+        case Kind::Bool:
+        case Kind::UInt:
+        case Kind::Int:
+        case Kind::F32:
+        case Kind::F64:
+        case Kind::Str: {
+            SchemaNode n;
+            n.kind = SchemaKind::Option;
+            n.name = path;
+            n.elements = {type};
+            n.maybeBare = true;
+            n.preferAlternative = true;
+            return intern(std::move(n));
+        }
+        default: return type;
         }
     }
 
@@ -958,7 +1009,8 @@ private:
                 std::vector<SchemaField> fields;
                 m_t.forEachEntry(v, [&](uint32_t k, uint32_t val) {
                     const std::string name(m_t.str(k));
-                    fields.push_back({name, generic(val, appendKeyToPath(path, name))});
+                    const std::string fieldPath = appendKeyToPath(path, name);
+                    fields.push_back({name, maybeOptionalField(val, generic(val, fieldPath), fieldPath)});
                 });
                 return intern(structNode("", std::move(fields)));
             }
@@ -979,6 +1031,19 @@ private:
 };
 
 } // namespace
+
+std::optional<std::string> schedulerRecordType(std::string_view scheduler)
+{
+    if (scheduler == "step" || scheduler == "i32")
+        return "i32";
+    if (scheduler == "linear" || scheduler == "cosine" || scheduler == "noam" || scheduler == "usize")
+        return "usize";
+    if (scheduler == "exponential" || scheduler == "f64")
+        return "f64";
+    if (scheduler == "constant" || scheduler == "unit")
+        return "unit";
+    return std::nullopt;
+}
 
 Result<SchemaFromRecordResult> schemaFromRecord(const Tape& record, const SchemaFromRecordOptions& options)
 {

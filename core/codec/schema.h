@@ -7,6 +7,7 @@
 #include "core/value/tape.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -125,7 +126,7 @@ std::string_view dtypeTableName(DTypeTable t);
 std::optional<DTypeTable> dtypeTableFromName(std::string_view name);
 
 /** Which Burn record an envelope's `item` holds, when the caller knows better than the guess. */
-enum class RecordRole : uint8_t { Auto, Module, Optimizer, Scheduler, Training };
+enum class RecordRole : uint8_t { Auto, Module, Optimizer, Scheduler, Training, ModelStateTraining };
 
 struct SchemaFromRecordOptions {
     RecordRole role = RecordRole::Auto;
@@ -137,6 +138,14 @@ struct SchemaFromRecordOptions {
      */
     std::string schedulerType;
 };
+
+/**
+ * The Rust type of a scheduler's record (format-burn-record.md §7) for the names the CLI and the
+ * trainer use: "step" → "i32" (StepLr iter_idx); "linear", "cosine", "noam" → "usize"; "exponential"
+ * → "f64"; "constant" → "unit". The type names themselves ("i32", "usize", "f64", "unit") pass through.
+ * nullopt for anything else.
+ */
+std::optional<std::string> schedulerRecordType(std::string_view scheduler);
 
 struct SchemaFromRecordResult {
     BincodeSchema schema;

@@ -270,6 +270,7 @@ std::vector<ResumeCheck> checkResume(const Record& r)
         size_t unknown = 0, shapeBad = 0, dtypeBad = 0;
         std::set<uint64_t> times;
         std::string firstProblem;
+        std::pair<std::string, uint32_t> where;
         for (const auto& oe : r.optimizer) {
             if (oe.time)
                 times.insert(*oe.time);
@@ -277,8 +278,10 @@ std::vector<ResumeCheck> checkResume(const Record& r)
             if (it == params.end()) {
                 if (!r.params.empty()) {
                     ++unknown;
-                    if (firstProblem.empty())
+                    if (firstProblem.empty()) {
                         firstProblem = "optimizer entry " + oe.paramId + " has no parameter in the model";
+                        where = {oe.path, oe.node};
+                    }
                 }
                 continue;
             }
@@ -287,22 +290,33 @@ std::vector<ResumeCheck> checkResume(const Record& r)
                 const auto& st = r.tensors[ti];
                 if (st.shape != pt.shape) {
                     ++shapeBad;
-                    if (firstProblem.empty())
+                    if (firstProblem.empty()) {
                         firstProblem = st.path + " has shape " + shapeString(st.shape) + " but its parameter has " + shapeString(pt.shape);
+                        where = {st.path, st.node};
+                    }
                 }
-                if (isFloat(st.dtype) != isFloat(pt.dtype))
+                if (isFloat(st.dtype) != isFloat(pt.dtype)) {
                     ++dtypeBad;
+                    if (firstProblem.empty()) {
+                        firstProblem = st.path + " is " + std::string(dtypeName(st.dtype)) + " but its parameter is " + std::string(dtypeName(pt.dtype));
+                        where = {st.path, st.node};
+                    }
+                }
             }
             if (oe.rank != 0 && oe.rank != pt.shape.size()) {
                 ++shapeBad;
-                if (firstProblem.empty())
+                if (firstProblem.empty()) {
                     firstProblem = "optimizer entry " + oe.paramId + " is Rank" + std::to_string(oe.rank) + " but the parameter has rank " + std::to_string(pt.shape.size());
+                    where = {oe.path, oe.node};
+                }
             }
         }
         const S s = (unknown || shapeBad || dtypeBad) ? S::Error : S::Ok;
         add("optimizer", s, std::to_string(r.optimizer.size()) + " optimizer entries"
             + (r.params.empty() ? "" : " for " + std::to_string(r.params.size()) + " parameters")
             + (firstProblem.empty() ? "" : "; " + firstProblem));
+        out.back().path = where.first;
+        out.back().node = where.second;
         if (times.size() > 1)
             add("optimizer-steps", S::Warning, "optimizer entries disagree on the step counter (" + std::to_string(*times.begin()) + " .. "
                 + std::to_string(*times.rbegin()) + "): parameters were frozen or added during training");
@@ -323,9 +337,12 @@ std::vector<ResumeCheck> checkResume(const Record& r)
     if (r.gradientsNode) {
         size_t bad = 0;
         std::string first;
+        const TensorEntry* firstTensor = nullptr;
         for (const auto& g : r.gradients) {
             auto it = params.find(g.paramId);
             const auto& gt = r.tensors[g.tensor];
+            if (!bad)
+                firstTensor = &gt; // the entry the first problem is reported at
             if (it == params.end()) {
                 ++bad;
                 if (first.empty())
@@ -343,6 +360,10 @@ std::vector<ResumeCheck> checkResume(const Record& r)
         add("pending-gradients", bad ? S::Error : S::Ok,
             r.gradients.empty() ? "no pending gradients (the checkpoint was taken at an optimizer step boundary)"
                                 : std::to_string(r.gradients.size()) + " pending gradients will be restored into the accumulator" + (first.empty() ? "" : "; " + first));
+        if (bad && firstTensor) {
+            out.back().path = firstTensor->path;
+            out.back().node = firstTensor->node;
+        }
     }
     if (r.stateNode) {
         const auto& n = r.tape[*r.stateNode];
@@ -364,8 +385,13 @@ Result<void> validateRecord(const Record& r)
     // Parts that are merely absent make a record less resumable, not invalid; parts that contradict
     // each other (optimizer state or pending gradients that do not fit their parameters) are invalid.
     for (const auto& c : checkResume(r))
-        if (c.status == ResumeCheck::Status::Error && (c.name == "optimizer" || c.name == "pending-gradients") && !r.params.empty())
-            return fail(ErrorCode::Invalid, c.name + ": " + c.detail);
+        if (c.status == ResumeCheck::Status::Error && (c.name == "optimizer" || c.name == "pending-gradients") && !r.params.empty()) {
+            Error e{ErrorCode::Invalid, c.name + ": " + c.detail};
+            e.recordPath = c.path;
+            if (!c.path.empty())
+                e.offset = r.tape[c.node].srcOffset;
+            return std::unexpected(std::move(e));
+        }
     return {};
 }
 

@@ -33,6 +33,8 @@ struct ResumeCheck {
     std::string name;                 ///< short id, e.g. "optimizer-shapes"
     enum class Status { Ok, Warning, Error } status = Status::Ok;
     std::string detail;
+    std::string path;                 ///< where the first problem is (errors only; "" when not one place)
+    uint32_t node = 0;                ///< its tape node (for the byte offset)
 };
 std::string_view resumeStatusName(ResumeCheck::Status s); ///< "ok", "warning", "error"
 

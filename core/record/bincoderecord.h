@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "core/codec/schema.h"
 #include "core/io/sink.h"
 #include "core/record/record.h"
 
@@ -15,10 +16,59 @@ namespace ckpt {
  */
 Result<void> decodeBincodeRecord(const BytesPtr& decoded, const OpenOptions& options, Record& record);
 
+/** A bincode layout and where it came from (for Record::schemaSource and messages). */
+struct BincodeLayout {
+    BincodeSchema schema;
+    std::string source;
+    std::vector<std::string> notes; ///< guesses of a derivation (SchemaFromRecordResult::notes)
+};
+
+/**
+ * The layout the options name: options.schemaFile parsed, or derived from the self-describing twin
+ * options.schemaFrom (told options.scheduler); nullopt when neither is given. Usage errors for an
+ * unknown scheduler name or a bincode twin.
+ */
+Result<std::optional<BincodeLayout>> bincodeLayoutFromOptions(const OpenOptions& options);
+
+/**
+ * The layout to write \a record as bincode (`ckpt convert IN OUT.bin`): the record's own when it was
+ * read from bincode, else the one the options name, else derived from the record itself (told
+ * options.scheduler), where a caller-state array becomes a Vec and an unsigned scheduler a usize.
+ */
+Result<BincodeLayout> bincodeTargetLayout(const Record& record, const OpenOptions& options);
+
+/**
+ * The layout that says which floats of a JSON record are f32 (JSON carries every float as f64): the
+ * one the options name, else core's built-in ckpt-train TrainingRecord layout when the record is one
+ * of the trainer's (its scheduler record type from the caller state); nullopt when nothing says.
+ */
+Result<std::optional<BincodeLayout>> jsonFloatLayout(const Record& record, const OpenOptions& options);
+
+/**
+ * \a envelope with every float that \a layout declares `f32` stored as f32 (and every value in the
+ * kind the layout gives it), so that MessagePack writes `ca` where rmp-serde writes an f32 field.
+ * Goes through the layout's bincode (encode, then decode), which checks that the record fits it.
+ */
+Result<Tape> withLayoutValueKinds(const Tape& envelope, const BincodeSchema& layout);
+
 /** Encodes an envelope tape as bincode with \a schema, or the layout derived from the tape itself. */
 Result<void> encodeBincodeRecord(const Tape& envelope, Sink& out, const BincodeSchema* schema);
 
-/** The built-in layouts tried without a schema, with a name each (for messages and tests). */
-std::vector<std::pair<std::string, BincodeSchema>> builtinBincodeLayouts(DTypeTable table);
+/** One layout tried without a schema (Record::schemaSource names it). */
+struct BuiltinLayout {
+    std::string name;
+    BincodeSchema schema;
+    std::string schedulerType; ///< the scheduler record type it assumes (schedulerRecordType spelling); empty when none
+};
+
+/**
+ * The layouts tried, in this order, on a bincode file opened without --schema/--schema-from:
+ * ckpt-train's TrainingRecords (Mlp, Adam/AdamW or SGD, each scheduler record, pending gradients,
+ * its caller state), the optimizer records of Adam/AdamW (0.21 and <= 0.20), SGD, Muon, AdaGrad,
+ * RmsProp, Adan, Fp32Master<Adam/AdamW> and Fp32Master<SGD>, the scheduler records usize, i32,
+ * f64, () and ComposedLrSchedulerRecord, GradientsParamsRecord, and ckpt-train's module record.
+ * A layout is taken only when it decodes every byte into a consistent envelope.
+ */
+std::vector<BuiltinLayout> builtinBincodeLayouts(DTypeTable table);
 
 } // namespace ckpt

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Interpreting a decoded envelope: what kind of record it is, where its tensors, parameters,
 // optimizer entries, pending gradients, scheduler and caller state are (format spec §5 - §9).
+#include "core/codec/msgpack.h"
 #include "core/record/record.h"
 #include "core/tensor/shape.h"
 
@@ -56,15 +57,22 @@ bool looksLikeParamIdKey(std::string_view k)
 
 class Indexer {
 public:
-    Indexer(Record& r)
+    Indexer(Record& r, bool lenient)
         : m_r(r)
         , m_t(r.tape)
+        , m_lenient(lenient)
     {
     }
 
     /// The DType of a TensorData's dtype value: "F32", or {"Bool": store} / {"QFloat": scheme}.
     Result<std::pair<DType, bool>> dtypeOf(uint32_t node, const std::string& path)
     {
+        // rmp-serde also reads an enum from its variant index (serde_json does not).
+        if (m_t[node].kind == Kind::UInt && (m_r.recorder == Recorder::NamedMpk || m_r.recorder == Recorder::NamedMpkGz)) {
+            const auto d = m_t.u64(node) <= UINT32_MAX ? dtypeFromIndex(dtypeTableForVersion(m_r.metadata.version), uint32_t(m_t.u64(node))) : std::nullopt;
+            if (d && *d != DType::QFloat && !(*d == DType::Bool && dtypeTableForVersion(m_r.metadata.version) == DTypeTable::Burn021))
+                return std::pair{*d, false};
+        }
         if (m_t.isStr(node)) {
             auto d = dtypeFromName(m_t.str(node));
             if (!d)
@@ -81,6 +89,9 @@ public:
             }
             if (name == "QFloat")
                 return std::pair{DType::QFloat, false};
+            // {"F32": nil}: serde reads a unit variant from a one-entry map with a unit payload too.
+            if (auto d = dtypeFromName(name); d && *d != DType::Bool && *d != DType::QFloat && m_t[v].kind == Kind::Nil)
+                return std::pair{*d, false};
             return std::unexpected(invalidAt(m_t, node, path, "unknown dtype variant \"" + name + "\""));
         }
         return std::unexpected(invalidAt(m_t, node, path, std::string("expected a dtype name, found a ") + kindName(m_t[node].kind)));
@@ -121,7 +132,8 @@ public:
         if (!m_t.isMap(node))
             return TensorForm::None;
         const uint64_t n = m_t[node].count;
-        if (n == 3 && m_t.find(node, "bytes") && m_t.find(node, "shape") && m_t.find(node, "dtype"))
+        // serde ignores unknown fields: a TensorData or ParamSerde with an extra key still is one.
+        if (n >= 3 && m_t.find(node, "bytes") && m_t.find(node, "shape") && m_t.find(node, "dtype"))
             return TensorForm::Data;
         if (n == 2 && m_t.find(node, "value") && m_t.find(node, "shape")) {
             auto v = *m_t.find(node, "value");
@@ -165,7 +177,7 @@ public:
             e.dtype = d->first;
             e.dataNode = *m_t.find(node, "bytes");
             const Node& b = m_t[e.dataNode];
-            if (b.kind == Kind::Bin) {
+            if (b.kind == Kind::Bin || b.kind == Kind::Str) { // serde_bytes also takes a string's bytes
                 e.bytes = b.count;
                 if (!(b.flags & InPool))
                     e.offset = b.payload;
@@ -204,7 +216,7 @@ public:
                 return {};
             }
             // ParamSerde {id, param}
-            if (n.count == 2 && role == TensorRole::Param) {
+            if (n.count >= 2 && role == TensorRole::Param) {
                 auto id = m_t.find(node, "id");
                 auto param = m_t.find(node, "param");
                 if (id && param && m_t.isStr(*id) && formOf(*param) != TensorForm::None) {
@@ -352,7 +364,7 @@ public:
                 res = std::unexpected(invalidAt(m_t, idNode, appendIndexToPath(ep, 0), std::string("expected the parameter id as u64, found a ") + kindName(m_t[idNode].kind)));
                 return;
             }
-            if (previous && *id == *previous) {
+            if (previous && *id == *previous && !m_lenient) {
                 res = std::unexpected(invalidAt(m_t, idNode, appendIndexToPath(ep, 0), "duplicate pending gradient for parameter id " + std::to_string(*id)));
                 return;
             }
@@ -453,8 +465,6 @@ public:
             uint32_t c = item + 1;
             for (int i = 0; i < 7; ++i, c = m_t[c].end)
                 e[i] = c;
-            if (m_t.u64(e[0]) != 1)
-                m_r.warnings.push_back("ModelStateTrainingRecord version is " + std::to_string(m_t.u64(e[0])) + "; Ruda restores only version 1");
             m_r.moduleNode = e[1];
             if (auto r = walk(e[1], appendIndexToPath(ip, 1), TensorRole::Param, {}, {}); !r)
                 return r;
@@ -466,6 +476,23 @@ public:
                 return r;
             m_r.stateNode = e[6];
             return walk(e[6], appendIndexToPath(ip, 6), TensorRole::Other, {}, {});
+        }
+        if (n.kind == Kind::Array) {
+            // An item tuple that holds a pending-gradients record or an optimizer map declares a
+            // TrainingRecord (or its ModelState form); a tuple of another arity is not one of them.
+            bool declaresTraining = false;
+            m_t.forEachChild(item, [&](uint32_t c) {
+                declaresTraining = declaresTraining || looksLikeOptimizerMap(c) || (m_t.isMap(c) && m_t.find(c, "gradients"));
+            });
+            if ((declaresTraining || n.count == 7) && !m_lenient)
+                return std::unexpected(invalidAt(m_t, item, ip, std::string("expected a TrainingRecord (a tuple of 5: module, optimizer, scheduler, "
+                    "pending gradients, caller state) or a ModelStateTrainingRecord (a tuple of 7 starting with the u32 version), found a tuple of ")
+                    + std::to_string(n.count) + (n.count == 7 ? " whose first element is a " + std::string(kindName(m_t[item + 1].kind)) : std::string())));
+            if (declaresTraining || n.count == 7)
+                m_r.damage = "at item: the item is a tuple of " + std::to_string(n.count) + ", not a TrainingRecord's 5 or a ModelStateTrainingRecord's 7: shown as a plain tuple";
+            m_r.kind = RecordKind::ModuleRecord; // a tuple module (M1, M2, ...)
+            m_r.moduleNode = item;
+            return walk(item, ip, TensorRole::Param, {}, {});
         }
         if (looksLikeOptimizerMap(item) || (m_t.isMap(item) && n.count == 0 && m_r.file.find("optim") != std::string::npos)) {
             m_r.kind = RecordKind::OptimizerRecord;
@@ -485,13 +512,14 @@ public:
 private:
     Record& m_r;
     const Tape& m_t;
+    bool m_lenient;
     std::unordered_map<std::string, std::string> m_seenParamIds;
 };
 
 } // namespace
 
 /// Reads the envelope's metadata and item, then indexes; used by every decoder.
-Result<void> indexEnvelope(Record& r)
+Result<void> indexEnvelope(Record& r, bool lenient)
 {
     const Tape& t = r.tape;
     if (t.empty() || !t.isMap(0))
@@ -511,9 +539,11 @@ Result<void> indexEnvelope(Record& r)
         auto f = t.find(*meta, name);
         if (!f)
             return std::unexpected(invalidAt(t, *meta, "metadata", std::string("missing field `") + name + "`"));
-        if (!t.isStr(*f))
+        // serde's String also accepts bytes that are UTF-8 (rmp-serde hands a bin over as bytes)
+        if (!t.isStr(*f) && !(t[*f].kind == Kind::Bin && firstInvalidUtf8(t.bin(*f).data(), t.bin(*f).size()) == t.bin(*f).size()))
             return std::unexpected(invalidAt(t, *f, appendKeyToPath("metadata", name), std::string("expected a string, found a ") + kindName(t[*f].kind)));
-        out = std::string(t.str(*f));
+        const auto bytes = t.bin(*f);
+        out = std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size());
         return {};
     };
     for (auto [name, out] : {std::pair{"float", &r.metadata.floatType}, {"int", &r.metadata.intType}, {"format", &r.metadata.format},
@@ -525,7 +555,7 @@ Result<void> indexEnvelope(Record& r)
     else
         r.warnings.push_back("unknown precision settings \"" + r.metadata.settings + "\"; assuming full precision");
     r.itemNode = *item;
-    return Indexer(r).run();
+    return Indexer(r, lenient).run();
 }
 
 } // namespace ckpt

@@ -15,7 +15,7 @@
 
 namespace ckpt {
 
-Result<void> indexEnvelope(Record& r); // index.cpp
+Result<void> indexEnvelope(Record& r, bool lenient); // index.cpp
 
 namespace {
 
@@ -36,6 +36,58 @@ Wire sniffWire(std::span<const uint8_t> d)
     if (d.size() >= 3 && d[0] == 0xef && d[1] == 0xbb && d[2] == 0xbf)
         return Wire::Json; // a BOM: let the JSON reader reject it with serde_json's message
     return Wire::Bincode;
+}
+
+bool isByteSequence(const Tape& t, uint32_t node)
+{
+    if (!t.isArray(node) || t[node].end != node + 1 + t[node].count)
+        return false;
+    bool bytes = true;
+    t.forEachChild(node, [&](uint32_t c) { bytes = bytes && t[c].kind == Kind::UInt && t.u64(c) <= 255; });
+    return bytes;
+}
+
+void copyPackingBytes(TapeBuilder& b, const Tape& t, uint32_t node)
+{
+    const Node& n = t[node];
+    if (n.kind == Kind::Map) {
+        b.beginMap(n.srcOffset);
+        t.forEachEntry(node, [&](uint32_t k, uint32_t v) {
+            b.copy(t, k);
+            if (t.isStr(k) && t.str(k) == "bytes" && isByteSequence(t, v)) {
+                std::vector<uint8_t> bytes;
+                t.forEachChild(v, [&](uint32_t c) { bytes.push_back(static_cast<uint8_t>(t.u64(c))); });
+                b.bin(bytes, t[v].srcOffset);
+            } else {
+                copyPackingBytes(b, t, v);
+            }
+        });
+        b.end();
+    } else if (n.kind == Kind::Array) {
+        b.beginArray(n.srcOffset);
+        t.forEachChild(node, [&](uint32_t c) { copyPackingBytes(b, t, c); });
+        b.end();
+    } else {
+        b.copy(t, node);
+    }
+}
+
+/**
+ * serde_bytes reads a TensorData's bytes from a MessagePack array of u8 as well as from a bin (no
+ * recorder writes one, but rmp-serde accepts it): such arrays become Bin nodes, as the JSON reader
+ * packs them, so the payload is contiguous.
+ */
+void packMsgpackByteArrays(Tape& t)
+{
+    bool any = false;
+    for (uint32_t i = 0; i < t.nodes.size() && !any; ++i)
+        if (t.isMap(i))
+            t.forEachEntry(i, [&](uint32_t k, uint32_t v) { any = any || (t.isStr(k) && t.str(k) == "bytes" && t.isArray(v) && isByteSequence(t, v)); });
+    if (!any)
+        return;
+    TapeBuilder b(t.source);
+    copyPackingBytes(b, t, 0);
+    t = std::move(b).finish();
 }
 
 Recorder recorderFor(Wire w, bool gz)
@@ -88,6 +140,7 @@ Result<std::shared_ptr<const Record>> openRecordBytes(BytesPtr bytes, const std:
         if (!r)
             return std::unexpected(std::move(r.error()).withFile(name));
         rec->tape = std::move(r->tape);
+        packMsgpackByteArrays(rec->tape);
         if (r->consumed < decoded->size())
             rec->warnings.push_back(std::to_string(decoded->size() - r->consumed) + " trailing bytes after the record at offset "
                 + std::to_string(r->consumed) + " (rmp-serde ignores them)");
@@ -112,8 +165,17 @@ Result<std::shared_ptr<const Record>> openRecordBytes(BytesPtr bytes, const std:
     rec->recorder = options.assumeRecorder.value_or(recorderFor(wire, gz));
     if (rec->partial)
         return std::shared_ptr<const Record>(std::move(rec));
-    if (auto r = indexEnvelope(*rec); !r)
+    if (auto r = indexEnvelope(*rec, options.lenient); !r)
         return std::unexpected(std::move(r.error()).withFile(name));
+    if (rec->damage.empty()) {
+        if (auto r = checkRecordTypes(*rec); !r) {
+            if (!options.lenient)
+                return std::unexpected(std::move(r.error()).withFile(name));
+            rec->damage = r.error().message();
+        }
+    }
+    if (!rec->damage.empty())
+        rec->partial = true;
     return std::shared_ptr<const Record>(std::move(rec));
 }
 
@@ -123,7 +185,7 @@ Result<std::shared_ptr<const Record>> indexRecord(Tape tape, Recorder recorder, 
     rec->file = name;
     rec->tape = std::move(tape);
     rec->recorder = recorder;
-    if (auto r = indexEnvelope(*rec); !r)
+    if (auto r = indexEnvelope(*rec, false); !r)
         return std::unexpected(std::move(r.error()).withFile(name));
     return std::shared_ptr<const Record>(std::move(rec));
 }
@@ -520,14 +582,23 @@ Result<Tape> convertedEnvelope(const Record& record, Recorder recorder, Precisio
     return std::move(b).finish();
 }
 
-Result<ConvertResult> convertRecord(const Record& record, Recorder recorder, Precision precision, const std::string& path)
+Result<ConvertResult> convertRecord(const Record& record, Recorder recorder, Precision precision, const std::string& path,
+    const BincodeSchema* bincodeTarget)
 {
     ConvertResult report;
     auto env = convertedEnvelope(record, recorder, precision, report);
     if (!env)
         return std::unexpected(env.error());
+    // JSON carries every float as f64: the layout says which fields are f32 (rmp-serde writes them `ca`).
+    const bool fromJson = record.recorder == Recorder::PrettyJson || record.recorder == Recorder::JsonGz;
+    if (bincodeTarget && fromJson && (recorder == Recorder::NamedMpk || recorder == Recorder::NamedMpkGz)) {
+        auto typed = withLayoutValueKinds(*env, *bincodeTarget);
+        if (!typed)
+            return std::unexpected(typed.error());
+        env = std::move(*typed);
+    }
     // A bincode source carries the exact (settled) Rust layout; the layout does not depend on precision.
-    if (auto r = saveRecord(*env, recorder, path, record.bincodeSchema.get()); !r)
+    if (auto r = saveRecord(*env, recorder, path, bincodeTarget ? bincodeTarget : record.bincodeSchema.get()); !r)
         return std::unexpected(r.error());
     return report;
 }

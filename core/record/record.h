@@ -101,7 +101,9 @@ public:
     std::vector<PendingGradient> gradients;
     std::optional<SchedulerInfo> scheduler;
     std::vector<std::string> warnings;    ///< non-fatal findings while opening (trailing bytes, ...)
-    bool partial = false;                 ///< bincode without schema: only provable tensors are listed
+    bool partial = false;                 ///< bincode without schema: only provable tensors are listed; or opened leniently although damaged
+    /** Opened with OpenOptions::lenient although the typed decoders reject it: why (file, offset, path). Empty when valid. */
+    std::string damage;
     uint64_t fileSize = 0;                ///< bytes on disk
     uint64_t decodedSize = 0;             ///< bytes after gzip
     std::string schemaSource;             ///< bincode: where the layout came from
@@ -124,6 +126,19 @@ public:
 struct OpenOptions {
     std::string schemaFrom;       ///< bincode: a self-describing record of the same types
     std::string schemaFile;       ///< bincode: a schema written by `ckpt schema`
+    /**
+     * bincode: the scheduler whose record the file holds where the bytes cannot tell (StepLr's i32
+     * from the usize of linear/cosine/noam): a name of schedulerRecordType(). Empty: from the twin's
+     * value, or every built-in scheduler layout in turn. A schema file states it itself.
+     */
+    std::string scheduler;
+    /**
+     * Salvage mode ("Open damaged file…", `--lenient`): a record the typed decoders of its declared
+     * type reject is still indexed structurally; Record::damage says why and the record is partial.
+     * Default: strict, the file opens only if rmp-serde / serde_json / bincode into Burn's and Ruda's
+     * types (and Ruda's restore checks) would accept it.
+     */
+    bool lenient = false;
     InflateLimits limits;
     std::optional<Recorder> assumeRecorder; ///< skip sniffing (tests)
 };
@@ -138,6 +153,15 @@ Result<std::shared_ptr<const Record>> openRecord(const std::string& path, const 
 /** The same for bytes already in memory; \a name is used in messages. */
 Result<std::shared_ptr<const Record>> openRecordBytes(BytesPtr bytes, const std::string& name,
     const OpenOptions& options = {}, const Progress& progress = Progress::none());
+/**
+ * The strict verdict on an indexed record: accepted iff the typed serde decoder of its declared
+ * type would decode it (every value of a type the record kind fixes: envelope, metadata,
+ * TensorData with len == numel * size, ParamSerde, adaptor enums, optimizer states, pending
+ * gradients with unique ids and float dtypes, the parameter contract, ModelState version 1).
+ * Values of types the file does not declare (a module's own fields, the caller state, the
+ * scheduler scalar) are not judged. The error names the offset and path.
+ */
+Result<void> checkRecordTypes(const Record& record);
 /** Indexes an envelope tape built in memory (the trainer, tests). */
 Result<std::shared_ptr<const Record>> indexRecord(Tape tape, Recorder recorder, const std::string& name);
 
@@ -161,7 +185,8 @@ struct ConvertResult {
  * metadata strings of the target settings/recorder) and writes it in \a recorder. Warns when values
  * are rounded, overflow to infinity, or integers are narrowed.
  */
-Result<ConvertResult> convertRecord(const Record& record, Recorder recorder, Precision precision, const std::string& path);
+Result<ConvertResult> convertRecord(const Record& record, Recorder recorder, Precision precision, const std::string& path,
+    const BincodeSchema* bincodeTarget = nullptr); ///< bincodeTarget: the record's Rust layout, to write Bin/BinGz with (default: the record's own, else derived) and to type a JSON record's floats written as MessagePack
 /** The converted envelope tape without writing it. */
 Result<Tape> convertedEnvelope(const Record& record, Recorder recorder, Precision precision, ConvertResult& report);
 

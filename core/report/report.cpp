@@ -94,6 +94,8 @@ std::string infoJson(const Record& r)
     else
         j["scheduler"] = nullptr;
     j["partial"] = r.partial;
+    if (!r.damage.empty())
+        j["damage"] = r.damage; // opened with --lenient although the typed decoders reject it
     if (!r.schemaSource.empty())
         j["schema"] = r.schemaSource;
     j["warnings"] = r.warnings;

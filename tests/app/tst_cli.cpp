@@ -294,6 +294,32 @@ private Q_SLOTS:
         QCOMPARE(QJsonDocument::fromJson(info.out).object()[QLatin1String("kind")].toString(), QStringLiteral("run_directory"));
     }
 
+    void validateRejectsWhatTheDecodersRejectAndLenientShowsIt()
+    {
+        QTemporaryDir dir;
+        // A 4 KiB file of zeros is no record; every genuine fixture is one.
+        const QString zeros = dir.filePath(QStringLiteral("zeros.bin"));
+        {
+            QFile f(zeros);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(QByteArray(4096, '\0'));
+        }
+        const Run v = ckpt({QStringLiteral("validate"), zeros});
+        QCOMPARE(v.code, 1);
+        QVERIFY2(v.err.contains("zeros.bin: offset 0: ") && v.err.contains("metadata strings are empty"), v.err.constData());
+        QCOMPARE(ckpt({QStringLiteral("info"), zeros}).code, 1);
+        const Run salvage = ckpt({QStringLiteral("info"), zeros, QStringLiteral("--lenient"), QStringLiteral("--json")});
+        QCOMPARE(salvage.code, 0);
+        const QJsonObject o = QJsonDocument::fromJson(salvage.out).object();
+        QVERIFY(o[QLatin1String("partial")].toBool());
+        QVERIFY2(o[QLatin1String("damage")].toString().contains(QLatin1String("metadata strings are empty")), salvage.out.constData());
+        QVERIFY(ckpt({QStringLiteral("info"), zeros, QStringLiteral("--lenient")}).out.contains("DAMAGED"));
+        // A genuine file opened leniently is not marked.
+        const Run fine = ckpt({QStringLiteral("info"), fixture("models/burn-0.16.1_full_connect4.mpk"), QStringLiteral("--lenient"), QStringLiteral("--json")});
+        QCOMPARE(fine.code, 0);
+        QVERIFY(!QJsonDocument::fromJson(fine.out).object().contains(QLatin1String("damage")));
+    }
+
     void trainEditResumeCheck()
     {
         // A record written by the reference trainer: state, edit, check-resume.

@@ -6,15 +6,20 @@
 #include "core/codec/msgpack.h"
 #include "core/codec/schema.h"
 #include "core/io/bytes.h"
+#include "core/record/bincoderecord.h"
+#include "core/record/record.h"
 #include "core/tensor/dtype.h"
 
 #include <QDir>
 #include <QElapsedTimer>
+#include <QFileInfo>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <bit>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 using namespace ckpt;
@@ -54,7 +59,7 @@ void tensor(TapeBuilder& b, std::initializer_list<float> values, std::initialize
 }
 
 /** §9.8 of the format spec: Linear{weight [2,1], bias None}, Adam(AMSGrad slot) state, StepLr, one pending gradient, U = (3, 1). */
-Tape trainingEnvelope(int64_t stepLr)
+Tape trainingEnvelope(int64_t stepLr, const std::function<void(TapeBuilder&)>& callerState = {})
 {
     TapeBuilder b;
     b.beginMap();
@@ -104,10 +109,14 @@ Tape trainingEnvelope(int64_t stepLr)
     b.end();
     b.end();
     // 4: caller state (usize, usize)
-    b.beginArray();
-    b.uinteger(3);
-    b.uinteger(1);
-    b.end();
+    if (callerState) {
+        callerState(b);
+    } else {
+        b.beginArray();
+        b.uinteger(3);
+        b.uinteger(1);
+        b.end();
+    }
     b.end();
     b.key("_b");
     b.beginArray();
@@ -191,6 +200,55 @@ std::vector<uint8_t> expectedTrainingBytes(uint8_t stepLrZigzag)
     td({1.0f, 2.0f});
     append(v, hexBytes("03 01"));                        // U = (3, 1)
     return v;
+}
+
+/** A caller state `{stop_step: Option<u64>, flags: (bool, bool), note: String}` as MessagePack shows it. */
+const std::string kNote = "r\xc3\xa9sum\xc3\xa9 \xe2\x9c\x93 \xe5\xad\xa6\xe4\xb9\xa0 \xf0\x9f\x98\x80"; // résumé ✓ 学习 😀
+constexpr uint64_t kStopStep = 18446744073709551000ull;
+void optionalFieldsState(TapeBuilder& b)
+{
+    b.beginMap();
+    b.key("stop_step");
+    b.uinteger(kStopStep); // Some(x) is written as x
+    b.key("flags");
+    b.beginArray();
+    b.boolean(true);
+    b.boolean(false);
+    b.end();
+    b.key("note");
+    b.str(kNote);
+    b.end();
+}
+/** Its bincode: 01 + u64 varint, two raw bools, varint length + UTF-8. */
+std::vector<uint8_t> optionalFieldsStateBytes()
+{
+    std::vector<uint8_t> v = hexBytes("01 fd");
+    for (int k = 0; k < 8; ++k)
+        v.push_back(static_cast<uint8_t>(kStopStep >> (8 * k)));
+    append(v, hexBytes("01 00"));
+    appendStr(v, kNote);
+    return v;
+}
+
+/** The type node of the (only) struct field named \a field. */
+uint32_t fieldType(const BincodeSchema& s, std::string_view field)
+{
+    for (const SchemaNode& n : s.nodes)
+        if (n.kind == SchemaKind::Struct)
+            for (const SchemaField& f : n.fields)
+                if (f.name == field)
+                    return f.type;
+    return 0;
+}
+
+/** An envelope around \a item (written by the callback), Burn 0.21 metadata of \a recorder. */
+Tape envelopeWith(Recorder recorder, const std::function<void(TapeBuilder&)>& item)
+{
+    TapeBuilder b;
+    beginEnvelope(b, makeMetadata(recorder, Precision::Full, "0.21.0"));
+    item(b);
+    endEnvelope(b);
+    return std::move(b).finish();
 }
 
 Result<Tape> readMpkFile(const std::string& path)
@@ -321,6 +379,220 @@ private Q_SLOTS:
         // The resolved schema has no ambiguity left on the decoded paths: U became a 2-tuple.
         const auto json = decoded->resolved.toJson();
         QVERIFY(json.find("maybe_tuple") == std::string::npos);
+    }
+
+    void laterFieldUndoesAnEarlierReading()
+    {
+        // stop_step is an Option<u64> that MessagePack writes bare: read bare, its 01 tag is the value
+        // 1 and `flags` then meets the u64's fd marker; only a decode that goes back to stop_step
+        // reads it. The tuple (true, false) = 01 00 is also a Vec of one false: the twin's length 2
+        // decides. The UTF-8 note comes last, so a misaligned reading would also fail there.
+        const Tape t = trainingEnvelope(2, optionalFieldsState);
+        auto derived = schemaFromRecord(t, SchemaFromRecordOptions{RecordRole::Auto, "i32"});
+        QVERIFY2(derived, derived ? "" : derived.error().message().c_str());
+        std::vector<uint8_t> bytes = expectedTrainingBytes(0x04);
+        bytes.resize(bytes.size() - 2); // without U = (3, 1)
+        append(bytes, optionalFieldsStateBytes());
+        auto decoded = readBincode(makeBytes(bytes), derived->schema);
+        QVERIFY2(decoded, decoded ? "" : decoded.error().message().c_str());
+        QCOMPARE(decoded->consumed, uint64_t(bytes.size()));
+        QVERIFY(subtreeEqual(decoded->tape, 0, t, 0));
+        const Tape& d = decoded->tape;
+        const uint32_t state = *d.element(*d.find(0, "item"), 4);
+        QCOMPARE(d.str(*d.find(state, "note")), std::string_view(kNote));
+        QCOMPARE(d.u64(*d.find(state, "stop_step")), kStopStep);
+        // The settled layout writes the same bytes again: Some(..) with its tag, flags as a tuple.
+        QCOMPARE(encode(decoded->tape, decoded->resolved), bytes);
+        const BincodeSchema& r = decoded->resolved;
+        const SchemaNode& stop = r.nodes[fieldType(r, "stop_step")];
+        QCOMPARE(stop.kind, SchemaKind::Option);
+        QVERIFY(!stop.maybeBare);
+        QCOMPARE(r.nodes[fieldType(r, "flags")].kind, SchemaKind::Tuple);
+    }
+
+    void stringsOfAnyUtf8Content_data()
+    {
+        QTest::addColumn<QByteArray>("text");
+        QTest::addColumn<bool>("valid");
+        QTest::newRow("latin-1 range, 2 bytes") << QByteArray("r\xc3\xa9sum\xc3\xa9") << true;
+        QTest::newRow("BMP, 3 bytes") << QByteArray("\xe2\x9c\x93 \xe5\xad\xa6\xe4\xb9\xa0 \xe2\x80\xa8") << true;
+        QTest::newRow("astral, 4 bytes") << QByteArray("\xf0\x9f\x98\x80 \xf4\x8f\xbf\xbf") << true;
+        QTest::newRow("controls and DEL") << QByteArray("\x01\x7f\t\n", 4) << true;
+        QTest::newRow("overlong NUL") << QByteArray("\xc0\x80") << false;
+        QTest::newRow("surrogate") << QByteArray("\xed\xa0\x80") << false;
+        QTest::newRow("above U+10FFFF") << QByteArray("\xf4\x90\x80\x80") << false;
+        QTest::newRow("truncated sequence") << QByteArray("ok \xe2\x82") << false;
+        QTest::newRow("lone continuation") << QByteArray("\x80") << false;
+    }
+    void stringsOfAnyUtf8Content()
+    {
+        QFETCH(QByteArray, text);
+        QFETCH(bool, valid);
+        BincodeSchema s;
+        s.root = s.structure("S", {{"name", s.primitive(SchemaKind::Str)}, {"after", s.primitive(SchemaKind::U8)}});
+        std::vector<uint8_t> bytes;
+        appendStr(bytes, std::string_view(text.constData(), size_t(text.size())));
+        bytes.push_back(0x2a);
+        auto decoded = readBincode(makeBytes(bytes), s);
+        QCOMPARE(bool(decoded), valid);
+        if (!valid) {
+            QVERIFY(decoded.error().what.find("not valid UTF-8") != std::string::npos);
+            QCOMPARE(decoded.error().recordPath, std::string("name"));
+            return;
+        }
+        QCOMPARE(decoded->tape.str(*decoded->tape.find(0, "name")), std::string_view(text.constData(), size_t(text.size())));
+        QCOMPARE(decoded->tape.u64(*decoded->tape.find(0, "after")), uint64_t(0x2a));
+    }
+
+    void modelStateTrainingRecordWithItsTwin()
+    {
+        // format-burn-record.md §9.6: (version u32, module, TrainableParameterContract, optimizer,
+        // scheduler, gradients, caller state). The MessagePack twin alone must give its layout.
+        const Tape twin = trainingEnvelope(2);
+        TapeBuilder b;
+        const Tape& t = twin;
+        const uint32_t item = *t.find(0, "item");
+        beginEnvelope(b, makeMetadata(Recorder::NamedMpk, Precision::Full, "0.21.44", true));
+        b.beginArray();
+        b.uinteger(1);
+        b.copy(t, *t.element(item, 0));
+        b.beginMap();
+        b.key("entries");
+        b.beginArray();
+        b.beginArray();
+        b.uinteger(123456);
+        b.beginArray();
+        b.uinteger(2);
+        b.uinteger(1);
+        b.end();
+        b.str("F32");
+        b.end();
+        b.end();
+        b.end();
+        b.copy(t, *t.element(item, 1));
+        b.uinteger(3); // a cosine current_iter
+        b.copy(t, *t.element(item, 3));
+        optionalFieldsState(b);
+        b.end();
+        endEnvelope(b);
+        const Tape mpkTape = std::move(b).finish();
+
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const std::string mpk = dir.path().toStdString() + "/model_state.mpk";
+        QVERIFY(saveRecord(mpkTape, Recorder::NamedMpk, mpk));
+
+        // The bincode twin, written with the exact Rust types (Option<u64> with its tag, a (bool, bool)).
+        auto exact = schemaFromRecord(mpkTape);
+        QVERIFY2(exact, exact ? "" : exact.error().message().c_str());
+        BincodeSchema& rust = exact->schema;
+        SchemaNode& stop = rust.nodes[fieldType(rust, "stop_step")];
+        QVERIFY(stop.kind == SchemaKind::Option && stop.maybeBare);
+        stop.maybeBare = false;
+        stop.preferAlternative = false;
+        SchemaNode& flags = rust.nodes[fieldType(rust, "flags")];
+        QVERIFY(flags.kind == SchemaKind::Seq && flags.maybeTuple && flags.tupleArity == 2);
+        flags.kind = SchemaKind::Tuple;
+        flags.elements = {flags.elements[0], flags.elements[0]};
+        flags.maybeTuple = false;
+        const auto bytes = encode(mpkTape, rust);
+        QVERIFY(!bytes.empty());
+
+        OpenOptions o;
+        o.schemaFrom = mpk;
+        o.scheduler = "cosine";
+        auto rec = openRecordBytes(makeBytes(bytes), "model_state.bin", o);
+        QVERIFY2(rec, rec ? "" : rec.error().message().c_str());
+        QCOMPARE((*rec)->kind, RecordKind::ModelStateTrainingRecord);
+        QVERIFY(!(*rec)->partial);
+        QCOMPARE((*rec)->tensors.size(), size_t(4)); // weight, two moments, one gradient
+        QVERIFY(subtreeEqual((*rec)->tape, (*rec)->itemNode, mpkTape, *mpkTape.find(0, "item")));
+        QVERIFY((*rec)->stateNode);
+        QCOMPARE((*rec)->tape.str(*(*rec)->tape.find(*(*rec)->stateNode, "note")), std::string_view(kNote));
+    }
+
+    void builtinLayoutsLetTheBytesDecide()
+    {
+        // A scheduler record of one varint: usize and StepLr's i32 both read it. Not a guess in
+        // silence: the other reading is named, and --scheduler settles it.
+        const Tape sched = envelopeWith(Recorder::Bin, [](TapeBuilder& b) { b.integer(7); });
+        BincodeSchema i32;
+        {
+            const uint32_t str = i32.primitive(SchemaKind::Str);
+            const uint32_t meta = i32.structure("BurnMetadata", {{"float", str}, {"int", str}, {"format", str}, {"version", str}, {"settings", str}});
+            i32.root = i32.structure("BurnRecord", {{"metadata", meta}, {"item", i32.primitive(SchemaKind::I32)}, {"_b", i32.primitive(SchemaKind::UnitStruct)}});
+        }
+        const auto bytes = encode(sched, i32);
+        QCOMPARE(bytes.back(), uint8_t(0x0e)); // zigzag 7
+
+        auto guessed = openRecordBytes(makeBytes(bytes), "scheduler-7.bin");
+        QVERIFY2(guessed, guessed ? "" : guessed.error().message().c_str());
+        QCOMPARE((*guessed)->kind, RecordKind::SchedulerRecord);
+        QVERIFY((*guessed)->schemaSource.find("usize") != std::string::npos);
+        const auto& w = (*guessed)->warnings;
+        QVERIFY(std::any_of(w.begin(), w.end(), [](const std::string& x) { return x.find("i32 (StepLr") != std::string::npos && x.find("--scheduler") != std::string::npos; }));
+
+        OpenOptions step;
+        step.scheduler = "step";
+        auto told = openRecordBytes(makeBytes(bytes), "scheduler-7.bin", step);
+        QVERIFY2(told, told ? "" : told.error().message().c_str());
+        QCOMPARE((*told)->tape.i64(*(*told)->schedulerNode), int64_t(7));
+        QVERIFY((*told)->warnings.empty());
+
+        OpenOptions bogus;
+        bogus.scheduler = "warmup";
+        auto refused = openRecordBytes(makeBytes(bytes), "scheduler-7.bin", bogus);
+        QVERIFY(!refused);
+        QCOMPARE(refused.error().code, ErrorCode::Usage);
+
+        // An SGD optimizer record without momentum is `00` per entry: only the SGD layout reads it.
+        const Tape sgd = envelopeWith(Recorder::Bin, [](TapeBuilder& b) {
+            b.beginMap();
+            b.key("83h0200000000");
+            b.beginMap(); b.key("V1");
+            b.beginMap(); b.key("Rank2");
+            b.beginMap(); b.key("momentum"); b.nil(); b.end();
+            b.end(); b.end();
+            b.end();
+        });
+        auto layouts = builtinBincodeLayouts(DTypeTable::Burn021);
+        auto it = std::find_if(layouts.begin(), layouts.end(), [](const BuiltinLayout& l) { return l.name == "built-in SGD optimizer record"; });
+        QVERIFY(it != layouts.end());
+        auto opened = openRecordBytes(makeBytes(encode(sgd, it->schema)), "optim-1.bin");
+        QVERIFY2(opened, opened ? "" : opened.error().message().c_str());
+        QCOMPARE((*opened)->kind, RecordKind::OptimizerRecord);
+        QCOMPARE((*opened)->schemaSource, it->name);
+        QVERIFY((*opened)->warnings.empty());
+        QCOMPARE((*opened)->optimizer.size(), size_t(1));
+    }
+
+    void layoutGivesJsonFloatsTheirWidth()
+    {
+        // A JSON record's f32 field is an f64 on the tape; with the layout it becomes the f32 that
+        // rmp-serde writes (`ca`), the f64 field stays f64, an unsigned value stays unsigned.
+        const Tape json = envelopeWith(Recorder::PrettyJson, [](TapeBuilder& b) {
+            b.beginMap();
+            b.key("beta_1"); b.f64(0.9);
+            b.key("lr"); b.f64(0.003);
+            b.key("step"); b.uinteger(12);
+            b.end();
+        });
+        BincodeSchema s;
+        const uint32_t str = s.primitive(SchemaKind::Str);
+        const uint32_t meta = s.structure("BurnMetadata", {{"float", str}, {"int", str}, {"format", str}, {"version", str}, {"settings", str}});
+        const uint32_t item = s.structure("Config", {{"beta_1", s.primitive(SchemaKind::F32)}, {"lr", s.primitive(SchemaKind::F64)}, {"step", s.primitive(SchemaKind::Usize)}});
+        s.root = s.structure("BurnRecord", {{"metadata", meta}, {"item", item}, {"_b", s.primitive(SchemaKind::UnitStruct)}});
+        auto typed = withLayoutValueKinds(json, s);
+        QVERIFY2(typed, typed ? "" : typed.error().message().c_str());
+        const uint32_t it = *typed->find(0, "item");
+        QCOMPARE((*typed)[*typed->find(it, "beta_1")].kind, Kind::F32);
+        QCOMPARE(typed->f32(*typed->find(it, "beta_1")), 0.9f);
+        QCOMPARE((*typed)[*typed->find(it, "lr")].kind, Kind::F64);
+        QCOMPARE(typed->f64(*typed->find(it, "lr")), 0.003);
+        QCOMPARE((*typed)[*typed->find(it, "step")].kind, Kind::UInt);
+        // A record that does not fit the layout is refused, not half-converted.
+        const Tape other = envelopeWith(Recorder::PrettyJson, [](TapeBuilder& b) { b.str("not a config"); });
+        QVERIFY(!withLayoutValueKinds(other, s));
     }
 
     void genuineBinDecodesWithSchemaFromItsMpkTwin()

@@ -418,6 +418,27 @@ private Q_SLOTS:
         QTest::addRow("no item") << QByteArray::fromHex("81a86d6574616461746180") << int(ErrorCode::Invalid) << "missing field `item`" << "" << qint64(0);
         QTest::addRow("metadata not a struct") << QByteArray::fromHex("82a86d6574616461746101a46974656dc0") << int(ErrorCode::Invalid)
                                                << "expected the metadata struct" << "metadata" << qint64(10);
+        // Issue 10's cases: each is what the typed decoders reject, so it must not open.
+        const qint64 itemAt = good.indexOf(QByteArray::fromHex("a46974656d95")) + 5;
+        QByteArray fourTuple = good;
+        fourTuple[itemAt] = char(0x94);
+        fourTuple.remove(fourTuple.size() - 7, 3); // U = (3, 1): 92 03 01 before "_b"
+        QTest::addRow("item tuple of 4") << fourTuple << int(ErrorCode::Invalid) << "expected a TrainingRecord (a tuple of 5" << "item" << itemAt;
+        QByteArray noB = good;
+        noB[0] = char(0x82);
+        noB.chop(4); // a2 "_b" 90
+        QTest::addRow("no _b") << noB << int(ErrorCode::Invalid) << "missing field `_b`" << "" << qint64(0);
+        QByteArray intGradient = good;
+        const qint64 gradDtype = good.indexOf(QByteArray::fromHex("ce0001e240a3463332")) + 5;
+        intGradient[gradDtype + 1] = 'I';
+        QTest::addRow("integer pending gradient") << intGradient << int(ErrorCode::Invalid) << "must have a float dtype, found I32"
+                                                  << "item[3].gradients[0][1]" << gradDtype;
+        QByteArray momentumless = good;
+        const qint64 momentumAt = good.indexOf(QByteArray::fromHex("a86d6f6d656e74756d")); // "momentum"
+        momentumless[momentumAt + 8] = 'x'; // "momentux": an AdamState without its field
+        QTest::addRow("optimizer state without momentum") << momentumless << int(ErrorCode::Invalid) << "missing field `momentum`"
+                                                          << "item[1].83h0200000000.V1.Rank2" << qint64(momentumAt - 1);
+        QTest::addRow("4 KiB of zeros") << QByteArray(4096, '\0') << int(ErrorCode::Invalid) << "metadata strings are empty" << "" << qint64(0);
         // Reserved marker.
         QTest::addRow("marker c1") << QByteArray::fromHex("81a1 61c1").replace(' ', "") << int(ErrorCode::Malformed) << "c1" << "" << qint64(3);
     }
@@ -452,6 +473,44 @@ private Q_SLOTS:
             QVERIFY2(e.what != "<opened without error>", qPrintable(QString::number(n)));
             QVERIFY(e.offset.value_or(0) <= n);
         }
+    }
+
+    void extraEnvelopeFieldIsIgnoredLikeSerde()
+    {
+        // serde's derived Deserialize skips unknown fields (BurnRecord has no deny_unknown_fields).
+        TapeBuilder b;
+        const Tape good = trainingRecord();
+        b.beginMap();
+        good.forEachEntry(0, [&](uint32_t k, uint32_t v) {
+            b.copy(good, k);
+            b.copy(good, v);
+        });
+        b.key("extra");
+        b.uinteger(1);
+        b.end();
+        auto r = openBytes(*encodeRecord(std::move(b).finish(), Recorder::NamedMpk));
+        QVERIFY(r);
+        QCOMPARE(r->kind, RecordKind::TrainingRecord);
+    }
+
+    void lenientOpensDamagedFilesMarked()
+    {
+        auto bytes = *encodeRecord(trainingRecord(Precision::Full, 2, true), Recorder::NamedMpk);
+        QVERIFY(!openBytes(bytes));
+        OpenOptions o;
+        o.lenient = true;
+        auto r = openBytes(bytes, o);
+        QVERIFY(r);
+        QVERIFY(r->partial);
+        QVERIFY2(r->damage.find("duplicate pending gradient") != std::string::npos, r->damage.c_str());
+        QCOMPARE(r->tensors.size(), size_t(5)); // weight, two moments, both gradients: still all listed
+        // A valid record opened leniently is not marked.
+        auto fine = openBytes(*encodeRecord(trainingRecord(), Recorder::NamedMpk), o);
+        QVERIFY(fine && !fine->partial && fine->damage.empty());
+        // Zeros are no envelope: salvage shows the structural scan, marked.
+        auto zeros = openBytes(std::vector<uint8_t>(4096, 0), o);
+        QVERIFY(zeros && zeros->partial);
+        QVERIFY2(zeros->damage.find("metadata strings are empty") != std::string::npos, zeros->damage.c_str());
     }
 
     void trailingBytesWarn()

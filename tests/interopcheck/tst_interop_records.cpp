@@ -15,6 +15,7 @@
 #include "core/codec/schema.h"
 #include "core/io/bytes.h"
 #include "core/io/gzip.h"
+#include "core/record/bincoderecord.h"
 #include "core/record/record.h"
 #include "core/record/recorder.h"
 #include "core/report/report.h"
@@ -270,6 +271,15 @@ Result<std::string> scenarioSchemaJson(const std::string& scenario, Precision p)
     return doc.dump();
 }
 
+/** The --scheduler name for a scenario's scheduler record type (model_state's is a cosine usize). */
+std::string schedulerNameOf(const std::string& scenario)
+{
+    if (scenario == "model_state")
+        return "cosine";
+    const std::string& type = scenarioCounts().at(scenario).schedulerType;
+    return type == "i32" ? "step" : type == "usize" ? "cosine" : type == "f64" ? "exponential" : "constant";
+}
+
 /** Writes scenarioSchemaJson into \a dir once per scenario/precision and returns the path. */
 Result<std::string> scenarioSchemaFile(const std::string& scenario, Precision p, const QTemporaryDir& dir)
 {
@@ -335,7 +345,9 @@ private slots:
     {
         QVERIFY2(QFileInfo::exists(QString::fromStdString(interop::oracleBin())),
             ("ckpt-interop not built: " + interop::oracleBin() + " (the ctest fixture interop_files builds it)").c_str());
-        for (const auto& s : kScenarios) {
+        std::vector<std::string> all(kScenarios.begin(), kScenarios.end());
+        all.push_back("model_state"); // a ModelStateTrainingRecord: only in the bincode twin and conversion tests
+        for (const auto& s : all) {
             json e = interop::readJson(dataPath(s + ".expected.json"));
             QVERIFY2(e.is_object(), (s + ".expected.json missing or not JSON in " + interop::dataDir()).c_str());
             QCOMPARE(e["files"].size(), size_t(18));
@@ -531,7 +543,7 @@ private slots:
             const Error& err = opened.error();
             QVERIFY2(err.offset.has_value() && !err.recordPath.empty(), err.message().c_str());
             qInfo("%s: refused with the sibling's layout: %s", fileName(s, p, r).c_str(), err.message().c_str());
-            QVERIFY2(s == "adam" || s == "adamw_amsgrad", "only the Option<u64> and u8 fields are beyond a MessagePack sibling");
+            QVERIFY2(s == "adamw_amsgrad", "only the u8 field (a raw byte in bincode, a varint for usize) is beyond a MessagePack sibling");
             return;
         }
         const Record& rec = **opened;
@@ -550,6 +562,113 @@ private slots:
             QVERIFY2(warned("item[4]"), ("caller state shown as " + *st + " without a warning").c_str());
         qInfo("%s: sibling layout: scheduler %s, state %s", fileName(s, p, r).c_str(), schedulerRight ? "right" : "WRONG (warned)",
             stateRight ? "right" : "WRONG (warned)");
+    }
+
+    /**
+     * With --schema-from its MessagePack twin (and --scheduler where a varint cannot tell StepLr's i32
+     * from a usize) a bincode record reads value by value like the twin: the whole item, tensor bytes
+     * included. model_state is a ModelStateTrainingRecord; adam's and model_state's caller states hold
+     * multi-byte UTF-8 and Option fields that MessagePack writes bare. adamw_amsgrad is left out: its
+     * `shard: (u8, i16, i64)` holds a u8 (one raw byte in bincode) that no MessagePack value can tell
+     * from a usize; it needs --schema.
+     */
+    void bincodeReadsLikeItsTwin_data()
+    {
+        QTest::addColumn<QString>("scenario");
+        QTest::addColumn<int>("precision");
+        QTest::addColumn<int>("recorder");
+        for (const std::string s : {"adam", "sgd", "exponential", "noam", "linear", "step_fresh", "spec_example", "model_state"})
+            for (auto p : kPrecisions)
+                for (auto r : {Recorder::Bin, Recorder::BinGz})
+                    QTest::newRow(fileName(s, p, r).c_str()) << QString::fromStdString(s) << int(p) << int(r);
+    }
+    void bincodeReadsLikeItsTwin()
+    {
+        QFETCH(QString, scenario);
+        QFETCH(int, precision);
+        QFETCH(int, recorder);
+        const std::string s = scenario.toStdString();
+        const auto p = static_cast<Precision>(precision);
+        auto twin = openRecord(dataPath(fileName(s, p, Recorder::NamedMpk)));
+        QVERIFY2(twin, twin ? "" : twin.error().message().c_str());
+        OpenOptions o;
+        o.schemaFrom = dataPath(fileName(s, p, Recorder::NamedMpk));
+        o.scheduler = schedulerNameOf(s);
+        auto opened = openRecord(dataPath(fileName(s, p, static_cast<Recorder>(recorder))), o);
+        QVERIFY2(opened, opened ? "" : opened.error().message().c_str());
+        const Record& rec = **opened;
+        QVERIFY(!rec.partial);
+        QCOMPARE(rec.kind, (*twin)->kind);
+        QCOMPARE(rec.kind, s == "model_state" ? RecordKind::ModelStateTrainingRecord : RecordKind::TrainingRecord);
+        const json ours = tapeToJson(rec.tape, rec.itemNode);
+        const json theirs = tapeToJson((*twin)->tape, (*twin)->itemNode);
+        QVERIFY2(jsonEqual(ours, theirs), ("item differs from the twin's:\nours   " + ours.dump().substr(0, 2000) + "\ntwin   " + theirs.dump().substr(0, 2000)).c_str());
+        auto st = stateJson(rec);
+        QVERIFY2(st, st ? "" : st.error().message().c_str());
+        QVERIFY2(jsonEqual(json::parse(*st), expected(s)["state"]), st->c_str());
+        QCOMPARE(rec.tensors.size(), (*twin)->tensors.size());
+    }
+
+    /**
+     * `ckpt schema X.bin --schema-from X.mpk` gives the layout the bincode bytes settled; with it
+     * (`ckpt convert IN OUT.bin --schema S.json`) every self-describing record of the scenario converts
+     * to bincode that the real bincode crate decodes into the Rust types, tuples and Options included.
+     */
+    void convertToBincodeWithSettledLayout_data()
+    {
+        QTest::addColumn<QString>("scenario");
+        QTest::addColumn<int>("srcRecorder");
+        QTest::addColumn<int>("dstRecorder");
+        for (const std::string s : {"adam", "model_state", "spec_example"})
+            for (auto src : {Recorder::NamedMpk, Recorder::JsonGz})
+                for (auto dst : {Recorder::Bin, Recorder::BinGz})
+                    QTest::newRow((fileName(s, Precision::Half, src) + " -> " + std::string(recorderExtension(dst))).c_str())
+                        << QString::fromStdString(s) << int(src) << int(dst);
+    }
+    void convertToBincodeWithSettledLayout()
+    {
+        QFETCH(QString, scenario);
+        QFETCH(int, srcRecorder);
+        QFETCH(int, dstRecorder);
+        const std::string s = scenario.toStdString();
+        OpenOptions twin;
+        twin.schemaFrom = dataPath(fileName(s, Precision::Full, Recorder::NamedMpk));
+        twin.scheduler = schedulerNameOf(s);
+        auto settled = openRecord(dataPath(fileName(s, Precision::Full, Recorder::Bin)), twin);
+        QVERIFY2(settled, settled ? "" : settled.error().message().c_str());
+        QVERIFY((*settled)->bincodeSchema);
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const std::string schemaPath = dir.path().toStdString() + "/settled.schema.json";
+        const std::string text = (*settled)->bincodeSchema->toJson();
+        QVERIFY(writeFileAtomic(schemaPath, std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size())));
+
+        auto source = openRecord(dataPath(fileName(s, Precision::Half, static_cast<Recorder>(srcRecorder))));
+        QVERIFY2(source, source ? "" : source.error().message().c_str());
+        OpenOptions target;
+        target.schemaFile = schemaPath;
+        auto layout = bincodeTargetLayout(**source, target);
+        QVERIFY2(layout, layout ? "" : layout.error().message().c_str());
+        const auto dr = static_cast<Recorder>(dstRecorder);
+        const std::string out = dir.path().toStdString() + "/" + fileName(s, Precision::Double, dr);
+        auto c = convertRecord(**source, dr, Precision::Double, out, &layout->schema);
+        QVERIFY2(c, c ? "" : c.error().message().c_str());
+        const auto run = interop::runOracle({QStringLiteral("read"), QString::fromStdString(out), QStringLiteral("--scenario"), scenario});
+        QVERIFY2(run.exitCode == 0, run.describe().c_str());
+        const json line = run.line();
+        QVERIFY2(jsonEqual(line["state"], expected(s)["state"]), ("state: " + line["state"].dump()).c_str());
+        QVERIFY2(jsonEqual(line["scheduler"], expected(s)["scheduler"]), ("scheduler: " + line["scheduler"].dump()).c_str());
+        QCOMPARE(line["precision"].get<std::string>(), std::string("double"));
+
+        // Without the settled layout the same conversion is not the Rust types (an Option written bare,
+        // a tuple as a Vec, or StepLr's i32 as a usize): the oracle must refuse it or read other values.
+        const std::string guessed = dir.path().toStdString() + "/guessed." + std::string(recorderExtension(dr));
+        auto g = convertRecord(**source, dr, Precision::Double, guessed);
+        QVERIFY2(g, g ? "" : g.error().message().c_str());
+        const auto again = interop::runOracle({QStringLiteral("read"), QString::fromStdString(guessed), QStringLiteral("--scenario"), scenario});
+        if (again.exitCode == 0 && s != "spec_example")
+            QVERIFY2(!jsonEqual(again.line()["state"], expected(s)["state"]) || !jsonEqual(again.line()["scheduler"], expected(s)["scheduler"]),
+                "the guessed layout was right although MessagePack cannot say it");
     }
 
     // ---- our re-save equals their bytes ---------------------------------------------------------
@@ -642,16 +761,15 @@ private slots:
             // A self-describing source has no Rust layout: a tuple is an array like a Vec, Some(x) is x.
             // Written with the layout the tape suggests, (usize, usize) would become a Vec; the scenario's
             // layout (what the user passes with --schema) makes the bytes the Rust types.
+            // (`ckpt convert IN OUT.bin --schema S.json`).
             auto schemaPath = scenarioSchemaFile(s, dp, m_schemas);
             QVERIFY2(schemaPath, schemaPath ? "" : schemaPath.error().message().c_str());
-            const auto schemaText = interop::readAll(*schemaPath);
-            auto schema = BincodeSchema::fromJson(std::string_view(reinterpret_cast<const char*>(schemaText.data()), schemaText.size()));
-            QVERIFY2(schema, schema ? "" : schema.error().message().c_str());
-            ConvertResult report;
-            auto env = convertedEnvelope(**opened, dr, dp, report);
-            QVERIFY2(env, env ? "" : env.error().message().c_str());
-            auto w = saveRecord(*env, dr, out, &*schema);
-            QVERIFY2(w, w ? "" : w.error().message().c_str());
+            OpenOptions target;
+            target.schemaFile = *schemaPath;
+            auto layout = bincodeTargetLayout(**opened, target);
+            QVERIFY2(layout, layout ? "" : layout.error().message().c_str());
+            auto c = convertRecord(**opened, dr, dp, out, &layout->schema);
+            QVERIFY2(c, c ? "" : c.error().message().c_str());
         } else {
             auto c = convertRecord(**opened, dr, dp, out);
             QVERIFY2(c, c ? "" : c.error().message().c_str());

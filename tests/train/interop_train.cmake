@@ -10,9 +10,14 @@
 #   reencode DIR/checkpoint/record-5.EXT  (MessagePack, bincode) the typed value re-encoded in declaration
 #            order must give the file's serializer payload back byte for byte (field order, number widths)
 #   read-gc  DIR/graph/step-5.json        the GradientCheckpoint of the same step, typed
-# In: TRAIN, ORACLE, WORK_DIR, RECORDER (mpk, mpk.gz, json, json.gz, bin, bin.gz).
+# For bincode also (ckpt, the CLI): `ckpt info` reads the record without a twin, by core's built-in
+# ckpt-train layout with the scheduler type its caller state names; the record converted to NamedMpk and
+# back with `convert --schema-from` the original gives a file the oracle decodes with the run's layout,
+# byte-identical to the original for Bin. For JSON: converted to NamedMpk, rmp-serde re-encodes it
+# byte-identically (the f32 config fields are f32 again).
+# In: TRAIN, CKPT, ORACLE, WORK_DIR, RECORDER (mpk, mpk.gz, json, json.gz, bin, bin.gz).
 
-foreach(var TRAIN ORACLE WORK_DIR RECORDER)
+foreach(var TRAIN CKPT ORACLE WORK_DIR RECORDER)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "interop_train.cmake: ${var} is not set")
   endif()
@@ -103,6 +108,45 @@ foreach(row ${rows})
                   RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
   if(rc EQUAL 0)
     message(FATAL_ERROR "${record}: decoded with the ${other} layout too")
+  endif()
+
+  if(RECORDER MATCHES "^bin")
+    if(scheduler STREQUAL "step")
+      set(record_type "i32")
+    elseif(scheduler STREQUAL "exponential")
+      set(record_type "f64")
+    elseif(scheduler STREQUAL "constant")
+      set(record_type "()")
+    else()
+      set(record_type "usize")
+    endif()
+    run_checked(info "${CKPT}" info "${record}")
+    string(FIND "${info}" "layout      built-in ckpt-train TrainingRecord" at_layout)
+    string(FIND "${info}" "scheduler ${record_type} " at_type)
+    string(FIND "${info}" "warning" at_warning)
+    if(at_layout EQUAL -1 OR at_type EQUAL -1 OR NOT at_warning EQUAL -1)
+      message(FATAL_ERROR "${record}: expected the built-in ckpt-train layout with scheduler ${record_type} and no warning:\n${info}")
+    endif()
+    run_checked(ignored "${CKPT}" convert "${record}" "${dir}/as.mpk")
+    run_checked(ignored "${CKPT}" convert "${dir}/as.mpk" "${dir}/back.${RECORDER}" --schema-from "${record}")
+    run_checked(line "${ORACLE}" read "${dir}/back.${RECORDER}" ${layout})
+    if(RECORDER STREQUAL "bin")
+      execute_process(COMMAND ${CMAKE_COMMAND} -E compare_files "${record}" "${dir}/back.bin" RESULT_VARIABLE differs)
+      if(differs)
+        message(FATAL_ERROR "${record}: NamedMpk and back to Bin with its own layout is not byte-identical")
+      endif()
+    endif()
+  endif()
+
+  # JSON keeps every float as f64; converted to NamedMpk, the config's f32 fields (beta_1, ...) must be
+  # f32 again (`ca`): the typed re-encode by rmp-serde gives the converted file's bytes back.
+  if(RECORDER MATCHES "^json")
+    run_checked(ignored "${CKPT}" convert "${record}" "${dir}/as.mpk")
+    run_checked(line "${ORACLE}" reencode "${dir}/as.mpk" "${dir}/as-reencoded.mpk" ${layout})
+    string(JSON identical GET "${line}" identical)
+    if(NOT identical)
+      message(FATAL_ERROR "${record}: converted to NamedMpk, the typed re-encode differs (an f32 field written as f64?):\n${line}")
+    endif()
   endif()
 
   run_checked(ignored "${ORACLE}" read-gc "${dir}/graph/step-5.json")

@@ -133,7 +133,9 @@ QString RecordTreeModel::nameOf(int record, uint32_t node) const
     const Record& rec = *lr.record;
     if (rootRow(record, node) >= 0) {
         switch (m_mode) {
-        case Mode::Records: return QFileInfo(lr.path).fileName();
+        case Mode::Records:
+            // a record opened with "Open Damaged File…" says so where the user looks first
+            return QFileInfo(lr.path).fileName() + (rec.damage.empty() ? QString() : tr(" — DAMAGED, partial view"));
         case Mode::CallerState: return tr("caller state (%1)").arg(QFileInfo(lr.path).fileName());
         case Mode::Scheduler: return tr("scheduler (%1)").arg(QFileInfo(lr.path).fileName());
         }

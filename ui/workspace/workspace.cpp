@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/workspace/workspace.h"
 
+#include "core/edit/edit.h"
+
 #include <QDir>
 #include <QFileInfo>
 #include <QMap>
@@ -313,7 +315,7 @@ Result<std::shared_ptr<const CarStore>> openCarFile(const QString& path)
     return std::make_shared<const CarStore>(std::move(*store));
 }
 
-Workspace loadWorkspace(const QStringList& inputs, const Progress& progress)
+Workspace loadWorkspace(const QStringList& inputs, const Progress& progress, bool lenient)
 {
     Workspace ws;
     ws.inputs = inputs;
@@ -366,15 +368,28 @@ Workspace loadWorkspace(const QStringList& inputs, const Progress& progress)
                 continue;
             }
         }
-        auto opened = openRecord(files[i].toStdString(), {}, sub);
+        OpenOptions options;
+        options.lenient = lenient;
+        auto opened = openRecord(files[i].toStdString(), options, sub);
         if (!opened) {
             ws.errors << QString::fromStdString(opened.error().message());
             continue;
+        }
+        // One verdict with `ckpt validate`: parts that do not fit their parameters fail loading too.
+        if (auto v = validateRecord(**opened); !v) {
+            const QString why = QString::fromStdString(Error(v.error()).withFile(files[i].toStdString()).message());
+            if (!lenient) {
+                ws.errors << why;
+                continue;
+            }
+            ws.warnings << files[i] + QStringLiteral(": DAMAGED, partial view: ") + why;
         }
         LoadedRecord lr;
         lr.record = *opened;
         lr.index = std::make_shared<const TapeIndex>(TapeIndex::build(*lr.record));
         lr.path = files[i];
+        if (!lr.record->damage.empty())
+            ws.warnings << files[i] + QStringLiteral(": DAMAGED, partial view: ") + QString::fromStdString(lr.record->damage);
         for (const auto& w : lr.record->warnings)
             ws.warnings << files[i] + QStringLiteral(": ") + QString::fromStdString(w);
         ws.records.push_back(std::move(lr));

@@ -110,7 +110,11 @@ QString carBesideGraph(const QString& graphPath);
 /** Maps and indexes a CARv1 file; errors carry the file and offset. */
 Result<std::shared_ptr<const CarStore>> openCarFile(const QString& path);
 
-/** Opens every input (synchronously; the UI runs this in a worker). Errors are collected, not fatal. */
-Workspace loadWorkspace(const QStringList& inputs, const Progress& progress);
+/**
+ * Opens every input (synchronously; the UI runs this in a worker). Errors are collected, not fatal.
+ * \a lenient ("Open Damaged File…"): records the typed decoders reject are still shown, partial,
+ * with the reason as a warning.
+ */
+Workspace loadWorkspace(const QStringList& inputs, const Progress& progress, bool lenient = false);
 
 } // namespace ckpt::ui

@@ -46,9 +46,9 @@ foreach(ext mpk mpk.gz json json.gz bin bin.gz)
   endforeach()
 endforeach()
 file(REMOVE_RECURSE "${scratch}")
-# 8 scenarios x 3 precisions x 6 recorders.
-if(NOT count EQUAL 144)
-  message(FATAL_ERROR "expected 144 TrainingRecord files in ${DATA_DIR}, found ${count}")
+# 9 scenarios x 3 precisions x 6 recorders.
+if(NOT count EQUAL 162)
+  message(FATAL_ERROR "expected 162 record files in ${DATA_DIR}, found ${count}")
 endif()
 
 foreach(dir gc gc-hashmap)

@@ -10,8 +10,10 @@ mod record;
 mod scenarios;
 mod summary;
 mod train;
+mod verdict;
 
 use record::*;
+use verdict::verdict_line;
 use scenarios::Scenario;
 use serde_json::{json, Map, Value};
 use std::marker::PhantomData;
@@ -24,6 +26,7 @@ const USAGE: &str = "usage:
   ckpt-interop reencode FILE OUT [--scenario NAME] [--optimizer O --scheduler S]
   ckpt-interop gradient-checkpoint OUTDIR [--sorted]
   ckpt-interop read-gc FILE
+  ckpt-interop verdict FILE... --scenario NAME   (would Burn/Ruda load it? one JSON line per file)
   ckpt-interop bench-load FILE | bench-save IN OUT | bench-inflate FILE.gz | bench-gc FILE   (tests/bench)
 scenarios: adam adamw_amsgrad sgd exponential noam linear step_fresh spec_example
 (the scenario defaults to the file name up to its last '-', e.g. adam-full.mpk -> adam)
@@ -130,6 +133,14 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         "gradient-checkpoint" => {
             need(1)?;
             write_gradient_checkpoints(Path::new(&a.positional[0]), a.sorted)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        "verdict" => {
+            let name = a.scenario.clone().ok_or("verdict needs --scenario NAME")?;
+            for f in &a.positional {
+                let line = with_scenario!(name.as_str(), verdict_line(Path::new(f)), Err(format!("unknown scenario {name}")))?;
+                println!("{line}");
+            }
             Ok(ExitCode::SUCCESS)
         }
         "read-gc" => {

@@ -321,7 +321,50 @@ impl Scenario for SpecExample {
     }
 }
 
-pub const SCENARIO_NAMES: [&str; 8] = ["adam", "adamw_amsgrad", "sgd", "exponential", "noam", "linear", "step_fresh", "spec_example"];
+// ------------------------------------------------------------------------------------------------
+// model_state: Ruda's ModelStateTrainingRecord (format-burn-record.md §9.6), the 7-tuple
+// (version 1, module, TrainableParameterContract, optimizer, scheduler, gradients, caller state),
+// with a caller state holding multi-byte UTF-8 and an Option field that MessagePack writes bare.
+
+/// Ruda `TrainableParameterContract`: (param id, shape, dtype) of every trainable parameter, sorted by id.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct TrainableParameterContract {
+    pub entries: Vec<(u64, Vec<usize>, DType)>,
+}
+
+pub type ModelStateItem<M, O, S, U> = (u32, M, TrainableParameterContract, O, S, GradientsParamsRecord, U);
+
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct ModelStateCaller {
+    pub step: u64,
+    pub label: String,
+    pub best_loss: Option<f64>,
+    pub warmup_done: bool,
+}
+
+pub struct ModelState;
+impl Scenario for ModelState {
+    const NAME: &'static str = "model_state";
+    const DESCRIPTION: &'static str = "ModelStateTrainingRecord version 1: Linear[3,2]+bias; contract of both params; Adam for the weight; \
+        cosine scheduler usize 3; one pending gradient; caller state {step u64, label with multi-byte UTF-8, best_loss: Option<f64> Some, warmup_done}";
+    type Item = ModelStateItem<LinearItem, OptimItem<AdamState>, usize, ModelStateCaller>;
+    fn build(p: Precision) -> Self::Item {
+        let mut rng = Lcg::new(77);
+        let (w, b) = (0x00ab_cdef_0123_4567u64, 5u64);
+        let model = LinearItem {
+            weight: param(w, p.float_tensor(&[3, 2], &rng.values(6))),
+            bias: Some(param(b, p.float_tensor(&[2], &rng.values(2)))),
+        };
+        let contract = TrainableParameterContract { entries: vec![(b, vec![2], DType::F32), (w, vec![3, 2], DType::F32)] };
+        let mut optim = OptimItem::new();
+        optim.insert(param_id_string(w), AdaptorRecordItem::for_rank(2, AdamState { momentum: adam_state(p, &mut rng, &[3, 2], 12, false) }));
+        let gradients = vec![(w, DType::F32, p.float_tensor(&[3, 2], &rng.values(6)))];
+        let state = ModelStateCaller { step: 12, label: "Größe → 模型 ✓".to_string(), best_loss: Some(0.125), warmup_done: true };
+        (1u32, model, contract, optim, 3usize, GradientsParamsRecord { gradients }, state)
+    }
+}
+
+pub const SCENARIO_NAMES: [&str; 9] = ["adam", "adamw_amsgrad", "sgd", "exponential", "noam", "linear", "step_fresh", "spec_example", "model_state"];
 
 /// Calls `$f::<ScenarioType>($args)` for the scenario named `$name`, or evaluates `$none`.
 #[macro_export]
@@ -336,6 +379,7 @@ macro_rules! with_scenario {
             "linear" => $f::<$crate::scenarios::Linear>($($args),*),
             "step_fresh" => $f::<$crate::scenarios::StepFresh>($($args),*),
             "spec_example" => $f::<$crate::scenarios::SpecExample>($($args),*),
+            "model_state" => $f::<$crate::scenarios::ModelState>($($args),*),
             _ => $none,
         }
     };

@@ -155,11 +155,13 @@ pub fn summarize(record: &Value) -> Result<RecordSummary, String> {
     let item = record.get("item").ok_or("no item")?;
     let mut tensors = Vec::new();
     collect_tensors(item, "item", &mut tensors)?;
+    // TrainingRecord 5-tuple: scheduler 2, caller state 4; ModelStateTrainingRecord 7-tuple: 4 and 6.
+    let (scheduler, state) = if item.as_array().map_or(false, |a| a.len() == 7) { (4, 6) } else { (2, 4) };
     Ok(RecordSummary {
         tensors,
         metadata: record.get("metadata").cloned().unwrap_or(Value::Null),
-        scheduler: item.get(2).cloned().unwrap_or(Value::Null),
-        state: item.get(4).cloned().unwrap_or(Value::Null),
+        scheduler: item.get(scheduler).cloned().unwrap_or(Value::Null),
+        state: item.get(state).cloned().unwrap_or(Value::Null),
     })
 }
 
