@@ -311,11 +311,19 @@ private:
             switch (f) {
             case Id: return string(n.id);
             case Op: return string(n.op);
-            case Inputs:
-                return array([&] {
-                    n.inputCids.emplace_back();
-                    return string(n.inputCids.back());
+            case Inputs: {
+                // Views first, then one allocation of the exact size.
+                m_views.clear();
+                const bool read = array([&] {
+                    std::string_view v;
+                    if (!plainString(v))
+                        return false;
+                    m_views.push_back(v);
+                    return true;
                 });
+                n.inputCids.assign(m_views.begin(), m_views.end());
+                return read;
+            }
             case Output: return optString(n.outputCid);
             case Gradient: return optString(n.gradientCid);
             default: return map(n.metadata, [&](std::string& s) { return string(s); });
@@ -375,6 +383,7 @@ private:
     const uint8_t* m_p;
     const uint8_t* m_e;
     DecodeNotes m_notes;
+    std::vector<std::string_view> m_views; // scratch of node()
 };
 
 } // namespace
