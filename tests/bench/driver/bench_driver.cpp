@@ -14,11 +14,15 @@
 //   ckpt-bench convert IN OUT [--schema-from MPK] open IN, write it in OUT's recorder (full precision)
 //   ckpt-bench diff A B                           open both + diffRecords
 //   ckpt-bench gc FILE                            GradientCheckpoint parse + typed decode + topological order
+//   ckpt-bench gc-verify FILE                     not timed: the fast reader takes FILE (else the gc figures
+//                                                 would time the general reader) and its checkpoint is the
+//                                                 general reader's (same re-saved bytes, notes and order)
 //   ckpt-bench layout FILE                        GradientCheckpoint load + layout of its graph
 //
 // Memory: a sampler thread reads /proc/self/statm every millisecond; resident minus shared pages is
 // the anonymous memory (RssAnon: heap, not the file mapping), and its maximum is reported as
 // peak_anon_bytes; peak_rss_bytes is the kernel's VmHWM (mapping pages included).
+#include "core/codec/json.h"
 #include "core/diff/diff.h"
 #include "core/graph/analysis.h"
 #include "core/graph/checkpoint.h"
@@ -185,9 +189,41 @@ StatsSummary statsOfEveryTensor(const Record& record)
     return s;
 }
 
+/**
+ * The benchmark's GradientCheckpoint figures are only the fast reader's if it takes the generated
+ * file, and only worth something if it reads what the general reader (readJson + the typed decoder,
+ * checked against serde_json in tst_graph) reads: compared through the re-saved bytes (every field,
+ * maps in stored order), the decode notes and the topological order.
+ */
+int verifyFastReader(const std::string& path)
+{
+    auto bytes = mapFile(path);
+    if (!bytes)
+        return failWith(bytes.error());
+    const auto fast = readGradientCheckpointFast((*bytes)->span());
+    if (!fast)
+        return failWith(fail(ErrorCode::Invalid, path + ": the fast reader declined the file, so the gc rows would time the general reader").error());
+    JsonReadOptions options;
+    options.maxDepth = UINT32_MAX;
+    auto tape = readJson(*bytes, options);
+    if (!tape)
+        return failWith(tape.error());
+    auto general = decodeGradientCheckpoint(*tape);
+    if (!general)
+        return failWith(general.error());
+    const auto& a = fast->notes;
+    const auto& b = general->notes;
+    if (saveGradientCheckpoint(*fast) != saveGradientCheckpoint(*general) || a.duplicateMapKeys != b.duplicateMapKeys
+        || a.unknownFields != b.unknownFields || a.nodeKeyIdMismatches != b.nodeKeyIdMismatches
+        || topologicalOrder(fast->graph) != topologicalOrder(general->graph))
+        return failWith(fail(ErrorCode::Invalid, path + ": the fast and the general reader disagree").error());
+    std::printf("{\"fast_equals_general\": 1, \"nodes\": %zu}\n", fast->graph.nodes.size());
+    return 0;
+}
+
 int usage()
 {
-    std::fprintf(stderr, "usage: ckpt-bench open|touch|stats|sum|convert|diff|gc|layout FILE [OUT|B] [--schema-from MPK]\n");
+    std::fprintf(stderr, "usage: ckpt-bench open|touch|stats|sum|convert|diff|gc|gc-verify|layout FILE [OUT|B] [--schema-from MPK]\n");
     return 2;
 }
 
@@ -206,6 +242,8 @@ int main(int argc, char** argv)
     if (args.size() < 2)
         return usage();
     const std::string& cmd = args[0];
+    if (cmd == "gc-verify" && args.size() == 2)
+        return verifyFastReader(args[1]);
     AnonSampler sampler;
     Output out;
     const auto t0 = Clock::now();
