@@ -54,6 +54,15 @@ PROBES = {
             "idle_s": "app: open + statistics until idle",
         },
     },
+    # Issue 11 item 2's probe: the app opening the record with a 5 ms timer that measures its own
+    # lateness (being written with the GUI latency work; core/tensor and ui/ are not this suite's).
+    # Until it is built its rows say "not built"; the GUI target reads it once it is there.
+    "latency": {
+        "binary": "ckpt-bench-latency", "input": "record", "args": ["{input}"],
+        "figures": {
+            "max_lateness_ms": "app: worst lateness of a 5 ms timer while the record opens and its statistics fill in",
+        },
+    },
     "graphview": {
         "binary": "ckpt-bench-graphview", "input": "gc", "args": ["{input}"],
         "figures": {
@@ -184,7 +193,7 @@ def shown(row, field="min"):
     if "gave_up_after_s" in row:
         return f"gave up after {row['gave_up_after_s']} s"
     if "not_measured" in row:
-        return "not measured"
+        return "not built" if row["not_measured"].startswith("not built") else "not measured"
     return "FAILED"
 
 
@@ -253,7 +262,7 @@ def run_probe(r, probe_name, probe, binary, size, input_path):
     if binary is None:
         for figure, name in probe["figures"].items():
             r.not_measured(f"probe.{probe_name}.{figure}", size, "ours", name, figure,
-                           f"no {probe['binary']} in the build's bin/")
+                           f"not built: no {probe['binary']} in the build's bin/")
         return
     args = [a.replace("{input}", input_path) for a in probe["args"]]
     r.measure([binary] + args, [(f"probe.{probe_name}.{figure}", "ours", name, figure)
@@ -362,6 +371,10 @@ def measure_gc(r, a, n, tools, work):
     subprocess.run([gen, "gc", str(n), f], check=True, stdout=subprocess.DEVNULL)
     subprocess.run(["cat", f], stdout=subprocess.DEVNULL, check=True)
     fb = {"file_bytes": os.path.getsize(f)}
+    # Not timed: the gc rows time the fast reader only if it takes this file and reads what the
+    # general reader reads (a failure here is a failure of the run, not a missed target).
+    verified = r.run([ours, "gc-verify", f])
+    fb["fast_reader_equals_general"] = bool(verified and verified.get("fast_equals_general") == 1)
     r.measure([ours, "gc", f], [
         ("gc.load", "ours", "ckpt load: map + parse + typed decode", "parse_s"),
         ("gc.parse_topo", "ours", "ckpt load + topological order", "parse_topo_s"),
@@ -466,8 +479,14 @@ def compute_targets(report):
     faster(11, f"statistics pass {size} >= 10x numpy's (both on loaded data)", "peer.numpy.pass", "stats.pass_warm", size, 10)
     faster(11, f"open + full statistics {size} >= 20x python3 msgpack + numpy (both including the load)",
            "peer.numpy.open_full", "stats.open_full", size, 20)
-    at_most(11, f"GUI {size}: longest event-loop stall <= 50 ms while it opens and statistics fill in",
-            "probe.gui.max_stall_ms", size, 50, ms=True)
+    # The 5 ms lateness probe once it is built, the 1 ms stall probe (ckpt-bench-gui) until then.
+    lat = rows.get("probe.latency.max_lateness_ms", size)
+    if lat and "min" in lat:
+        at_most(11, f"GUI {size}: worst 5 ms timer lateness <= 50 ms while it opens and statistics fill in",
+                "probe.latency.max_lateness_ms", size, 50, ms=True)
+    else:
+        at_most(11, f"GUI {size}: longest event-loop stall <= 50 ms while it opens and statistics fill in",
+                "probe.gui.max_stall_ms", size, 50, ms=True)
     o, p = rows.best("gc.parse_topo", g), rows.best("peer.gc.parse_topo", g)
     add(11, f"GradientCheckpoint {g}: load + topological order <= 0.5x serde_json's (both reading the file)",
         f"{o / p:.2f}x ({fmt_s(o)} vs {fmt_s(p)})" if o and p else "not measured", (o / p <= 0.5) if o and p else None)
@@ -569,6 +588,7 @@ HEADLINES = [
     ("open + convert .mpk -> .mpk", "convert.mpk", ["peer.convert.mpk"]),
     ("diff of two records (diff alone)", "diff.only", []),
     ("app: longest event-loop stall while it opens + statistics", "probe.gui.max_stall_ms", []),
+    ("app: worst 5 ms timer lateness while it opens + statistics", "probe.latency.max_lateness_ms", []),
 ]
 GC_HEADLINES = [
     ("GradientCheckpoint load (map/read + parse + typed)", "gc.load", ["peer.gc.load"]),
