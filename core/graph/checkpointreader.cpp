@@ -177,10 +177,11 @@ private:
 
     /**
      * Once \a v holds kSample items read since \a start, reserves for the rest of the input at the
-     * same rate (bounded by the least bytes an item can take). A 100k-entry vector grown by doubling
-     * touches twice its final size in fresh pages, and page faults are a third of a first parse.
-     * Untouched reserved pages cost nothing, so the over-estimate (the rest of the file is not all
-     * this container) is free.
+     * same rate. A 100k-entry vector grown by doubling touches twice its final size in fresh pages,
+     * and page faults are a third of a first parse. Untouched reserved pages cost little, but the
+     * reservation is still bounded by the input: never more items than the unread bytes could hold
+     * (the least bytes an item's text takes), and never more bytes than are unread, so 64 tiny
+     * entries followed by a long string cannot reserve several times the file's size.
      */
     template<class V>
     void reserveAhead(V& v, const uint8_t* start, size_t minBytes)
@@ -190,7 +191,8 @@ private:
         if (used == 0)
             return;
         const size_t byRate = v.size() + (left / used + 1) * v.size();
-        v.reserve(std::min(byRate, v.size() + left / minBytes));
+        const size_t byInput = v.size() + left / std::max(minBytes, sizeof(typename V::value_type));
+        v.reserve(std::min(byRate, byInput));
     }
 
     /** `{ "key": value, ... }`; \a member(key) reads the value. */
