@@ -12,10 +12,30 @@
 
 #include <QTest>
 
+#include <atomic>
+#include <cstdlib>
 #include <filesystem>
 #include <random>
 
 using namespace ckpt;
+
+// The largest single allocation while g_watchAllocations is set: the fast reader reserves ahead,
+// and no reservation may be larger than the input justifies (largestReservation()).
+namespace {
+std::atomic<bool> g_watchAllocations{false};
+std::atomic<size_t> g_largestAllocation{0};
+} // namespace
+
+void* operator new(size_t n)
+{
+    if (g_watchAllocations.load(std::memory_order_relaxed) && n > g_largestAllocation.load(std::memory_order_relaxed))
+        g_largestAllocation.store(n, std::memory_order_relaxed);
+    if (void* p = std::malloc(n ? n : 1))
+        return p;
+    throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, size_t) noexcept { std::free(p); }
 
 namespace {
 
@@ -196,6 +216,30 @@ private slots:
             if (QTest::currentTestFailed())
                 return;
         }
+    }
+
+    /**
+     * 70 tiny edges, then one long string: the edges' rate of bytes per item says the rest of the
+     * input is millions of edges. The reservation must stay within what the unread bytes can hold.
+     * (Checked that it can fail: the rate-only bound allocated 6.7x the input here.)
+     */
+    void largestReservation()
+    {
+        std::string text = "{\"graph\":{\"edges\":[";
+        for (int i = 0; i < 70; ++i)
+            text += std::string(i ? "," : "") + "[\"a\",\"b\"]";
+        const std::string longId(4 << 20, 'x');
+        text += "],\"nodes\":{\"a\":{\"id\":\"" + longId + "\",\"op\":\"\",\"input_cids\":[],\"metadata\":{}}}},"
+                "\"step\":1,\"loss_cid\":null,\"optimizer_state\":{},\"timestamp\":2}";
+        g_largestAllocation = 0;
+        g_watchAllocations = true;
+        const auto fast = readGradientCheckpointFast(bytesOf(text));
+        g_watchAllocations = false;
+        QVERIFY(fast);
+        QCOMPARE(fast->graph.edges.size(), size_t(70));
+        QVERIFY(agrees(bytesOf(text), "long string after tiny edges"));
+        QVERIFY2(g_largestAllocation <= text.size() + text.size() / 4,
+                 (std::to_string(g_largestAllocation) + " bytes allocated at once for " + std::to_string(text.size()) + " bytes of input").c_str());
     }
 
     /** Every prefix and byte corruptions of valid files: never accepted where the general reader rejects. */
