@@ -195,6 +195,32 @@ private slots:
         QVERIFY(taken >= 5);
     }
 
+    /**
+     * Every file of tests/data (JSON of every kind: records, schemas, graphs) and every genuine Burn
+     * fixture (records, configs, MessagePack): the fast reader declines or agrees with the
+     * general one on each, and declines wherever the general one rejects; the plain accepted
+     * checkpoints among them go the fast way.
+     */
+    void everyTestFileAndFixture()
+    {
+        int files = 0, taken = 0;
+        for (const std::string root : {std::string(CKPT_TEST_DATA), std::string(CKPT_FIXTURES)}) {
+            QVERIFY2(std::filesystem::is_directory(root), root.c_str());
+            for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
+                if (!entry.is_regular_file())
+                    continue;
+                const auto text = read(entry.path().string());
+                taken += agrees(text, entry.path().c_str());
+                if (QTest::currentTestFailed())
+                    return;
+                ++files;
+            }
+        }
+        qInfo("%d files, %d read by the fast reader", files, taken);
+        QVERIFY(files > 100);
+        QVERIFY(taken >= 10);
+    }
+
     void generatedGraphs()
     {
         for (uint32_t seed = 1; seed <= 6; ++seed) {
