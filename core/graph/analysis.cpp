@@ -2,8 +2,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/graph/analysis.h"
 
+#include "core/util/stringindex.h"
+
 #include <algorithm>
 #include <deque>
+#include <span>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -11,61 +14,63 @@ namespace ckpt {
 
 namespace {
 
-/** Ids interned to dense integers; the views point into the graph's own strings. */
-struct IdTable {
-    std::vector<std::string_view> names;
-    std::unordered_map<std::string_view, uint32_t> index;
-
-    uint32_t intern(std::string_view s)
-    {
-        auto [it, inserted] = index.try_emplace(s, uint32_t(names.size()));
-        if (inserted)
-            names.push_back(s);
-        return it->second;
-    }
-    std::optional<uint32_t> lookup(std::string_view s) const
-    {
-        auto it = index.find(s);
-        if (it == index.end())
-            return std::nullopt;
-        return it->second;
-    }
-};
-
 /** The crate's Kahn run, kept with its leftovers so cycles can be found. */
 struct KahnRun {
-    IdTable ids;
+    StringIndex ids;            ///< node keys first (file order), then phantom edge ends (first seen)
     size_t keyCount = 0;
     std::vector<uint8_t> hasInDegree;  // entry exists in the crate's in_degree map
     std::vector<uint64_t> inDegree;
-    std::vector<std::vector<uint32_t>> successors;
+    // successors of id i, in edge order: successorList[successorStart[i] .. successorStart[i + 1])
+    std::vector<uint32_t> successorStart;
+    std::vector<uint32_t> successorList;
     std::vector<uint32_t> order;
+
+    std::span<const uint32_t> successors(uint32_t i) const
+    {
+        return std::span<const uint32_t>(successorList).subspan(successorStart[i], successorStart[i + 1] - successorStart[i]);
+    }
+    std::string_view name(uint32_t i) const { return ids.name(i); }
 };
 
 KahnRun runKahn(const ComputationGraphStore& g)
 {
     KahnRun k;
-    k.ids.names.reserve(g.nodes.size());
-    k.ids.index.reserve(g.nodes.size() * 2);
+    // Keys first, then edge ends in edge order: the ids' indices are the crate's first-seen order.
+    std::vector<std::string_view> names;
+    names.reserve(g.nodes.size() + 2 * g.edges.size());
     for (const auto& [key, node] : g.nodes)
-        k.ids.intern(key);
-    k.keyCount = k.ids.names.size();
+        names.push_back(key);
     for (const auto& [from, to] : g.edges) {
-        k.ids.intern(from);
-        k.ids.intern(to);
+        names.push_back(from);
+        names.push_back(to);
     }
-    const size_t n = k.ids.names.size();
+    const std::vector<uint32_t> index = k.ids.insertAll(names);
+    // Indices are handed out in first-seen order, so the distinct keys are 0 .. keyCount - 1.
+    for (size_t i = 0; i < g.nodes.size(); ++i)
+        k.keyCount = std::max<size_t>(k.keyCount, index[i] + 1);
+    std::vector<std::pair<uint32_t, uint32_t>> edges;
+    edges.reserve(g.edges.size());
+    for (size_t e = 0, i = g.nodes.size(); e < g.edges.size(); ++e, i += 2)
+        edges.emplace_back(index[i], index[i + 1]);
+    const size_t n = k.ids.size();
     k.hasInDegree.assign(n, 0);
     std::fill(k.hasInDegree.begin(), k.hasInDegree.begin() + k.keyCount, 1);
     k.inDegree.assign(n, 0);
-    k.successors.assign(n, {});
-    for (const auto& [from, to] : g.edges) {
-        const uint32_t f = *k.ids.lookup(from), t = *k.ids.lookup(to);
+    k.successorStart.assign(n + 1, 0);
+    for (const auto& [f, t] : edges) {
         k.hasInDegree[t] = 1;
         ++k.inDegree[t];
-        k.successors[f].push_back(t);
+        ++k.successorStart[f + 1];
     }
-    auto byName = [&](uint32_t a, uint32_t b) { return k.ids.names[a] < k.ids.names[b]; };
+    for (size_t i = 0; i < n; ++i)
+        k.successorStart[i + 1] += k.successorStart[i];
+    k.successorList.resize(edges.size());
+    {
+        std::vector<uint32_t> fill(k.successorStart.begin(), k.successorStart.end() - 1);
+        for (const auto& [f, t] : edges)
+            k.successorList[fill[f]++] = t;
+    }
+    auto byName = [&](uint32_t a, uint32_t b) { return k.name(a) < k.name(b); };
     std::vector<uint32_t> initial;
     for (uint32_t i = 0; i < n; ++i)
         if (k.hasInDegree[i] && k.inDegree[i] == 0)
@@ -79,7 +84,7 @@ KahnRun runKahn(const ComputationGraphStore& g)
         queue.pop_front();
         k.order.push_back(u);
         ready.clear();
-        for (uint32_t s : k.successors[u]) {
+        for (uint32_t s : k.successors(u)) {
             if (!k.hasInDegree[s])
                 continue;
             // saturating_sub, as the crate does: a node at 0 is not pushed twice.
@@ -97,7 +102,7 @@ KahnRun runKahn(const ComputationGraphStore& g)
 /** One cycle among ids whose in-degree never reached zero; iterative DFS, sorted start points. */
 std::vector<std::string> findCycle(const KahnRun& k)
 {
-    const size_t n = k.ids.names.size();
+    const size_t n = k.ids.size();
     std::vector<uint8_t> remaining(n, 0);
     std::vector<uint32_t> starts;
     for (uint32_t i = 0; i < n; ++i)
@@ -105,7 +110,7 @@ std::vector<std::string> findCycle(const KahnRun& k)
             remaining[i] = 1;
             starts.push_back(i);
         }
-    std::sort(starts.begin(), starts.end(), [&](uint32_t a, uint32_t b) { return k.ids.names[a] < k.ids.names[b]; });
+    std::sort(starts.begin(), starts.end(), [&](uint32_t a, uint32_t b) { return k.name(a) < k.name(b); });
     enum : uint8_t { White, Gray, Black };
     std::vector<uint8_t> color(n, White);
     std::vector<std::pair<uint32_t, size_t>> stack; // node, next successor index
@@ -116,7 +121,7 @@ std::vector<std::string> findCycle(const KahnRun& k)
         color[s] = Gray;
         while (!stack.empty()) {
             auto& [u, next] = stack.back();
-            const auto& succ = k.successors[u];
+            const auto succ = k.successors(u);
             if (next >= succ.size()) {
                 color[u] = Black;
                 stack.pop_back();
@@ -131,7 +136,7 @@ std::vector<std::string> findCycle(const KahnRun& k)
                 while (i > 0 && stack[i - 1].first != v)
                     --i;
                 for (size_t j = i - 1; j < stack.size(); ++j)
-                    cycle.emplace_back(k.ids.names[stack[j].first]);
+                    cycle.emplace_back(k.name(stack[j].first));
                 return cycle;
             }
             if (color[v] == White) {
@@ -151,7 +156,7 @@ std::vector<std::string> topologicalOrder(const ComputationGraphStore& graph)
     std::vector<std::string> out;
     out.reserve(k.order.size());
     for (uint32_t i : k.order)
-        out.emplace_back(k.ids.names[i]);
+        out.emplace_back(k.name(i));
     return out;
 }
 
@@ -231,16 +236,16 @@ GraphAnalysis analyzeGraph(const ComputationGraphStore& graph, const std::option
     GraphAnalysis a;
     const KahnRun k = runKahn(graph);
     a.topologicalOrder.reserve(k.order.size());
-    std::vector<uint8_t> placed(k.ids.names.size(), 0);
+    std::vector<uint8_t> placed(k.ids.size(), 0);
     for (uint32_t i : k.order) {
-        a.topologicalOrder.emplace_back(k.ids.names[i]);
+        a.topologicalOrder.emplace_back(k.name(i));
         placed[i] = 1;
     }
     for (uint32_t i = 0; i < k.keyCount; ++i)
         if (!placed[i])
-            a.blocked.emplace_back(k.ids.names[i]);
-    for (uint32_t i = uint32_t(k.keyCount); i < k.ids.names.size(); ++i)
-        a.phantomIds.emplace_back(k.ids.names[i]);
+            a.blocked.emplace_back(k.name(i));
+    for (uint32_t i = uint32_t(k.keyCount); i < k.ids.size(); ++i)
+        a.phantomIds.emplace_back(k.name(i));
     if (!a.blocked.empty())
         a.cycle = findCycle(k);
 

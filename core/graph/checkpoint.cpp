@@ -623,6 +623,10 @@ Result<GradientCheckpoint> loadGradientCheckpoint(const BytesPtr& bytes, bool al
     // deep, a deeper value is either rejected at its first bracket or skipped as an unknown field,
     // and serde_json skips ignored values without recursing. The tape reader is iterative, so no
     // depth limit is needed for safety either.
+    if (bytes) {
+        if (auto fast = readGradientCheckpointFast(bytes->span()))
+            return std::move(*fast);
+    }
     JsonReadOptions options;
     options.maxDepth = UINT32_MAX;
     auto tape = readJson(bytes, options);

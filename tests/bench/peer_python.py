@@ -5,7 +5,8 @@
 
   peer_python.py load FILE     read + msgpack.unpackb (gzip.decompress first for .gz)
   peer_python.py stats FILE    load, then numpy statistics of every f32 tensor as an analyst writes
-                               them: sum, l2, min, max, mean, std, NaN/Inf counts, 256-bin histogram
+                               them, the fields ckpt computes: sum, l2, min, max, mean, std, NaN/Inf/zero
+                               counts, 256-bin histogram
   peer_python.py gc FILE       json.load + Kahn topological order of the graph's edges
 """
 import collections
@@ -82,6 +83,7 @@ def main():
             x = np.frombuffer(t["bytes"], dtype="<f4")
             nan = int(np.isnan(x).sum())
             inf = int(np.isinf(x).sum())
+            zeros = int((x == 0).sum())  # ckpt's statistics count zeros too: equal work
             finite = x if nan + inf == 0 else x[np.isfinite(x)]
             s = float(finite.sum(dtype=np.float64))
             l2 = float(np.linalg.norm(finite))

@@ -16,6 +16,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -96,6 +97,12 @@ private slots:
         auto loaded = loadGradientCheckpoint(*bytes);
         QVERIFY2(loaded, loaded ? "" : loaded.error().message().c_str());
         const GradientCheckpoint& c = *loaded;
+        // loadGradientCheckpoint tries the fast reader first (core/graph/checkpointreader.cpp); it
+        // must take every file without escapes or non-ASCII text, so that the checks below hold it,
+        // and not only the general reader, to serde_json's bytes.
+        const auto span = (*bytes)->span();
+        const bool plain = std::all_of(span.begin(), span.end(), [](uint8_t b) { return b != '\\' && b < 0x80; });
+        QVERIFY2(!plain || readGradientCheckpointFast(span), "the fast reader declined a plain crate-written file");
         QCOMPARE(c.notes.duplicateMapKeys, uint64_t(0));
         QCOMPARE(c.notes.unknownFields, uint64_t(0));
 

@@ -75,7 +75,8 @@ pub fn load(file: &Path) -> Result<String, String> {
 }
 
 /// `bench-save IN OUT`: typed load of IN, then the recorder of OUT's extension writes it (rmp-serde
-/// `write_named` for .mpk), as Burn's `save_item`.
+/// `write_named` for .mpk), as Burn's `save_item`. `sync_s` is an fsync of OUT afterwards (Burn does
+/// not sync; ckpt's atomic write does, so the bench compares `save_s + sync_s` with ckpt's writer).
 pub fn save(input: &Path, output: &Path) -> Result<String, String> {
     let rin = recorder(input)?;
     let rout = recorder(output)?;
@@ -90,7 +91,10 @@ pub fn save(input: &Path, output: &Path) -> Result<String, String> {
     let t2 = Instant::now();
     std::fs::write(output, &out).map_err(|e| format!("{}: {e}", output.display()))?;
     let write_s = t2.elapsed().as_secs_f64();
-    Ok(json!({"load_s": load_s, "encode_s": encode_s, "write_s": write_s,
+    let t3 = Instant::now();
+    std::fs::File::open(output).and_then(|f| f.sync_all()).map_err(|e| format!("{}: fsync: {e}", output.display()))?;
+    let sync_s = t3.elapsed().as_secs_f64();
+    Ok(json!({"load_s": load_s, "encode_s": encode_s, "write_s": write_s, "sync_s": sync_s,
               "save_s": encode_s + write_s, "total_s": load_s + encode_s + write_s, "bytes": out.len()})
     .to_string())
 }
