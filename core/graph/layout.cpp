@@ -3,6 +3,7 @@
 #include "core/graph/layout.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <unordered_map>
 
@@ -366,6 +367,37 @@ Result<LayoutResult> layoutGraph(const LayoutInput& input, const LayoutOptions& 
         cx[v] -= minX;
     result.width = any ? maxX - minX : 0;
     result.height = layers ? layerTop[layers - 1] + layerHeight[layers - 1] : 0;
+
+    // Folding: a deep graph wraps into columns of consecutive layers, like text into lines.
+    std::vector<uint32_t> layerColumn(layers, 0);
+    std::vector<double> columnBottom{result.height};
+    if (options.foldAspect > 0 && layers > 1 && result.width > 0) {
+        const double pitch = result.width + options.columnGap;
+        const double wanted = std::sqrt(options.foldAspect * result.height / pitch);
+        if (wanted >= 1.5) {
+            const double columnHeight = result.height / std::round(wanted);
+            std::vector<double> columnX(layers, 0);
+            double start = 0;
+            uint32_t column = 0;
+            columnBottom.assign(1, 0);
+            for (uint32_t r = 0; r < layers; ++r) {
+                if (r > 0 && layerTop[r] + layerHeight[r] - start > columnHeight && layerTop[r] > start) {
+                    ++column;
+                    start = layerTop[r];
+                    columnBottom.push_back(0);
+                }
+                layerColumn[r] = column;
+                layerTop[r] -= start;
+                columnX[r] = column * pitch;
+                columnBottom[column] = layerTop[r] + layerHeight[r];
+            }
+            for (uint32_t v = 0; v < total; ++v)
+                cx[v] += columnX[vLayer[v]];
+            result.columns = column + 1;
+            result.width = result.columns * pitch - options.columnGap;
+            result.height = *std::max_element(columnBottom.begin(), columnBottom.end());
+        }
+    }
     for (uint32_t r = 0; r < layers; ++r)
         for (uint32_t i = 0; i < layerVertices[r].size(); ++i) {
             const uint32_t v = layerVertices[r][i];
@@ -388,12 +420,23 @@ Result<LayoutResult> layoutGraph(const LayoutInput& input, const LayoutOptions& 
         const auto& a = result.nodes[upper(e)];
         const auto& b = result.nodes[lower(e)];
         edge.points.reserve(chainLength[e] + 2);
+        uint32_t column = layerColumn[a.layer];
+        // into a later column: down out of this one, across, and in at the top of the next
+        auto add = [&](double x, double y, uint32_t layer) {
+            if (layerColumn[layer] != column) {
+                const auto [px, py] = edge.points.back();
+                edge.points.push_back({px, columnBottom[column] + options.layerGap / 2});
+                edge.points.push_back({x, -options.layerGap / 2});
+                column = layerColumn[layer];
+            }
+            edge.points.push_back({x, y});
+        };
         edge.points.push_back({a.x + a.width / 2, a.y + a.height});
         for (uint32_t k = 0; k < chainLength[e]; ++k) {
             const uint32_t d = chainStart[e] + k;
-            edge.points.push_back({cx[d], layerTop[vLayer[d]] + layerHeight[vLayer[d]] / 2});
+            add(cx[d], layerTop[vLayer[d]] + layerHeight[vLayer[d]] / 2, vLayer[d]);
         }
-        edge.points.push_back({b.x + b.width / 2, b.y});
+        add(b.x + b.width / 2, b.y, b.layer);
         if (reversed[e])
             std::reverse(edge.points.begin(), edge.points.end());
     }

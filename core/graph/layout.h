@@ -29,6 +29,13 @@ struct LayoutOptions {
     int coordinateSweeps = 4;    ///< coordinate refinement sweeps (alternating down/up)
     uint64_t maxDummies = 4'000'000; ///< beyond this, remaining long edges are drawn straight (no bends)
     uint32_t minGroupLength = 3; ///< shortest chain of single-in/single-out nodes reported as a group
+    /**
+     * > 0: when the layers stack up much higher than they are wide, they wrap into side-by-side
+     * columns (cut between layers, left to right) so that width / height comes near this ratio;
+     * an edge into the next column leaves its column at the bottom and enters the next at the top.
+     */
+    double foldAspect = 0;
+    double columnGap = 80;       ///< horizontal space between folded columns
 };
 
 struct LayoutNode {
@@ -57,8 +64,9 @@ struct LayoutResult {
     std::vector<LayoutEdge> edges;        ///< same order as LayoutInput::edges
     std::vector<uint32_t> backEdges;      ///< indices of edges reversed to break cycles (self loops included)
     std::vector<LayoutGroup> groups;
-    double width = 0, height = 0;         ///< bounds: everything lies in [0, width] x [0, height]
+    double width = 0, height = 0;         ///< bounds: every box lies in [0, width] x [0, height] (a folded edge dips layerGap/2 beyond)
     uint32_t layerCount = 0;
+    uint32_t columns = 1;                 ///< folded columns (LayoutOptions::foldAspect)
     uint64_t dummyCount = 0;
     uint64_t crossings = 0;               ///< crossings between adjacent layers after the sweeps (counted exactly)
 };
