@@ -3,6 +3,7 @@
 #include "core/graph/hierarchy.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <queue>
 #include <string_view>
@@ -91,7 +92,11 @@ public:
     }
 
 private:
-    /** Depth-first Kahn: a node whose last input was just placed goes next, so chains stay contiguous. */
+    /**
+     * Kahn's order taking the lowest waiting index first: for a graph stored in creation order (the
+     * usual case) this is the file order, so modules and layers come out in the order they were
+     * built and chains stay contiguous. Cycles are broken at the lowest index still waiting.
+     */
     void topologicalOrder(const std::vector<std::pair<uint32_t, uint32_t>>& distinct)
     {
         const uint32_t n = m_in.nodeCount;
@@ -108,30 +113,30 @@ private:
             for (const auto& [a, b] : distinct)
                 target[fill[a]++] = b;
         }
-        std::vector<uint8_t> pushed(n, 0);
-        std::vector<uint32_t> stack;
-        for (uint32_t v = n; v-- > 0;)
+        std::vector<uint8_t> queued(n, 0);
+        std::priority_queue<uint32_t, std::vector<uint32_t>, std::greater<>> ready;
+        for (uint32_t v = 0; v < n; ++v)
             if (waiting[v] == 0) {
-                stack.push_back(v);
-                pushed[v] = 1;
+                ready.push(v);
+                queued[v] = 1;
             }
         m_topo.reserve(n);
         uint32_t nextForced = 0;
         while (m_topo.size() < n) {
-            if (stack.empty()) { // only cycles (and what waits on them) are left: break at the lowest index
-                while (pushed[nextForced])
+            if (ready.empty()) { // only cycles (and what waits on them) are left
+                while (queued[nextForced])
                     ++nextForced;
-                stack.push_back(nextForced);
-                pushed[nextForced] = 1;
+                ready.push(nextForced);
+                queued[nextForced] = 1;
             }
-            const uint32_t v = stack.back();
-            stack.pop_back();
+            const uint32_t v = ready.top();
+            ready.pop();
             m_topo.push_back(v);
-            for (uint32_t i = offset[v + 1]; i-- > offset[v];) {
+            for (uint32_t i = offset[v]; i < offset[v + 1]; ++i) {
                 const uint32_t w = target[i];
-                if (!pushed[w] && --waiting[w] == 0) {
-                    stack.push_back(w);
-                    pushed[w] = 1;
+                if (!queued[w] && --waiting[w] == 0) {
+                    ready.push(w);
+                    queued[w] = 1;
                 }
             }
         }
@@ -194,6 +199,15 @@ private:
         return item.cluster ? m_h.clusters[item.index].label : opOf(item.index);
     }
 
+    /** "layer 0 … 19" for "layer 0" and "layer 19": the shared words said once. */
+    static std::string rangeLabel(const std::string& first, const std::string& last)
+    {
+        const size_t space = first.rfind(' ');
+        if (space != std::string::npos && last.compare(0, space + 1, first, 0, space + 1) == 0)
+            return first + " … " + last.substr(space + 1);
+        return first + " … " + last;
+    }
+
     /** Bundles consecutive items into blocks until at most \a limit remain. */
     std::vector<HierarchyItem> wrap(std::vector<HierarchyItem> items, uint32_t limit)
     {
@@ -212,7 +226,7 @@ private:
                 const bool modules = std::all_of(part.begin(), part.end(), [&](const HierarchyItem& it) {
                     return it.cluster && m_h.clusters[it.index].kind == GraphCluster::Kind::Module;
                 });
-                std::string label = modules ? itemLabel(part.front()) + " … " + itemLabel(part.back())
+                std::string label = modules ? rangeLabel(itemLabel(part.front()), itemLabel(part.back()))
                                             : census(itemBegin(part.front()), itemEnd(part.back()));
                 next.push_back(makeCluster(GraphCluster::Kind::Block, std::move(part), std::move(label)));
             }

@@ -23,7 +23,7 @@ struct GraphHierarchyInput {
 };
 
 struct HierarchyOptions {
-    uint32_t maxTopLevel = 96;   ///< items directly under the root at most (the first screen's budget)
+    uint32_t maxTopLevel = 32;   ///< items directly under the root at most (the view opens more while they fit)
     uint32_t maxChildren = 24;   ///< items under any other cluster at most (what one expand adds)
     uint32_t chainSegment = 16;  ///< longest piece of a chain shown as one box
     uint32_t minRun = 3;         ///< shortest chain or same-op run that becomes a box
@@ -50,8 +50,8 @@ struct GraphCluster {
 /**
  * A tree of clusters over the nodes: module paths first, then chains (split into segments), runs of
  * one op, and blocks of consecutive items wherever a level would have too many items. Every
- * cluster's members are one contiguous range of `order`, a topological order (depth-first, so chains
- * and branches stay together; cycles are broken at the lowest-index waiting node).
+ * cluster's members are one contiguous range of `order`, a topological order (lowest index first, so
+ * the file's creation order where it is one; cycles are broken at the lowest-index waiting node).
  */
 struct GraphHierarchy {
     std::vector<uint32_t> order;         ///< nodes, topologically

@@ -221,7 +221,7 @@ Result<LayoutResult> layoutGraph(const LayoutInput& input, const LayoutOptions& 
             continue;
         const uint32_t a = upper(e), b = lower(e);
         const uint32_t span = rank[b] - rank[a];
-        if (span > 1 && uint64_t(span - 1) > budget) {
+        if (span > 1 && (uint64_t(span - 1) > budget || span > options.maxDummySpan)) {
             result.edges[e].straight = true;
             continue;
         }

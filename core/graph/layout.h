@@ -28,6 +28,7 @@ struct LayoutOptions {
     int crossingSweeps = 4;      ///< barycenter sweeps (alternating down/up)
     int coordinateSweeps = 4;    ///< coordinate refinement sweeps (alternating down/up)
     uint64_t maxDummies = 4'000'000; ///< beyond this, remaining long edges are drawn straight (no bends)
+    uint32_t maxDummySpan = UINT32_MAX; ///< edges spanning more layers than this are drawn straight (no dummies, no room taken)
     uint32_t minGroupLength = 3; ///< shortest chain of single-in/single-out nodes reported as a group
     /**
      * > 0: when the layers stack up much higher than they are wide, they wrap into side-by-side

@@ -187,6 +187,22 @@ private slots:
         checkLayout(in, *r);
         QVERIFY(r->dummyCount <= 10);
         QVERIFY(std::any_of(r->edges.begin(), r->edges.end(), [](const LayoutEdge& e) { return e.straight; }));
+        // a span limit: only edges over 2 layers go straight, every other long edge keeps its dummies
+        LayoutOptions span;
+        span.maxDummySpan = 2;
+        auto s = layoutGraph(in, span);
+        QVERIFY(s);
+        checkLayout(in, *s);
+        uint64_t dummies = 0;
+        for (const auto& e : s->edges) {
+            if (e.selfLoop)
+                continue;
+            const uint32_t layers = uint32_t(std::abs(int(s->nodes[e.to].layer) - int(s->nodes[e.from].layer)));
+            QCOMPARE(e.straight, layers > 2);
+            QCOMPARE(e.points.size(), e.straight ? size_t(2) : size_t(layers + 1));
+            dummies += e.straight ? 0 : layers - 1;
+        }
+        QCOMPARE(s->dummyCount, dummies);
     }
 
     void cancellation()
