@@ -208,6 +208,21 @@ private:
         return first + " … " + last;
     }
 
+    /**
+     * First and last module of a module or of a block made of modules only (so that a block of
+     * blocks still reads "layer 0 … 575"); empty otherwise.
+     */
+    std::pair<std::string, std::string> moduleSpan(const HierarchyItem& item) const
+    {
+        if (!item.cluster)
+            return {};
+        const GraphCluster& c = m_h.clusters[item.index];
+        if (c.kind == GraphCluster::Kind::Module)
+            return {c.label, c.label};
+        const auto it = m_moduleSpan.find(item.index);
+        return it == m_moduleSpan.end() ? std::pair<std::string, std::string>{} : it->second;
+    }
+
     /** Bundles consecutive items into blocks until at most \a limit remain. */
     std::vector<HierarchyItem> wrap(std::vector<HierarchyItem> items, uint32_t limit)
     {
@@ -223,12 +238,14 @@ private:
                     continue;
                 }
                 std::vector<HierarchyItem> part(items.begin() + std::ptrdiff_t(i), items.begin() + std::ptrdiff_t(j));
-                const bool modules = std::all_of(part.begin(), part.end(), [&](const HierarchyItem& it) {
-                    return it.cluster && m_h.clusters[it.index].kind == GraphCluster::Kind::Module;
-                });
-                std::string label = modules ? rangeLabel(itemLabel(part.front()), itemLabel(part.back()))
-                                            : census(itemBegin(part.front()), itemEnd(part.back()));
+                const bool modules = std::all_of(part.begin(), part.end(), [&](const HierarchyItem& it) { return !moduleSpan(it).first.empty(); });
+                std::pair<std::string, std::string> span;
+                if (modules)
+                    span = {moduleSpan(part.front()).first, moduleSpan(part.back()).second};
+                std::string label = modules ? rangeLabel(span.first, span.second) : census(itemBegin(part.front()), itemEnd(part.back()));
                 next.push_back(makeCluster(GraphCluster::Kind::Block, std::move(part), std::move(label)));
+                if (modules)
+                    m_moduleSpan[next.back().index] = std::move(span);
             }
             items = std::move(next);
         }
@@ -351,6 +368,7 @@ private:
     std::vector<std::vector<std::string_view>> m_segments;
     std::vector<uint32_t> m_succ, m_pred, m_topo;
     std::vector<uint32_t> m_emittedAt; ///< node -> its index in order
+    std::unordered_map<uint32_t, std::pair<std::string, std::string>> m_moduleSpan; ///< block of modules -> its first and last module
 };
 
 } // namespace

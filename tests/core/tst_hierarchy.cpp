@@ -255,6 +255,31 @@ private slots:
         QCOMPARE(h.ancestors(3), (std::vector<uint32_t>{0, top[0].index, encoder.items[1].index}));
     }
 
+    void manyModulesKeepRangeLabels()
+    {
+        // 2,000 modules "layer N" (the generator's metadata): blocks of blocks still name their first and last layer
+        GraphHierarchyInput in = chainGraph(32000);
+        for (uint32_t i = 0; i < in.nodeCount; ++i)
+            in.modulePath.push_back("layer " + std::to_string(i / 16));
+        const HierarchyOptions opt;
+        const auto h = buildGraphHierarchy(in, opt);
+        checkHierarchy(in, h, opt);
+        const auto& top = h.clusters[0].items;
+        QVERIFY(top.size() > 1);
+        uint32_t next = 0;
+        for (const auto& item : top) {
+            QVERIFY(item.cluster);
+            const GraphCluster& c = h.clusters[item.index];
+            QCOMPARE(c.kind, GraphCluster::Kind::Block);
+            QVERIFY(h.clusters[c.items.front().index].kind == GraphCluster::Kind::Block); // two levels deep
+            const uint32_t first = c.begin / 16, last = (c.end - 1) / 16;
+            QCOMPARE(first, next);
+            QCOMPARE(c.label, "layer " + std::to_string(first) + " … " + std::to_string(last));
+            next = last + 1;
+        }
+        QCOMPARE(next, 2000u);
+    }
+
     void cutOpenCloseRoundTrip()
     {
         const auto in = networkGraph(30000, true);
