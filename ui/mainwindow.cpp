@@ -304,6 +304,15 @@ void MainWindow::createDocks()
         m_schedulerView->expandToDepth(1);
         m_recordView->expandToDepth(0);
         m_graph->setGraph(ws.graph);
+        if (ws.graph && ws.records.empty()) { // a GradientCheckpoint alone: its graph is what there is to see
+            raisePanel(QStringLiteral("graph"));
+            QTimer::singleShot(0, this, [this] { // once the raised dock is laid out
+                // both neighbours named: a dock resized alone gives its share back to the others
+                QDockWidget* graph = m_panels.value(QStringLiteral("graph"));
+                resizeDocks({m_panels.value(QStringLiteral("tree")), graph}, {width() / 6, width() * 5 / 6}, Qt::Horizontal);
+                resizeDocks({graph, m_panels.value(QStringLiteral("detail"))}, {height() * 6 / 7, height() / 7}, Qt::Vertical);
+            });
+        }
         if (ws.loss)
             m_loss->setHistory(*ws.loss);
         else
@@ -468,7 +477,7 @@ void MainWindow::onWorkspaceLoaded(Workspace ws)
                        .arg(lr.record->tensors.size())
                        .arg(formatBytes(lr.record->tensorBytes())));
     if (ws.graph)
-        logMessage(tr("Graph %1: %2 nodes laid out in %3 layers").arg(ws.graph->path).arg(ws.graph->layout.nodes.size()).arg(ws.graph->layout.layerCount));
+        logMessage(tr("Graph %1: %2 nodes in %3 groups").arg(ws.graph->path).arg(ws.graph->names.size()).arg(ws.graph->hierarchy.clusters.size() - 1));
     if (ws.loss)
         logMessage(tr("Loss history: %n curve(s) from %1", "", int(ws.loss->curves.size())).arg(ws.loss->directory));
     if (!ws.errors.isEmpty())

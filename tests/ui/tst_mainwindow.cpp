@@ -170,7 +170,7 @@ private Q_SLOTS:
         QVERIFY(open(w, {QStringLiteral(CKPT_TEST_DATA "/graph/worked_example.json")}));
         const auto& graph = w.document()->workspace().graph;
         QVERIFY2(graph != nullptr, qPrintable(w.messages()->toPlainText()));
-        QCOMPARE(w.graphView()->nodeItemCount(), int(graph->layout.nodes.size()));
+        QCOMPARE(w.graphView()->nodeCount(), int(graph->names.size()));
         QVERIFY(!graph->analysis.lossProvenanceChain.empty());
         QVERIFY(w.graphView()->selectNode(QString::fromStdString(graph->names.front())));
         QVERIFY(!w.graphView()->selectNode(QStringLiteral("no-such-node")));

@@ -203,14 +203,9 @@ std::optional<Result<std::shared_ptr<const GraphData>>> tryGraph(const QString& 
             return std::nullopt;
         return std::unexpected(std::move(cp.error()).withFile(path.toStdString()));
     }
-    auto data = std::make_shared<GraphData>();
-    data->path = path;
-    data->checkpoint = std::move(*cp);
-    auto layout = layoutGraph(layoutInputFor(data->checkpoint.graph, &data->names), {}, progress);
-    if (!layout)
-        return std::unexpected(std::move(layout.error()).withFile(path.toStdString()));
-    data->layout = std::move(*layout);
-    data->analysis = analyzeGraph(data->checkpoint);
+    if (progress.cancelled())
+        return fail(ErrorCode::Cancelled, "cancelled");
+    auto data = graphDataFor(std::move(*cp), path);
     // ckpt-train writes the tensor blocks a checkpoint names as a CAR file beside it
     const QString car = carBesideGraph(path);
     if (QFileInfo::exists(car)) {
@@ -226,6 +221,19 @@ std::optional<Result<std::shared_ptr<const GraphData>>> tryGraph(const QString& 
 }
 
 } // namespace
+
+std::shared_ptr<GraphData> graphDataFor(GradientCheckpoint checkpoint, const QString& path)
+{
+    auto data = std::make_shared<GraphData>();
+    data->path = path;
+    data->checkpoint = std::move(checkpoint);
+    // no layout of the whole graph here: the view lays out only the groups it shows (100k nodes stay fast)
+    data->input = layoutInputFor(data->checkpoint.graph, &data->names);
+    data->grouping = hierarchyInputFor(data->checkpoint.graph, data->names, data->input.edges);
+    data->hierarchy = buildGraphHierarchy(data->grouping);
+    data->analysis = analyzeGraph(data->checkpoint);
+    return data;
+}
 
 QString carBesideGraph(const QString& graphPath)
 {
