@@ -619,8 +619,13 @@ bool MainWindow::find(const QString& text)
             }
         }
     }
-    if (hits.empty())
-        return false;
+    if (hits.empty()) { // nothing in the records: a graph node's name, id, metadata or CID
+        if (!m_graph->search(text))
+            return false;
+        raisePanel(QStringLiteral("graph"));
+        m_status->setText(tr("Graph node %1").arg(m_graph->nodeDetail().section(QLatin1Char('\n'), 0, 0)));
+        return true;
+    }
     m_searchHit = (m_searchHit + 1) % int(hits.size());
     const auto [record, node] = hits[size_t(m_searchHit)];
     m_recordProxy->setFilterFixedString(QString());
