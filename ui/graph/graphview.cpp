@@ -69,6 +69,8 @@ public:
         setPos(box.x, box.y);
         setFlag(ItemIsSelectable);
         setZValue(1);
+        // a pan re-blits the box instead of laying out its text again; a zoom step renders it anew
+        setCacheMode(DeviceCoordinateCache);
     }
     int type() const override { return UnitItemType; }
     QRectF boundingRect() const override { return m_rect.adjusted(-2, -2, 2, 2); }
@@ -140,6 +142,61 @@ private:
     bool m_provenance = false;
     QColor m_status;
 };
+
+} // namespace
+
+/**
+ * Polylines drawn with one pen, each culled against the exposed rectangle. One QGraphicsPathItem
+ * holding all of them was far slower: Qt strokes a wide pen over the whole multi-subpath path on
+ * every paint (80 ms a frame for a few hundred edges on this machine), while a polyline at a time
+ * takes the fast path and the ones off screen are skipped.
+ */
+class PolylineItem final : public QGraphicsItem
+{
+public:
+    explicit PolylineItem(QPen pen)
+        : m_pen(std::move(pen))
+    {
+        setFlag(ItemUsesExtendedStyleOption);
+    }
+    void setLines(std::vector<QPolygonF> lines)
+    {
+        prepareGeometryChange();
+        m_lines = std::move(lines);
+        m_bounds.clear();
+        m_all = QRectF();
+        for (const auto& l : m_lines) {
+            m_bounds.push_back(l.boundingRect().adjusted(-1, -1, 1, 1)); // a vertical line has a zero-width box, which intersects nothing
+            m_all = m_all.united(m_bounds.back());
+        }
+        update();
+    }
+    void add(QPolygonF line) { m_pending.push_back(std::move(line)); }
+    void commit() { setLines(std::move(m_pending)); m_pending.clear(); }
+    QRectF boundingRect() const override { return m_all.adjusted(-4, -4, 4, 4); }
+    void paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) override
+    {
+        // the pen's width is in pixels: widen the test by it, in scene units
+        const qreal lod = std::max<qreal>(option->levelOfDetailFromTransform(p->worldTransform()), 1e-9);
+        const QRectF exposed = option->exposedRect.adjusted(-8 / lod, -8 / lod, 8 / lod, 8 / lod);
+        p->setPen(m_pen);
+        p->setBrush(Qt::NoBrush);
+        // antialiased wide strokes cost the raster engine several ms a frame; bundles are drawn without
+        p->setRenderHint(QPainter::Antialiasing, m_pen.widthF() <= 2);
+        for (size_t i = 0; i < m_lines.size(); ++i)
+            if (exposed.intersects(m_bounds[i]))
+                p->drawPolyline(m_lines[i]);
+    }
+    size_t lineCount() const { return m_lines.size(); }
+
+private:
+    QPen m_pen;
+    std::vector<QPolygonF> m_lines, m_pending;
+    std::vector<QRectF> m_bounds;
+    QRectF m_all;
+};
+
+namespace {
 
 const char* kindName(GraphCluster::Kind kind)
 {
@@ -678,7 +735,7 @@ void GraphView::rebuildScene()
     m_items.clear();
     m_shownEdges.clear();
     m_arrowheads = 0;
-    m_edgePaths.clear();
+    m_edgeLines.clear();
     m_highlight = nullptr;
     if (m_scopes.empty())
         return;
@@ -734,35 +791,42 @@ void GraphView::rebuildScene()
     sc.columns = laid->columns;
     sc.crossings = laid->crossings;
     // edges: single ones thin, bundles thicker with their count; arrowheads filled at the target
-    std::array<QPainterPath, 4> byWeight;
-    QPainterPath heads, longStubs;
+    const double widths[] = {0, 2, 3.5, 5};
+    std::array<PolylineItem*, 4> byWeight{};
+    for (size_t w = 0; w < byWeight.size(); ++w) {
+        QPen pen(w ? QColor(170, 170, 190) : QColor(110, 110, 135), widths[w]); // opaque: blending is slower
+        pen.setCosmetic(true);
+        byWeight[w] = new PolylineItem(pen);
+    }
+    QPen stubPen(QColor(150, 110, 60), 1.5, Qt::DotLine);
+    stubPen.setCosmetic(true);
+    auto* stubs = new PolylineItem(stubPen);
+    QPainterPath heads;
     sc.farEdges = 0;
     m_arrowheads = 0;
     for (size_t e = 0; e < edges.size(); ++e) {
         const LayoutEdge& le = laid->edges[e];
         if (le.selfLoop || le.points.size() < 2)
             continue;
-        QPainterPath path(QPointF(le.points.front().first, le.points.front().second));
-        for (size_t i = 1; i < le.points.size(); ++i)
-            path.lineTo(le.points[i].first, le.points[i].second);
+        QPolygonF line;
+        line.reserve(qsizetype(le.points.size()));
+        for (const auto& [x, y] : le.points)
+            line << QPointF(x, y);
         const uint32_t count = edges[e].count;
-        QPointF tip(le.points.back().first, le.points.back().second);
-        QPointF from(le.points[le.points.size() - 2].first, le.points[le.points.size() - 2].second);
+        const QPointF tip = line.back();
+        QPointF from = line[line.size() - 2];
         if (le.straight) {
             // a far edge: drawn whole only on a highlighted path; otherwise a stub at each end says it is there
             ++sc.farEdges;
             const double dir = le.reversed ? -1 : 1;
-            const QPointF start(le.points.front().first, le.points.front().second);
             from = tip - QPointF(0, 18 * dir);
-            longStubs.moveTo(start);
-            longStubs.lineTo(start + QPointF(0, 10 * dir));
-            longStubs.moveTo(from);
-            longStubs.lineTo(tip);
+            stubs->add(QPolygonF{line.front(), line.front() + QPointF(0, 10 * dir)});
+            stubs->add(QPolygonF{from, tip});
         } else {
-            byWeight[count >= 64 ? 3 : count >= 8 ? 2 : count >= 2 ? 1 : 0].addPath(path);
+            byWeight[count >= 64 ? 3 : count >= 8 ? 2 : count >= 2 ? 1 : 0]->add(line);
         }
         m_shownEdges.push_back({edges[e].from, edges[e].to});
-        m_edgePaths.push_back(path);
+        m_edgeLines.push_back(std::move(line));
         const QLineF dir(tip, from);
         if (dir.length() < 1e-9)
             continue;
@@ -776,22 +840,20 @@ void GraphView::rebuildScene()
         heads.closeSubpath();
         ++m_arrowheads;
     }
-    const double widths[] = {0, 2, 3.5, 5};
-    for (size_t w = 0; w < byWeight.size(); ++w) {
-        if (byWeight[w].isEmpty())
-            continue;
-        QPen pen(QColor(110, 110, 135, w ? 150 : 255), widths[w]);
-        pen.setCosmetic(true);
-        m_scene->addPath(byWeight[w], pen)->setZValue(-1);
+    for (PolylineItem* layer : byWeight) {
+        layer->commit();
+        layer->setZValue(-1);
+        m_scene->addItem(layer);
     }
-    QPen stub(QColor(150, 110, 60), 1.5, Qt::DotLine);
-    stub.setCosmetic(true);
-    m_scene->addPath(longStubs, stub)->setZValue(-1);
+    stubs->commit();
+    stubs->setZValue(-1);
+    m_scene->addItem(stubs);
     m_scene->addPath(heads, Qt::NoPen, QColor(90, 90, 115))->setZValue(-0.5);
     QPen highlight(QColor(30, 100, 230), 3);
     highlight.setCosmetic(true);
-    m_highlight = m_scene->addPath(QPainterPath(), highlight);
+    m_highlight = new PolylineItem(highlight);
     m_highlight->setZValue(0);
+    m_scene->addItem(m_highlight);
     m_items.reserve(visible.size());
     for (size_t u = 0; u < visible.size(); ++u) {
         auto* item = new UnitItem(uint32_t(u), visible[u], laid->nodes[u], std::move(texts[u]));
@@ -846,7 +908,7 @@ void GraphView::updateHighlights()
         for (uint32_t u = 0; u < visible.size(); ++u)
             if (visible[u] == HierarchyItem{uint32_t(m_selectedCluster), true})
                 selected = u;
-    QPainterPath path;
+    std::vector<QPolygonF> path;
     if (selected != UINT32_MAX && m_highlight) {
         std::vector<uint8_t> up(visible.size(), 0), down(visible.size(), 0);
         up[selected] = down[selected] = 1;
@@ -862,11 +924,11 @@ void GraphView::updateHighlights()
         for (size_t e = 0; e < m_shownEdges.size(); ++e) {
             const auto [a, b] = m_shownEdges[e];
             if ((up[a] && up[b]) || (down[a] && down[b]))
-                path.addPath(m_edgePaths[e]);
+                path.push_back(m_edgeLines[e]);
         }
     }
     if (m_highlight)
-        m_highlight->setPath(path);
+        m_highlight->setLines(std::move(path));
 }
 
 void GraphView::setNodeStatus(const QHash<QString, QColor>& colourById)

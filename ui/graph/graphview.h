@@ -11,10 +11,9 @@
 #include <QColor>
 #include <QHash>
 #include <QImage>
-#include <QPainterPath>
+#include <QPolygonF>
 #include <QWidget>
 
-class QGraphicsPathItem;
 class QGraphicsRectItem;
 class QGraphicsScene;
 class QLabel;
@@ -24,6 +23,8 @@ class QSpinBox;
 class QTimer;
 
 namespace ckpt::ui {
+
+class PolylineItem;
 
 /** The view: wheel zoom around the cursor, drag to pan, fit. Reports every change of the visible area. */
 class GraphCanvas : public QGraphicsView
@@ -213,8 +214,8 @@ private:
     std::vector<QColor> m_status;                     ///< graph node index -> status colour (invalid: none)
     std::vector<QGraphicsItem*> m_items;              ///< by index into the cut's visible list
     std::vector<std::pair<uint32_t, uint32_t>> m_shownEdges; ///< (from, to) visible indices of the drawn edges
-    std::vector<QPainterPath> m_edgePaths;            ///< polyline of each drawn edge
-    QGraphicsPathItem* m_highlight = nullptr;
+    std::vector<QPolygonF> m_edgeLines;              ///< polyline of each drawn edge
+    PolylineItem* m_highlight = nullptr;
     int m_arrowheads = 0;
     int m_selected = -1;                              ///< graph node index
     int m_selectedCluster = -1;
