@@ -190,12 +190,14 @@ def main():
         args.sizes, args.json_max, args.gc_nodes, args.rounds, args.dot_timeout = "2M", "2M", "300,1000", 1, 20
 
     bindir = os.path.join(os.path.abspath(args.build), "bin")
-    gen, ours, gui, layout_bench = (os.path.join(bindir, n) for n in
-                                    ("ckpt-bench-gen", "ckpt-bench", "ckpt-bench-gui", "ckpt-bench-layout"))
+    gen, ours, gui, layout_bench, graph_gui = (os.path.join(bindir, n) for n in
+                                               ("ckpt-bench-gen", "ckpt-bench", "ckpt-bench-gui", "ckpt-bench-layout",
+                                                "ckpt-bench-graph-gui"))
     for exe in (gen, ours):
         if not os.access(exe, os.X_OK):
             sys.exit(f"run_bench: {exe} not found: build the project first (cmake --build {args.build})")
     have_gui = os.access(gui, os.X_OK) and not args.no_gui
+    have_graph_gui = os.access(graph_gui, os.X_OK) and not args.no_gui
     interop = None
     if not args.no_rust:
         interop = args.interop or build_peer(os.path.abspath(args.build), os.path.join(ROOT, "tests", "interop"))
@@ -305,6 +307,14 @@ def main():
                 r.measure("layout", name, "peer", "graphviz dot -Tplain", ["dot", "-Tplain", "-o", "/dev/null", dotfile],
                           stdout_json=False, metric="process_wall_s", rounds=1, timeout=args.dot_timeout,
                           extra={"vs": "ckpt layout"})
+            # 8. the app on the graph: first painted overview (rounds), then one process each for the
+            # expand and frame figures (each already a median over several steps)
+            if have_graph_gui:
+                cmd = [graph_gui, f, "300"]
+                r.measure("graph-gui", name, "ours", "app: first readable screen", cmd, metric="first_screen_s", extra=extra)
+                for metric, label in (("expand_ms", "app: expand a group"), ("expand_cpu_ms", "app: expand a group (GUI CPU)"),
+                                      ("frame_ms", "app: pan/zoom frame"), ("frame_cpu_ms", "app: pan/zoom frame (GUI CPU)")):
+                    r.measure("graph-gui", name, "ours", label, cmd, metric=metric, rounds=1)
             os.remove(f)
     finally:
         if not args.workdir:
@@ -335,7 +345,7 @@ def print_table(r, report):
     print("| group | size | side | measurement | min | median | peer ÷ ours (medians) | peak anon | peak RSS |")
     print("|---|---:|---|---|---:|---:|---:|---:|---:|")
     for e in r.results:
-        if e["metric"] == "max_stall_ms":
+        if e["metric"].endswith("_ms"):
             lo = med = f"{e['median']:.1f} ms" if "median" in e else "-"
         elif "median" in e:
             lo, med = fmt_s(e["min"]), fmt_s(e["median"])
@@ -429,6 +439,21 @@ def check_targets(r, sizes, nodes):
     add(f"diff {size} <= 1.5x one statistics pass",
         f"{x:.2f}x ({fmt_s(med('diff', size, 'ckpt diff only'))} vs {fmt_s(med('stats', size, 'ckpt stats (stats only)'))})"
         if x else "not measured", None if x is None else x <= 1.5)
+    for nn in nodes:
+        nm = f"{nn // 1000}k" if nn % 1000 == 0 else str(nn)
+        limit = {10000: 1.0, 100000: 3.0}.get(nn)
+        fs = med("graph-gui", nm, "app: first readable screen")
+        if limit is not None:
+            add(f"app: {nm}-node graph, first readable screen <= {limit:g} s", fmt_s(fs) if fs is not None else "not measured",
+                None if fs is None else fs <= limit)
+    ex, fr = med("graph-gui", gname, "app: expand a group"), med("graph-gui", gname, "app: pan/zoom frame")
+    exc, frc = med("graph-gui", gname, "app: expand a group (GUI CPU)"), med("graph-gui", gname, "app: pan/zoom frame (GUI CPU)")
+    add(f"app: {gname}-node graph, expand of a group <= 100 ms",
+        f"{ex:.1f} ms (GUI thread CPU {exc:.1f} ms)" if ex is not None and exc is not None else "not measured",
+        None if ex is None else ex <= 100)
+    add(f"app: {gname}-node graph, pan/zoom frame <= 16 ms",
+        f"{fr:.1f} ms (GUI thread CPU {frc:.1f} ms)" if fr is not None and frc is not None else "not measured",
+        None if fr is None else fr <= 16)
     st = med("gui", size, "max event-loop stall")
     add(f"GUI {size}: no event-loop stall above 50 ms", f"{st:.1f} ms" if st is not None else "not measured",
         None if st is None else st <= 50)
