@@ -569,33 +569,7 @@ void GraphView::setGraph(std::shared_ptr<const GraphData> graph)
         return;
     }
     const size_t n = m_graph->names.size();
-    std::unordered_map<std::string_view, uint32_t> index;
-    index.reserve(n * 2);
-    for (size_t i = 0; i < n; ++i)
-        index.try_emplace(m_graph->names[i], uint32_t(i));
-    m_nodeOf.assign(n, nullptr);
-    for (const auto& [key, node] : m_graph->checkpoint.graph.nodes)
-        if (const auto it = index.find(key); it != index.end() && !m_nodeOf[it->second])
-            m_nodeOf[it->second] = &node;
-    m_onProvenance.assign(n, 0);
-    for (const auto& id : m_graph->analysis.lossProvenanceChain)
-        if (const auto it = index.find(id); it != index.end())
-            m_onProvenance[it->second] = 1;
     m_status.assign(n, QColor());
-    // adjacency both ways, for neighbourhoods and focus subgraphs
-    auto csr = [n](const auto& edges, bool reverse, std::vector<uint32_t>& offset, std::vector<uint32_t>& target) {
-        offset.assign(n + 1, 0);
-        for (const auto& e : edges)
-            ++offset[(reverse ? e.second : e.first) + 1];
-        for (size_t v = 0; v < n; ++v)
-            offset[v + 1] += offset[v];
-        target.resize(edges.size());
-        std::vector<uint32_t> fill(offset.begin(), offset.end() - 1);
-        for (const auto& e : edges)
-            target[fill[reverse ? e.second : e.first]++] = reverse ? e.first : e.second;
-    };
-    csr(m_graph->input.edges, false, m_outOffset, m_out);
-    csr(m_graph->input.edges, true, m_inOffset, m_in);
 
     auto whole = std::make_unique<Scope>();
     whole->title = tr("Whole graph (%n nodes)", "", int(n));
@@ -630,8 +604,8 @@ void GraphView::pushScope(QString title, std::vector<uint32_t> nodes)
     sub->input = input; // localOf needs it
     for (uint32_t l = 0; l < sub->global.size(); ++l) {
         const uint32_t g = sub->global[l];
-        for (uint32_t i = m_outOffset[g]; i < m_outOffset[g + 1]; ++i)
-            if (const uint32_t t = sub->localOf(m_out[i]); t != UINT32_MAX)
+        for (uint32_t i = m_graph->outOffset[g]; i < m_graph->outOffset[g + 1]; ++i)
+            if (const uint32_t t = sub->localOf(m_graph->out[i]); t != UINT32_MAX)
                 input->edges.push_back({l, t});
     }
     sub->hierarchy = std::make_shared<GraphHierarchy>(buildGraphHierarchy(*input));
@@ -647,13 +621,13 @@ void GraphView::pushScope(QString title, std::vector<uint32_t> nodes)
 
 bool GraphView::showNeighbourhood(int node, int hops)
 {
-    if (!m_graph || node < 0 || size_t(node) >= m_nodeOf.size() || hops < 1)
+    if (!m_graph || node < 0 || size_t(node) >= m_graph->nodeOf.size() || hops < 1)
         return false;
     std::vector<uint32_t> nodes{uint32_t(node)};
     // up and down separately: the producers of the producers, and the consumers of the consumers
     for (const bool down : {false, true}) {
-        const auto& offset = down ? m_outOffset : m_inOffset;
-        const auto& target = down ? m_out : m_in;
+        const auto& offset = down ? m_graph->outOffset : m_graph->inOffset;
+        const auto& target = down ? m_graph->out : m_graph->in;
         std::unordered_set<uint32_t> seen{uint32_t(node)};
         std::vector<uint32_t> frontier{uint32_t(node)};
         for (int k = 0; k < hops && !frontier.empty(); ++k) {
@@ -677,8 +651,8 @@ bool GraphView::showLossProvenance()
     if (!m_graph || m_graph->analysis.lossProvenanceChain.empty())
         return false;
     std::vector<uint32_t> nodes;
-    for (uint32_t v = 0; v < m_onProvenance.size(); ++v)
-        if (m_onProvenance[v])
+    for (uint32_t v = 0; v < m_graph->onProvenance.size(); ++v)
+        if (m_graph->onProvenance[v])
             nodes.push_back(v);
     if (nodes.empty())
         return false;
@@ -755,7 +729,7 @@ void GraphView::rebuildScene()
             in.nodes[u] = {std::clamp(7.0 * double(t.title.size()) + 30.0, 130.0, 300.0), ClusterHeight};
         } else {
             const uint32_t g = globalOf(item.index);
-            const ComputationNode* node = m_nodeOf[g];
+            const ComputationNode* node = m_graph->nodeOf[g];
             t.title = node ? qs(node->op) : tr("(phantom)");
             t.lines << qs(m_graph->names[g]);
             if (node) {
@@ -886,7 +860,7 @@ void GraphView::updateHighlights()
         QColor status;
         auto look = [&](uint32_t local) {
             const uint32_t g = globalOf(local);
-            provenance = provenance || m_onProvenance[g];
+            provenance = provenance || m_graph->onProvenance[g];
             if (!status.isValid() && m_status[g].isValid())
                 status = m_status[g];
         };
@@ -1069,7 +1043,7 @@ bool GraphView::search(const QString& text)
     const size_t n = m_graph->names.size();
     for (size_t step = 1; step <= n; ++step) {
         const size_t v = (size_t(m_searchHit + 1) + step - 1) % n;
-        const ComputationNode* node = m_nodeOf[v];
+        const ComputationNode* node = m_graph->nodeOf[v];
         bool hit = contains(m_graph->names[v]);
         if (!hit && node) {
             hit = (node->outputCid && contains(*node->outputCid)) || (node->gradientCid && contains(*node->gradientCid));
@@ -1154,7 +1128,7 @@ void GraphView::showNode(int index)
     QStringList text;
     if (index >= 0 && size_t(index) < m_graph->names.size()) {
         text << tr("id: %1").arg(qs(m_graph->names[size_t(index)]));
-        if (const ComputationNode* node = m_nodeOf[size_t(index)]) {
+        if (const ComputationNode* node = m_graph->nodeOf[size_t(index)]) {
             text << tr("op: %1").arg(qs(node->op));
             std::string dtype = "f32";
             for (const auto& [k, v] : node->metadata) {
@@ -1166,7 +1140,7 @@ void GraphView::showNode(int index)
                 text << tr("input: %1").arg(qs(c));
             const size_t consumers = node->outputCid ? findConsumers(m_graph->checkpoint.graph, *node->outputCid).size() : 0;
             text << tr("consumers: %1").arg(consumers);
-            text << tr("edges: %1 in, %2 out").arg(m_inOffset[size_t(index) + 1] - m_inOffset[size_t(index)]).arg(m_outOffset[size_t(index) + 1] - m_outOffset[size_t(index)]);
+            text << tr("edges: %1 in, %2 out").arg(m_graph->inOffset[size_t(index) + 1] - m_graph->inOffset[size_t(index)]).arg(m_graph->outOffset[size_t(index) + 1] - m_graph->outOffset[size_t(index)]);
             text << QString() << tensorText(tr("output"), node->outputCid, dtype);
             text << QString() << tensorText(tr("gradient"), node->gradientCid, dtype);
         } else {

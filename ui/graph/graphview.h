@@ -208,9 +208,6 @@ private:
     QPushButton* m_provenance;
     QSpinBox* m_hops;
     std::vector<std::unique_ptr<Scope>> m_scopes;
-    std::vector<const ComputationNode*> m_nodeOf;     ///< graph node index -> its node (null: phantom)
-    std::vector<uint32_t> m_outOffset, m_out, m_inOffset, m_in; ///< adjacency of the whole graph
-    std::vector<uint8_t> m_onProvenance;               ///< graph node index -> on the loss's provenance chain
     std::vector<QColor> m_status;                     ///< graph node index -> status colour (invalid: none)
     std::vector<QGraphicsItem*> m_items;              ///< by index into the cut's visible list
     std::vector<std::pair<uint32_t, uint32_t>> m_shownEdges; ///< (from, to) visible indices of the drawn edges

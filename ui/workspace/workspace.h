@@ -65,6 +65,10 @@ struct GraphData {
     GraphHierarchyInput grouping;     ///< ops and module paths by node index
     GraphHierarchy hierarchy;         ///< the groups the view opens and closes (laid out per view, not here)
     GraphAnalysis analysis;
+    // by node index, built with the rest on the loading thread so that showing the graph is quick
+    std::vector<const ComputationNode*> nodeOf;        ///< the node (into checkpoint), null for a phantom
+    std::vector<uint32_t> outOffset, out, inOffset, in; ///< adjacency both ways (CSR) of input.edges
+    std::vector<uint8_t> onProvenance;                 ///< on the loss's provenance chain
     /** The CAR file beside the JSON (graph/step-N.car for graph/step-N.json), opened when it exists. */
     std::shared_ptr<const CarStore> car;
     QString carPath;
