@@ -35,8 +35,9 @@ struct LayoutOptions {
      * columns (cut between layers, left to right) so that width / height comes near this ratio;
      * an edge into the next column leaves its column at the bottom and enters the next at the top.
      */
-    double foldAspect = 0;
+    double foldAspect = 0;        ///< also: a layer far wider than the graph is tall wraps into rows
     double columnGap = 80;       ///< horizontal space between folded columns
+    uint32_t foldMinCount = 0;   ///< fold only more layers than this, wrap only layers of more vertices than this
 };
 
 struct LayoutNode {
@@ -44,6 +45,7 @@ struct LayoutNode {
     double width = 0, height = 0;
     uint32_t layer = 0;
     uint32_t order = 0;           ///< position within the layer, left to right
+    uint32_t row = 0;             ///< row of a wrapped layer (LayoutOptions::foldAspect), top to bottom
 };
 
 struct LayoutEdge {
