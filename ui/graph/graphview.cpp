@@ -44,6 +44,7 @@ constexpr double NodeHeight = 40, ClusterHeight = 56;
 /** What one box says, from the most to the least important line. */
 struct UnitText {
     QString title;
+    QString count; ///< a group's node count, drawn after its title and never elided
     QStringList lines;
 };
 
@@ -119,7 +120,14 @@ public:
             font.setBold(i == 0);
             p->setFont(font);
             p->setPen(i == 0 ? QColor(20, 20, 40) : QColor(70, 70, 90));
-            const QString line = QFontMetrics(font).elidedText(shown[i], Qt::ElideRight, int(area.width()));
+            const QFontMetrics metrics(font);
+            QString line;
+            if (i == 0 && !m_text.count.isEmpty()) {
+                const QString suffix = QStringLiteral(" · ") + m_text.count;
+                line = metrics.elidedText(shown[i], Qt::ElideRight, std::max(0, int(area.width()) - metrics.horizontalAdvance(suffix))) + suffix;
+            } else {
+                line = metrics.elidedText(shown[i], Qt::ElideRight, int(area.width()));
+            }
             p->drawText(QRectF(area.left(), y, area.width(), lineHeight), Qt::AlignCenter, line);
             y += lineHeight;
         }
@@ -641,8 +649,9 @@ bool GraphView::showNeighbourhood(int node, int hops)
         }
     }
     m_selected = node;
-    pushScope(tr("Neighbourhood of %1 (k = %2, %n nodes)", "", int(nodes.size())).arg(qs(m_graph->names[size_t(node)]).left(24)).arg(hops),
-        std::move(nodes));
+    // the title first: the order in which arguments are evaluated is unspecified, and one of them moves the nodes
+    QString title = tr("Neighbourhood of %1 (k = %2, %n nodes)", "", int(nodes.size())).arg(qs(m_graph->names[size_t(node)]).left(24)).arg(hops);
+    pushScope(std::move(title), std::move(nodes));
     return true;
 }
 
@@ -656,7 +665,8 @@ bool GraphView::showLossProvenance()
             nodes.push_back(v);
     if (nodes.empty())
         return false;
-    pushScope(tr("Provenance of the loss (%n nodes)", "", int(nodes.size())), std::move(nodes));
+    QString title = tr("Provenance of the loss (%n nodes)", "", int(nodes.size()));
+    pushScope(std::move(title), std::move(nodes));
     return true;
 }
 
@@ -724,9 +734,10 @@ void GraphView::rebuildScene()
         UnitText& t = texts[u];
         if (item.cluster) {
             const GraphCluster& c = h.clusters[item.index];
-            t.title = tr("%1 · %2").arg(qs(c.label), QLocale().toString(c.size()));
+            t.title = qs(c.label);
+            t.count = QLocale().toString(c.size());
             t.lines << tr("%n nodes · %1", "", int(c.size())).arg(QLatin1String(kindName(c.kind))) << tr("double-click to open");
-            in.nodes[u] = {std::clamp(7.0 * double(t.title.size()) + 30.0, 130.0, 300.0), ClusterHeight};
+            in.nodes[u] = {std::clamp(7.0 * double(t.title.size() + t.count.size() + 3) + 30.0, 130.0, 300.0), ClusterHeight};
         } else {
             const uint32_t g = globalOf(item.index);
             const ComputationNode* node = m_graph->nodeOf[g];
@@ -756,6 +767,7 @@ void GraphView::rebuildScene()
     const QSize port = m_canvas->viewport()->size();
     options.foldAspect = port.height() > 50 ? std::clamp(double(port.width()) / port.height(), 0.5, 4.0) : 1.6;
     m_laidOutAspect = options.foldAspect;
+    options.foldMinCount = 12; // a dozen boxes in a row or a column read best as they are
     auto laid = layoutGraph(in, options);
     if (!laid) {
         m_info->setText(qs(laid.error().message()));
