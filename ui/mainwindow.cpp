@@ -304,13 +304,28 @@ void MainWindow::createDocks()
         m_schedulerView->expandToDepth(1);
         m_recordView->expandToDepth(0);
         m_graph->setGraph(ws.graph);
-        if (ws.graph && ws.records.empty()) { // a GradientCheckpoint alone: its graph is what there is to see
+        // a GradientCheckpoint alone: its graph is what there is to see. The panels below (tensor,
+        // messages, undo) have next to nothing to show and cannot shrink below the tensor plot, so
+        // they step aside until records are open again (View lists them meanwhile; an error still
+        // raises the messages).
+        const bool graphOnly = ws.graph && ws.records.empty();
+        if (graphOnly && m_hiddenForGraph.isEmpty()) {
+            for (const QString& name : {QStringLiteral("detail"), QStringLiteral("messages"), QStringLiteral("undo")})
+                if (QDockWidget* dock = m_panels.value(name); dock && dock->isVisible()) {
+                    dock->hide();
+                    m_hiddenForGraph << name;
+                }
+        } else if (!graphOnly) {
+            for (const QString& name : std::as_const(m_hiddenForGraph))
+                m_panels.value(name)->show();
+            m_hiddenForGraph.clear();
+        }
+        if (graphOnly) {
             raisePanel(QStringLiteral("graph"));
             QTimer::singleShot(0, this, [this] { // once the raised dock is laid out
                 // both neighbours named: a dock resized alone gives its share back to the others
-                QDockWidget* graph = m_panels.value(QStringLiteral("graph"));
-                resizeDocks({m_panels.value(QStringLiteral("tree")), graph}, {width() / 6, width() * 5 / 6}, Qt::Horizontal);
-                resizeDocks({graph, m_panels.value(QStringLiteral("detail"))}, {height() * 6 / 7, height() / 7}, Qt::Vertical);
+                resizeDocks({m_panels.value(QStringLiteral("tree")), m_panels.value(QStringLiteral("graph"))}, {width() / 6, width() * 5 / 6},
+                    Qt::Horizontal);
             });
         }
         if (ws.loss)

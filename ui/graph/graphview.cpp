@@ -122,7 +122,7 @@ public:
             p->setPen(i == 0 ? QColor(20, 20, 40) : QColor(70, 70, 90));
             const QFontMetrics metrics(font);
             QString line;
-            if (i == 0 && !m_text.count.isEmpty()) {
+            if (i == 0 && !m_text.count.isEmpty() && shown.size() == 1) { // the next line, when drawn, has the count
                 const QString suffix = QStringLiteral(" · ") + m_text.count;
                 line = metrics.elidedText(shown[i], Qt::ElideRight, std::max(0, int(area.width()) - metrics.horizontalAdvance(suffix))) + suffix;
             } else {
@@ -364,6 +364,8 @@ struct GraphView::Scope {
     std::shared_ptr<const GraphHierarchy> hierarchy;
     HierarchyCut cut;
     uint32_t layers = 0, columns = 0, farEdges = 0;
+    uint32_t budget = 0;  ///< boxes the overview cut was made for; 0 once the user opened or closed a group
+    bool focus = false;
     uint64_t crossings = 0;
 
     /** Local index of graph node \a g, UINT32_MAX if it is not in this view. */
@@ -494,17 +496,27 @@ GraphView::GraphView(QWidget* parent)
         if (m_scopes.empty() || !m_canvas->autoFit() || port.height() < 50)
             return;
         const double aspect = std::clamp(double(port.width()) / port.height(), 0.5, 4.0);
-        if (std::abs(std::log(aspect / m_laidOutAspect)) > 0.25)
+        Scope& sc = scope();
+        // an overview nobody has opened into yet shows as many boxes as the new size holds
+        const uint32_t budget = sc.budget ? overviewBudget(sc.focus) : 0;
+        const bool regroup = budget && std::abs(std::log(double(budget) / sc.budget)) > 0.2;
+        if (regroup) {
+            sc.budget = budget;
+            sc.cut = HierarchyCut(*sc.hierarchy, budget);
+        }
+        if (regroup || std::abs(std::log(aspect / m_laidOutAspect)) > 0.25)
             rebuildScene();
     });
 }
 
 uint32_t GraphView::overviewBudget(bool focus) const
 {
-    // a box stays readable at about 150 x 56 pixels with its share of the gaps; a focus view may be denser
+    // a box stays readable at about 150 x 56 pixels; with its share of the gaps, the folds and the
+    // room long edges take (screenshots: at 14,000 px² a box the labels were cut to a few letters)
+    // that is some 24,000 px² of the canvas; a focus view may be denser
     const QSize port = m_canvas->viewport()->size();
     const double area = port.width() < 200 || port.height() < 150 ? 1000.0 * 700.0 : double(port.width()) * port.height();
-    return uint32_t(std::clamp(area / (focus ? 9000.0 : 14000.0), 16.0, double(OverviewBudget)));
+    return uint32_t(std::clamp(area / (focus ? 14000.0 : 24000.0), 16.0, double(OverviewBudget)));
 }
 
 GraphView::~GraphView()
@@ -583,7 +595,8 @@ void GraphView::setGraph(std::shared_ptr<const GraphData> graph)
     whole->title = tr("Whole graph (%n nodes)", "", int(n));
     whole->input = std::shared_ptr<const GraphHierarchyInput>(m_graph, &m_graph->grouping);
     whole->hierarchy = std::shared_ptr<const GraphHierarchy>(m_graph, &m_graph->hierarchy);
-    whole->cut = HierarchyCut(*whole->hierarchy, overviewBudget(false));
+    whole->budget = overviewBudget(false);
+    whole->cut = HierarchyCut(*whole->hierarchy, whole->budget);
     m_scopes.push_back(std::move(whole));
     m_provenance->setEnabled(!m_graph->analysis.lossProvenanceChain.empty());
     m_overview->setEnabled(true);
@@ -617,7 +630,9 @@ void GraphView::pushScope(QString title, std::vector<uint32_t> nodes)
                 input->edges.push_back({l, t});
     }
     sub->hierarchy = std::make_shared<GraphHierarchy>(buildGraphHierarchy(*input));
-    sub->cut = HierarchyCut(*sub->hierarchy, overviewBudget(true));
+    sub->focus = true;
+    sub->budget = overviewBudget(true);
+    sub->cut = HierarchyCut(*sub->hierarchy, sub->budget);
     m_scopes.push_back(std::move(sub));
     updateBreadcrumbs();
     rebuildScene();
@@ -736,7 +751,7 @@ void GraphView::rebuildScene()
             const GraphCluster& c = h.clusters[item.index];
             t.title = qs(c.label);
             t.count = QLocale().toString(c.size());
-            t.lines << tr("%n nodes · %1", "", int(c.size())).arg(QLatin1String(kindName(c.kind))) << tr("double-click to open");
+            t.lines << tr("%1 nodes · %2").arg(t.count, QLatin1String(kindName(c.kind))) << tr("double-click to open");
             in.nodes[u] = {std::clamp(7.0 * double(t.title.size() + t.count.size() + 3) + 30.0, 130.0, 300.0), ClusterHeight};
         } else {
             const uint32_t g = globalOf(item.index);
@@ -966,6 +981,8 @@ bool GraphView::expandCluster(int cluster)
         return false;
     bool opened = false;
     openAround([&] { return opened = scope().cut.open(uint32_t(cluster)); }, cluster);
+    if (opened)
+        scope().budget = 0;
     return opened;
 }
 
@@ -975,6 +992,8 @@ bool GraphView::collapseCluster(int cluster)
         return false;
     bool closed = false;
     openAround([&] { return closed = scope().cut.close(uint32_t(cluster)); }, cluster);
+    if (closed)
+        scope().budget = 0;
     return closed;
 }
 
@@ -982,7 +1001,8 @@ void GraphView::collapseAll()
 {
     if (m_scopes.empty())
         return;
-    scope().cut = HierarchyCut(*scope().hierarchy, overviewBudget(m_scopes.size() > 1));
+    scope().budget = overviewBudget(scope().focus);
+    scope().cut = HierarchyCut(*scope().hierarchy, scope().budget);
     rebuildScene();
     m_canvas->setAutoFit(true);
     m_canvas->fit();
@@ -1013,14 +1033,20 @@ QRectF GraphView::itemRectOfNode(int node) const
 void GraphView::selectLocal(uint32_t local)
 {
     Scope& sc = scope();
-    if (sc.cut.reveal(local))
+    if (sc.cut.reveal(local)) {
+        sc.budget = 0;
         rebuildScene();
+    }
     const uint32_t u = sc.cut.visibleIndexOf(local);
     m_scene->clearSelection();
     if (u < m_items.size()) {
         m_items[u]->setSelected(true);
         m_canvas->setAutoFit(false);
-        m_canvas->centerOn(m_items[u]);
+        // room around the box, so that one near the edge of the graph can still be centred
+        const QRectF seen = m_canvas->visibleSceneRect();
+        const QPointF centre = m_items[u]->sceneBoundingRect().center();
+        m_scene->setSceneRect(m_scene->sceneRect().united(QRectF(centre - QPointF(seen.width(), seen.height()) / 2, seen.size())));
+        m_canvas->centerOn(centre);
         Q_EMIT m_canvas->viewportChanged();
     }
     showNode(int(globalOf(local)));

@@ -171,7 +171,7 @@ public:
     /** Boxes the first screen of a view shows at most (fewer when the canvas is small: see overviewBudget). */
     static constexpr uint32_t OverviewBudget = 240;
     /** Edges over more layers than this are drawn as stubs unless highlighted (they would cover everything). */
-    static constexpr uint32_t FarEdgeSpan = 3;
+    static constexpr uint32_t FarEdgeSpan = 1;
 
 Q_SIGNALS:
     /** After every re-layout of the shown boxes (open, close, focus, new graph). */
