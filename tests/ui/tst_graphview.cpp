@@ -283,6 +283,7 @@ private Q_SLOTS:
             opened = opened.united(view.itemRectOfNode(int(h.order[p])));
         QVERIFY(view.canvas()->visibleSceneRect().intersects(opened));
         QVERIFY(view.canvas()->visibleSceneRect().contains(opened.center()));
+        saveShot(view, QStringLiteral("graph-%1-expanded.png").arg(QString::fromLatin1(QTest::currentDataTag()).replace(QLatin1Char(' '), QLatin1Char('-'))));
         QVERIFY(view.collapseCluster(group));
         QCOMPARE(view.visibleItemCount(), first);
         QVERIFY(shownAs(view) == before);

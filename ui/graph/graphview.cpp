@@ -492,7 +492,7 @@ GraphView::GraphView(QWidget* parent)
     m_overview->setEnabled(false);
     // while the view fits the whole graph, a new canvas shape folds the layers anew
     connect(m_canvas, &GraphCanvas::resized, this, [this] {
-        const QSize port = m_canvas->viewport()->size();
+        const QSize port = canvasSize();
         if (m_scopes.empty() || !m_canvas->autoFit() || port.height() < 50)
             return;
         const double aspect = std::clamp(double(port.width()) / port.height(), 0.5, 4.0);
@@ -509,12 +509,20 @@ GraphView::GraphView(QWidget* parent)
     });
 }
 
+QSize GraphView::canvasSize() const
+{
+    // the canvas without its frame, scroll bars included: the size must not change when they come
+    // and go, or a fit that makes them appear would lay the graph out anew, and again
+    const int frame = 2 * m_canvas->frameWidth();
+    return m_canvas->size() - QSize(frame, frame);
+}
+
 uint32_t GraphView::overviewBudget(bool focus) const
 {
     // a box stays readable at about 150 x 56 pixels; with its share of the gaps, the folds and the
     // room long edges take (screenshots: at 14,000 px² a box the labels were cut to a few letters)
     // that is some 24,000 px² of the canvas; a focus view may be denser
-    const QSize port = m_canvas->viewport()->size();
+    const QSize port = canvasSize();
     const double area = port.width() < 200 || port.height() < 150 ? 1000.0 * 700.0 : double(port.width()) * port.height();
     return uint32_t(std::clamp(area / (focus ? 14000.0 : 24000.0), 16.0, double(OverviewBudget)));
 }
@@ -779,7 +787,7 @@ void GraphView::rebuildScene()
         in.edges.push_back({e.from, e.to});
     LayoutOptions options;
     options.maxDummySpan = FarEdgeSpan;
-    const QSize port = m_canvas->viewport()->size();
+    const QSize port = canvasSize();
     options.foldAspect = port.height() > 50 ? std::clamp(double(port.width()) / port.height(), 0.5, 4.0) : 1.6;
     m_laidOutAspect = options.foldAspect;
     options.foldMinCount = 12; // a dozen boxes in a row or a column read best as they are

@@ -185,6 +185,7 @@ private:
     void rebuildScene();
     /** Boxes the first screen shows: as many as stay readable in the canvas, within OverviewBudget's bounds. */
     uint32_t overviewBudget(bool focus) const;
+    QSize canvasSize() const;
     void updateHighlights();
     void updateBreadcrumbs();
     void openAround(const std::function<bool()>& change, int keepCluster);
