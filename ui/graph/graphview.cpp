@@ -807,7 +807,7 @@ void GraphView::rebuildScene()
         pen.setCosmetic(true);
         byWeight[w] = new PolylineItem(pen);
     }
-    QPen stubPen(QColor(150, 110, 60), 1.5, Qt::DotLine);
+    QPen stubPen(QColor(200, 160, 110), 1);
     stubPen.setCosmetic(true);
     auto* stubs = new PolylineItem(stubPen);
     QPainterPath heads;
