@@ -305,6 +305,30 @@ void MainWindow::createDocks()
         m_schedulerView->expandToDepth(1);
         m_recordView->expandToDepth(0);
         m_graph->setGraph(ws.graph);
+        // a GradientCheckpoint alone: its graph is what there is to see. The panels below (tensor,
+        // messages, undo) have next to nothing to show and cannot shrink below the tensor plot, so
+        // they step aside until records are open again (View lists them meanwhile; an error still
+        // raises the messages).
+        const bool graphOnly = ws.graph && ws.records.empty();
+        if (graphOnly && m_hiddenForGraph.isEmpty()) {
+            for (const QString& name : {QStringLiteral("detail"), QStringLiteral("messages"), QStringLiteral("undo")})
+                if (QDockWidget* dock = m_panels.value(name); dock && dock->isVisible()) {
+                    dock->hide();
+                    m_hiddenForGraph << name;
+                }
+        } else if (!graphOnly) {
+            for (const QString& name : std::as_const(m_hiddenForGraph))
+                m_panels.value(name)->show();
+            m_hiddenForGraph.clear();
+        }
+        if (graphOnly) {
+            raisePanel(QStringLiteral("graph"));
+            QTimer::singleShot(0, this, [this] { // once the raised dock is laid out
+                // both neighbours named: a dock resized alone gives its share back to the others
+                resizeDocks({m_panels.value(QStringLiteral("tree")), m_panels.value(QStringLiteral("graph"))}, {width() / 6, width() * 5 / 6},
+                    Qt::Horizontal);
+            });
+        }
         if (ws.loss)
             m_loss->setHistory(*ws.loss);
         else
@@ -485,7 +509,7 @@ void MainWindow::onWorkspaceLoaded(Workspace ws)
                        .arg(formatBytes(lr.record->tensorBytes()))
                        .arg(lr.record->damage.empty() ? QString() : tr(" (DAMAGED, partial view)")));
     if (ws.graph)
-        logMessage(tr("Graph %1: %2 nodes laid out in %3 layers").arg(ws.graph->path).arg(ws.graph->layout.nodes.size()).arg(ws.graph->layout.layerCount));
+        logMessage(tr("Graph %1: %2 nodes in %3 groups").arg(ws.graph->path).arg(ws.graph->names.size()).arg(ws.graph->hierarchy.clusters.size() - 1));
     if (ws.loss)
         logMessage(tr("Loss history: %n curve(s) from %1", "", int(ws.loss->curves.size())).arg(ws.loss->directory));
     if (!ws.errors.isEmpty() || damaged)
@@ -631,8 +655,13 @@ bool MainWindow::find(const QString& text)
             }
         }
     }
-    if (hits.empty())
-        return false;
+    if (hits.empty()) { // nothing in the records: a graph node's name, id, metadata or CID
+        if (!m_graph->search(text))
+            return false;
+        raisePanel(QStringLiteral("graph"));
+        m_status->setText(tr("Graph node %1").arg(m_graph->nodeDetail().section(QLatin1Char('\n'), 0, 0)));
+        return true;
+    }
     m_searchHit = (m_searchHit + 1) % int(hits.size());
     const auto [record, node] = hits[size_t(m_searchHit)];
     m_recordProxy->setFilterFixedString(QString());

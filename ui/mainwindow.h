@@ -121,6 +121,7 @@ private:
     DiffPanel* m_diff;
     ResumePanel* m_resume;
     bool m_diffPending = false;
+    QStringList m_hiddenForGraph; ///< bottom panels that stepped aside for a graph-only workspace
     QPlainTextEdit* m_messages;
     QLineEdit* m_search;
     QProgressBar* m_progress;

@@ -3,6 +3,7 @@
 #include "core/graph/layout.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <unordered_map>
 
@@ -220,7 +221,7 @@ Result<LayoutResult> layoutGraph(const LayoutInput& input, const LayoutOptions& 
             continue;
         const uint32_t a = upper(e), b = lower(e);
         const uint32_t span = rank[b] - rank[a];
-        if (span > 1 && uint64_t(span - 1) > budget) {
+        if (span > 1 && (uint64_t(span - 1) > budget || span > options.maxDummySpan)) {
             result.edges[e].straight = true;
             continue;
         }
@@ -366,6 +367,131 @@ Result<LayoutResult> layoutGraph(const LayoutInput& input, const LayoutOptions& 
         cx[v] -= minX;
     result.width = any ? maxX - minX : 0;
     result.height = layers ? layerTop[layers - 1] + layerHeight[layers - 1] : 0;
+
+    // Wrapping: a graph much wider than tall (one input fanning out to thousands of branches) breaks
+    // its wide layers into rows, like a paragraph, until width / height comes near foldAspect.
+    std::vector<double> rowHeight = layerHeight, vRowTop(total, 0);
+    std::vector<uint32_t> vRow(total, 0);
+    size_t widestLayer = 0;
+    for (const auto& lv : layerVertices)
+        widestLayer = std::max(widestLayer, lv.size());
+    if (options.foldAspect > 0 && layers > 0 && result.height > 0 && result.width / result.height > 2 * options.foldAspect
+        && widestLayer > options.foldMinCount) {
+        std::vector<double> left(layers, 0), right(layers, 0);
+        for (uint32_t r = 0; r < layers; ++r)
+            if (!layerVertices[r].empty()) {
+                left[r] = cx[layerVertices[r].front()] - vWidth[layerVertices[r].front()] / 2;
+                right[r] = cx[layerVertices[r].back()] + vWidth[layerVertices[r].back()] / 2;
+            }
+        const double rowGap = options.layerGap / 2;
+        // the row width whose wrapped shape comes nearest the wanted aspect
+        auto shape = [&](double rowWidth) {
+            double height = result.height, width = 0;
+            for (uint32_t r = 0; r < layers; ++r) {
+                const double w = right[r] - left[r];
+                const double rows = std::max(1.0, std::ceil(w / rowWidth - 1e-9));
+                height += (rows - 1) * (layerHeight[r] + rowGap);
+                width = std::max(width, rows > 1 ? rowWidth + options.nodeGap + 2 * options.dummyWidth : w);
+            }
+            return std::pair{width, height};
+        };
+        double bestWidth = result.width, bestScore = 1e300;
+        for (int k = 1; k <= 256; ++k) {
+            const double rowWidth = result.width / k;
+            if (rowWidth < 4 * options.nodeGap)
+                break;
+            const auto [w, h] = shape(rowWidth);
+            const double score = std::abs(std::log(w / h / options.foldAspect));
+            if (score < bestScore) {
+                bestScore = score;
+                bestWidth = rowWidth;
+            }
+        }
+        if (bestWidth < result.width) {
+            // rows: consecutive vertices by their place in the layer, cut every bestWidth
+            struct Row {
+                uint32_t layer, row;
+                size_t begin, end;
+                double left, right;
+            };
+            std::vector<Row> rows;
+            std::vector<uint32_t> rowCount(layers, 1);
+            double width = 0;
+            for (uint32_t r = 0; r < layers; ++r) {
+                const auto& lv = layerVertices[r];
+                const double w = right[r] - left[r];
+                const uint32_t count = uint32_t(std::max(1.0, std::ceil(w / bestWidth - 1e-9)));
+                if (count == 1) {
+                    width = std::max(width, w);
+                    continue;
+                }
+                const double pitch = w / count;
+                uint32_t row = 0;
+                for (size_t begin = 0; begin < lv.size(); ++row) {
+                    size_t end = begin + 1; // never an empty row
+                    while (end < lv.size() && (row + 1 == count || cx[lv[end]] - left[r] < (row + 1) * pitch))
+                        ++end;
+                    rows.push_back({r, row, begin, end, cx[lv[begin]] - vWidth[lv[begin]] / 2, cx[lv[end - 1]] + vWidth[lv[end - 1]] / 2});
+                    width = std::max(width, rows.back().right - rows.back().left);
+                    begin = end;
+                }
+                rowCount[r] = row;
+            }
+            for (uint32_t r = 0; r < layers; ++r)
+                if (rowCount[r] == 1) { // kept whole: centred as before, inside the new width
+                    const double shift = std::clamp(width / 2 - result.width / 2, -left[r], width - right[r]);
+                    for (uint32_t v : layerVertices[r])
+                        cx[v] += shift;
+                } else {
+                    layerHeight[r] = rowCount[r] * rowHeight[r] + (rowCount[r] - 1) * rowGap;
+                }
+            for (const Row& row : rows) { // each row centred on its own
+                const double shift = (width - (row.right - row.left)) / 2 - row.left;
+                for (size_t i = row.begin; i < row.end; ++i) {
+                    const uint32_t v = layerVertices[row.layer][i];
+                    cx[v] += shift;
+                    vRow[v] = row.row;
+                    vRowTop[v] = row.row * (rowHeight[row.layer] + rowGap);
+                }
+            }
+            for (uint32_t r = 1; r < layers; ++r)
+                layerTop[r] = layerTop[r - 1] + layerHeight[r - 1] + options.layerGap;
+            result.width = width;
+            result.height = layerTop[layers - 1] + layerHeight[layers - 1];
+        }
+    }
+
+    // Folding: a deep graph wraps into columns of consecutive layers, like text into lines.
+    std::vector<uint32_t> layerColumn(layers, 0);
+    std::vector<double> columnBottom{result.height};
+    double pitch = 0;
+    if (options.foldAspect > 0 && layers > 1 && layers > options.foldMinCount && result.width > 0) {
+        pitch = result.width + options.columnGap;
+        const double wanted = std::sqrt(options.foldAspect * result.height / pitch);
+        if (wanted >= 1.5) {
+            const double columnHeight = result.height / std::round(wanted);
+            std::vector<double> columnX(layers, 0);
+            double start = 0;
+            uint32_t column = 0;
+            columnBottom.assign(1, 0);
+            for (uint32_t r = 0; r < layers; ++r) {
+                if (r > 0 && layerTop[r] + layerHeight[r] - start > columnHeight && layerTop[r] > start) {
+                    ++column;
+                    start = layerTop[r];
+                    columnBottom.push_back(0);
+                }
+                layerColumn[r] = column;
+                layerTop[r] -= start;
+                columnX[r] = column * pitch;
+                columnBottom[column] = layerTop[r] + layerHeight[r];
+            }
+            for (uint32_t v = 0; v < total; ++v)
+                cx[v] += columnX[vLayer[v]];
+            result.columns = column + 1;
+            result.width = result.columns * pitch - options.columnGap;
+            result.height = *std::max_element(columnBottom.begin(), columnBottom.end());
+        }
+    }
     for (uint32_t r = 0; r < layers; ++r)
         for (uint32_t i = 0; i < layerVertices[r].size(); ++i) {
             const uint32_t v = layerVertices[r][i];
@@ -375,9 +501,10 @@ Result<LayoutResult> layoutGraph(const LayoutInput& input, const LayoutOptions& 
             node.width = vWidth[v];
             node.height = vHeight[v];
             node.x = cx[v] - vWidth[v] / 2;
-            node.y = layerTop[r] + (layerHeight[r] - vHeight[v]) / 2;
+            node.y = layerTop[r] + vRowTop[v] + (rowHeight[r] - vHeight[v]) / 2;
             node.layer = r;
             node.order = i;
+            node.row = vRow[v];
         }
 
     // ---- 6. routing: bottom centre of the upper box, through the dummies, top centre of the lower box.
@@ -388,12 +515,27 @@ Result<LayoutResult> layoutGraph(const LayoutInput& input, const LayoutOptions& 
         const auto& a = result.nodes[upper(e)];
         const auto& b = result.nodes[lower(e)];
         edge.points.reserve(chainLength[e] + 2);
+        uint32_t column = layerColumn[a.layer];
+        // into a later column: down out of this one, along its foot to the gap beside it, up the gap
+        // (no box there) and along the top to where the edge enters the next column
+        auto add = [&](double x, double y, uint32_t layer) {
+            if (layerColumn[layer] != column) {
+                const auto [px, py] = edge.points.back();
+                const double foot = columnBottom[column] + options.layerGap / 2, gap = (column + 1) * pitch - options.columnGap / 2;
+                edge.points.push_back({px, foot});
+                edge.points.push_back({gap, foot});
+                edge.points.push_back({gap, -options.layerGap / 2});
+                edge.points.push_back({x, -options.layerGap / 2});
+                column = layerColumn[layer];
+            }
+            edge.points.push_back({x, y});
+        };
         edge.points.push_back({a.x + a.width / 2, a.y + a.height});
         for (uint32_t k = 0; k < chainLength[e]; ++k) {
             const uint32_t d = chainStart[e] + k;
-            edge.points.push_back({cx[d], layerTop[vLayer[d]] + layerHeight[vLayer[d]] / 2});
+            add(cx[d], layerTop[vLayer[d]] + vRowTop[d] + rowHeight[vLayer[d]] / 2, vLayer[d]);
         }
-        edge.points.push_back({b.x + b.width / 2, b.y});
+        add(b.x + b.width / 2, b.y, b.layer);
         if (reversed[e])
             std::reverse(edge.points.begin(), edge.points.end());
     }

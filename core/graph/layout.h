@@ -28,7 +28,16 @@ struct LayoutOptions {
     int crossingSweeps = 4;      ///< barycenter sweeps (alternating down/up)
     int coordinateSweeps = 4;    ///< coordinate refinement sweeps (alternating down/up)
     uint64_t maxDummies = 4'000'000; ///< beyond this, remaining long edges are drawn straight (no bends)
+    uint32_t maxDummySpan = UINT32_MAX; ///< edges spanning more layers than this are drawn straight (no dummies, no room taken)
     uint32_t minGroupLength = 3; ///< shortest chain of single-in/single-out nodes reported as a group
+    /**
+     * > 0: when the layers stack up much higher than they are wide, they wrap into side-by-side
+     * columns (cut between layers, left to right) so that width / height comes near this ratio;
+     * an edge into the next column leaves its column at the bottom and enters the next at the top.
+     */
+    double foldAspect = 0;        ///< also: a layer far wider than the graph is tall wraps into rows
+    double columnGap = 80;       ///< horizontal space between folded columns
+    uint32_t foldMinCount = 0;   ///< fold only more layers than this, wrap only layers of more vertices than this
 };
 
 struct LayoutNode {
@@ -36,6 +45,7 @@ struct LayoutNode {
     double width = 0, height = 0;
     uint32_t layer = 0;
     uint32_t order = 0;           ///< position within the layer, left to right
+    uint32_t row = 0;             ///< row of a wrapped layer (LayoutOptions::foldAspect), top to bottom
 };
 
 struct LayoutEdge {
@@ -57,8 +67,9 @@ struct LayoutResult {
     std::vector<LayoutEdge> edges;        ///< same order as LayoutInput::edges
     std::vector<uint32_t> backEdges;      ///< indices of edges reversed to break cycles (self loops included)
     std::vector<LayoutGroup> groups;
-    double width = 0, height = 0;         ///< bounds: everything lies in [0, width] x [0, height]
+    double width = 0, height = 0;         ///< bounds: every box lies in [0, width] x [0, height] (a folded edge dips layerGap/2 beyond)
     uint32_t layerCount = 0;
+    uint32_t columns = 1;                 ///< folded columns (LayoutOptions::foldAspect)
     uint64_t dummyCount = 0;
     uint64_t crossings = 0;               ///< crossings between adjacent layers after the sweeps (counted exactly)
 };

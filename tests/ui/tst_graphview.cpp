@@ -1,7 +1,9 @@
 // SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Graph view additions on a real ckpt-train GradientCheckpoint: the CAR beside the JSON is opened
-// with it, node detail resolves tensors through it, chains collapse/expand, the minimap follows.
+// The graph view on a real ckpt-train GradientCheckpoint (the CAR beside the JSON is opened with it,
+// node detail resolves tensors through it, groups open and close, the minimap follows) and on
+// generated graphs of 10,000-20,000 nodes (chain, wide, branching, cyclic): the first screen is
+// bounded, groups open in place and close again, search finds and centres a node, focus views.
 #include "ui/graph/graphview.h"
 #include "ui/models/formatting.h"
 
@@ -12,10 +14,96 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <cstdio>
 #include <cstring>
 
 using namespace ckpt;
 using namespace ckpt::ui;
+
+namespace {
+
+/** A GradientCheckpoint over \a n nodes and \a edges (producer, consumer) with ops cycling through \a ops; the loss is the last node. */
+std::shared_ptr<const GraphData> generated(uint32_t n, const std::vector<std::pair<uint32_t, uint32_t>>& edges,
+    std::vector<std::string> ops = {"matmul", "add", "relu"})
+{
+    GradientCheckpoint c;
+    c.step = 7;
+    c.graph.nodes.reserve(n);
+    char id[32];
+    for (uint32_t i = 0; i < n; ++i) {
+        std::snprintf(id, sizeof id, "n%06u", i);
+        ComputationNode node;
+        node.id = id;
+        node.op = ops[i % ops.size()];
+        node.outputCid = "bafkout" + std::to_string(i);
+        c.graph.nodes.emplace_back(node.id, std::move(node));
+    }
+    for (const auto& [a, b] : edges) {
+        c.graph.nodes[b].second.inputCids.push_back(*c.graph.nodes[a].second.outputCid);
+        c.graph.edges.emplace_back(c.graph.nodes[a].first, c.graph.nodes[b].first);
+    }
+    c.lossCid = c.graph.nodes.back().second.outputCid;
+    return graphDataFor(std::move(c), QStringLiteral("generated.json"));
+}
+
+std::vector<std::pair<uint32_t, uint32_t>> chainEdges(uint32_t n)
+{
+    std::vector<std::pair<uint32_t, uint32_t>> e;
+    for (uint32_t i = 1; i < n; ++i)
+        e.push_back({i - 1, i});
+    return e;
+}
+
+/** One input fanning out to \a width parallel branches of three nodes that all feed one sum. */
+std::vector<std::pair<uint32_t, uint32_t>> wideEdges(uint32_t width)
+{
+    std::vector<std::pair<uint32_t, uint32_t>> e;
+    const uint32_t sink = 3 * width + 1;
+    for (uint32_t b = 0; b < width; ++b) {
+        const uint32_t first = 1 + 3 * b;
+        e.push_back({0, first});
+        e.push_back({first, first + 1});
+        e.push_back({first + 1, first + 2});
+        e.push_back({first + 2, sink});
+    }
+    return e;
+}
+
+std::vector<std::pair<uint32_t, uint32_t>> branchingEdges(uint32_t n)
+{
+    std::vector<std::pair<uint32_t, uint32_t>> e;
+    for (uint32_t i = 0; i < n; ++i)
+        for (uint32_t c : {2 * i + 1, 2 * i + 2})
+            if (c < n)
+                e.push_back({i, c});
+    return e;
+}
+
+/** A chain with skips, plus back edges every 97 nodes (cycles) and self loops. */
+std::vector<std::pair<uint32_t, uint32_t>> cyclicEdges(uint32_t n)
+{
+    auto e = chainEdges(n);
+    for (uint32_t i = 8; i < n; i += 13)
+        e.push_back({i - 8, i});
+    for (uint32_t i = 200; i < n; i += 97) {
+        e.push_back({i, i - 150});
+        e.push_back({i, i});
+    }
+    return e;
+}
+
+/** Where every node is shown: its own box (-1) or the group holding it. */
+std::vector<int> shownAs(const GraphView& view)
+{
+    std::vector<int> out(size_t(view.nodeCount()));
+    for (int v = 0; v < view.nodeCount(); ++v)
+        out[size_t(v)] = view.visibleClusterOf(v);
+    return out;
+}
+
+} // namespace
+
+Q_DECLARE_METATYPE(std::shared_ptr<const ckpt::ui::GraphData>)
 
 class TstGraphView : public QObject
 {
@@ -53,7 +141,7 @@ private Q_SLOTS:
         view.resize(1200, 700);
         view.show();
         view.setGraph(m_ws.graph);
-        QCOMPARE(view.nodeItemCount(), int(m_ws.graph->layout.nodes.size()));
+        QCOMPARE(view.nodeCount(), int(m_ws.graph->names.size()));
         // the first matmul: x [32, 8] times w1 [8, 8] -> [32, 8], with the gradient of input.weight [8, 8]
         const ComputationNode* matmul = nullptr;
         for (const auto& [key, node] : m_ws.graph->checkpoint.graph.nodes)
@@ -94,33 +182,38 @@ private Q_SLOTS:
         QVERIFY(!view.selectNodeForParameter(QStringLiteral("no.such")));
     }
 
-    void chainsCollapseAndExpand()
+    void groupsOpenAndClose()
     {
         GraphView view;
         view.resize(1200, 700);
         view.show();
         view.setGraph(m_ws.graph);
-        const auto& groups = m_ws.graph->layout.groups;
-        QCOMPARE(view.groupCount(), int(groups.size()));
-        QVERIFY2(!groups.empty(), "the MLP's matmul -> add -> layer_norm -> ... chain is a layout group");
-        const int all = view.nodeItemCount();
+        // a few dozen nodes fit the first screen: every group is open, every node its own box
+        const int all = int(m_ws.graph->names.size());
         QCOMPARE(view.visibleNodeItemCount(), all);
-        view.setGroupCollapsed(0, true);
-        QVERIFY(view.isGroupCollapsed(0));
-        QCOMPARE(view.visibleNodeItemCount(), all - int(groups[0].nodes.size()));
-        // selecting a hidden member expands its chain
-        const std::string& member = m_ws.graph->names[groups[0].nodes[1]];
-        QVERIFY(view.selectNode(QString::fromStdString(member)));
-        QVERIFY(!view.isGroupCollapsed(0));
+        QCOMPARE(view.visibleItemCount(), all);
+        QVERIFY2(view.hierarchy()->clusters.size() > 1, "the MLP's matmul -> add -> layer_norm -> ... chain is a group");
+        // closing the group of a node folds it into one box; opening it restores every box
+        int node = -1;
+        for (int v = 0; v < all && node < 0; ++v)
+            if (view.hierarchy()->parent[size_t(v)] != 0)
+                node = v;
+        QVERIFY(node >= 0);
+        const int group = int(view.hierarchy()->parent[size_t(node)]);
+        const int members = int(view.hierarchy()->clusters[size_t(group)].size());
+        QVERIFY(view.collapseCluster(group));
+        QVERIFY(!view.isClusterOpen(group));
+        QCOMPARE(view.visibleClusterOf(node), group);
+        QCOMPARE(view.visibleNodeItemCount(), all - members);
+        QCOMPARE(view.visibleItemCount(), all - members + 1);
+        // selecting a member opens it again
+        QVERIFY(view.selectNode(QString::fromStdString(m_ws.graph->names[size_t(node)])));
+        QVERIFY(view.isClusterOpen(group));
         QCOMPARE(view.visibleNodeItemCount(), all);
-        view.setAllGroupsCollapsed(true);
-        size_t members = 0;
-        for (const auto& g : groups)
-            members += g.nodes.size();
-        QCOMPARE(view.visibleNodeItemCount(), all - int(members));
-        view.setAllGroupsCollapsed(false);
-        QCOMPARE(view.visibleNodeItemCount(), all);
-        QCOMPARE(view.groupOfNode(int(groups[0].nodes.front())), 0);
+        QCOMPARE(view.visibleClusterOf(node), -1);
+        // every drawn edge has its arrowhead
+        QVERIFY(view.drawnEdgeCount() > 0);
+        QCOMPARE(view.arrowheadCount(), view.drawnEdgeCount());
     }
 
     void minimapFollowsTheView()
@@ -130,17 +223,138 @@ private Q_SLOTS:
         view.show();
         view.setGraph(m_ws.graph);
         QVERIFY(QTest::qWaitForWindowExposed(&view));
-        QVERIFY(!view.minimap()->overview().isNull());
+        QTRY_VERIFY(!view.minimap()->overview().isNull()); // drawn shortly after a re-layout, not during it
         const QRectF fitted = view.minimap()->viewRect();
         QVERIFY(!fitted.isEmpty());
         view.canvas()->zoomBy(4.0);
         const QRectF zoomed = view.minimap()->viewRect();
         QVERIFY2(zoomed.width() < fitted.width() / 2, qPrintable(QStringLiteral("%1 vs %2").arg(zoomed.width()).arg(fitted.width())));
         // clicking the minimap centres the main view there
-        const QPointF target = m_ws.graph->layout.nodes.back().x < 1 ? QPointF(10, 10)
-                                                                     : QPointF(m_ws.graph->layout.nodes.back().x, m_ws.graph->layout.nodes.back().y);
+        const QPointF target = view.itemRectOfNode(int(m_ws.graph->names.size()) - 1).center();
         QTest::mouseClick(view.minimap()->viewport(), Qt::LeftButton, {}, view.minimap()->mapFromScene(target));
         QVERIFY(view.canvas()->visibleSceneRect().contains(target));
+    }
+
+    void generatedGraphs_data()
+    {
+        QTest::addColumn<std::shared_ptr<const GraphData>>("graph");
+        QTest::newRow("chain 10000") << generated(10000, chainEdges(10000));
+        QTest::newRow("wide 3000 x 3") << generated(9002, wideEdges(3000), {"input", "matmul", "relu", "add"});
+        QTest::newRow("branching 20000") << generated(20000, branchingEdges(20000), {"split"});
+        QTest::newRow("cyclic 20000") << generated(20000, cyclicEdges(20000), {"matmul", "add", "relu", "softmax", "layernorm"});
+    }
+
+    void generatedGraphs()
+    {
+        QFETCH(std::shared_ptr<const GraphData>, graph);
+        GraphView view;
+        view.resize(1400, 900);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.setGraph(graph);
+        const int n = int(graph->names.size());
+        QCOMPARE(view.nodeCount(), n);
+        // the first screen: a bounded number of boxes, most of them groups, every node inside one of them
+        const int first = view.visibleItemCount();
+        QVERIFY2(first <= int(GraphView::OverviewBudget) && first >= 3, qPrintable(QString::number(first)));
+        QVERIFY2(view.visibleNodeItemCount() < first, "groups, not single nodes");
+        const auto before = shownAs(view);
+        QVERIFY(std::count(before.begin(), before.end(), -1) == view.visibleNodeItemCount());
+        QCOMPARE(view.arrowheadCount(), view.drawnEdgeCount());
+        // folded or wrapped: the boxes fill the window's shape, not one column or one row of thousands
+        const QRectF bounds = view.canvas()->scene()->itemsBoundingRect();
+        const double aspect = bounds.width() / bounds.height();
+        QVERIFY2(aspect > 0.25 && aspect < 8, qPrintable(QString::number(aspect)));
+        // open the largest shown group in place, then close it: the same boxes again
+        const GraphHierarchy& h = *view.hierarchy();
+        int group = -1;
+        for (int c : before)
+            if (c > 0 && (group < 0 || h.clusters[size_t(c)].size() > h.clusters[size_t(group)].size()))
+                group = c;
+        QVERIFY(group > 0);
+        const int member = int(h.order[h.clusters[size_t(group)].begin]);
+        QVERIFY(view.expandCluster(group));
+        QVERIFY(view.isClusterOpen(group));
+        QCOMPARE(view.visibleItemCount(), first - 1 + int(h.clusters[size_t(group)].items.size()));
+        QVERIFY(view.visibleClusterOf(member) != group);
+        // the camera stays on it: the boxes it opened into are on screen
+        QRectF opened;
+        for (uint32_t p = h.clusters[size_t(group)].begin; p < h.clusters[size_t(group)].end; ++p)
+            opened = opened.united(view.itemRectOfNode(int(h.order[p])));
+        QVERIFY(view.canvas()->visibleSceneRect().intersects(opened));
+        QVERIFY(view.canvas()->visibleSceneRect().contains(opened.center()));
+        saveShot(view, QStringLiteral("graph-%1-expanded.png").arg(QString::fromLatin1(QTest::currentDataTag()).replace(QLatin1Char(' '), QLatin1Char('-'))));
+        QVERIFY(view.collapseCluster(group));
+        QCOMPARE(view.visibleItemCount(), first);
+        QVERIFY(shownAs(view) == before);
+        // search by id: the node deep inside a group is opened to, selected and centred
+        const int target = int(h.order[size_t(n) * 2 / 3]);
+        QVERIFY(view.search(QString::fromStdString(graph->names[size_t(target)])));
+        QCOMPARE(view.selectedNode(), target);
+        QCOMPARE(view.visibleClusterOf(target), -1);
+        QVERIFY(view.visibleItemCount() <= first + 3 * int(HierarchyOptions{}.maxChildren) * 4);
+        const QPointF centre = view.itemRectOfNode(target).center();
+        QVERIFY(view.canvas()->visibleSceneRect().contains(centre));
+        const QRectF seen = view.canvas()->visibleSceneRect();
+        QVERIFY2(std::abs(centre.x() - seen.center().x()) < seen.width() / 4 && std::abs(centre.y() - seen.center().y()) < seen.height() / 4,
+            qPrintable(QStringLiteral("%1,%2 in %3,%4 %5x%6").arg(centre.x()).arg(centre.y()).arg(seen.x()).arg(seen.y()).arg(seen.width()).arg(seen.height())));
+        QVERIFY(view.nodeDetail().contains(QString::fromStdString(graph->names[size_t(target)])));
+        // search by CID works too; back to the overview gives the first screen again
+        QVERIFY(view.search(QStringLiteral("bafkout%1").arg(n - 1)));
+        QCOMPARE(view.selectedNode(), n - 1);
+        QVERIFY(!view.search(QStringLiteral("no such thing")));
+        view.collapseAll();
+        QVERIFY(shownAs(view) == before);
+        saveShot(view, QStringLiteral("graph-%1.png").arg(QString::fromLatin1(QTest::currentDataTag()).replace(QLatin1Char(' '), QLatin1Char('-'))));
+    }
+
+    void focusViews()
+    {
+        const auto graph = generated(10000, chainEdges(10000));
+        GraphView view;
+        view.resize(1400, 900);
+        view.show();
+        view.setGraph(graph);
+        QCOMPARE(view.breadcrumbs().size(), 1);
+        QVERIFY(view.selectNode(QStringLiteral("n005000")));
+        QVERIFY(view.showNeighbourhood(5000, 3));
+        QCOMPARE(view.nodeCount(), 7); // 3 up, 3 down
+        QCOMPARE(view.breadcrumbs().size(), 2);
+        QVERIFY2(view.breadcrumbs().last().contains(QStringLiteral("7 nodes")), qPrintable(view.breadcrumbs().last()));
+        QCOMPARE(view.visibleNodeItemCount(), 7);
+        QCOMPARE(view.selectedNode(), 5000);
+        QCOMPARE(view.drawnEdgeCount(), 6);
+        saveShot(view, QStringLiteral("graph-neighbourhood.png"));
+        // deeper focus, then the breadcrumb back to the whole graph keeps the selection
+        QVERIFY(view.showNeighbourhood(5001, 1));
+        QCOMPARE(view.nodeCount(), 3);
+        QCOMPARE(view.breadcrumbs().size(), 3);
+        view.popTo(0);
+        QCOMPARE(view.breadcrumbs().size(), 1);
+        QCOMPARE(view.nodeCount(), 10000);
+        QCOMPARE(view.selectedNode(), 5001);
+        QCOMPARE(view.visibleClusterOf(5001), -1);
+        // the loss's provenance on a tree: the path from the root to the last leaf
+        const auto tree = generated(4095, branchingEdges(4095), {"split"});
+        view.setGraph(tree);
+        QCOMPARE(tree->analysis.lossProvenanceChain.size(), size_t(12));
+        QVERIFY(view.showLossProvenance());
+        QCOMPARE(view.nodeCount(), 12);
+        QCOMPARE(view.drawnEdgeCount(), 11);
+        QVERIFY(view.breadcrumbs().last().contains(QStringLiteral("Provenance")));
+        QVERIFY2(view.breadcrumbs().last().contains(QStringLiteral("12 nodes")), qPrintable(view.breadcrumbs().last()));
+    }
+
+private:
+    /** With CKPT_SHOT_DIR set, writes a PNG of the view there (screenshots to look at, not a check). */
+    static void saveShot(GraphView& view, const QString& name)
+    {
+        const QString dir = qEnvironmentVariable("CKPT_SHOT_DIR");
+        if (dir.isEmpty())
+            return;
+        QDir().mkpath(dir);
+        QTest::qWait(300); // the minimap is drawn shortly after a re-layout
+        QVERIFY(view.grab().save(QDir(dir).filePath(name)));
     }
 };
 

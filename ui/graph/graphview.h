@@ -4,8 +4,14 @@
 
 #include "ui/workspace/workspace.h"
 
+#include <functional>
+#include <memory>
+
 #include <QGraphicsView>
+#include <QColor>
+#include <QHash>
 #include <QImage>
+#include <QPolygonF>
 #include <QWidget>
 
 class QGraphicsRectItem;
@@ -13,9 +19,12 @@ class QGraphicsScene;
 class QLabel;
 class QPlainTextEdit;
 class QPushButton;
+class QSpinBox;
 class QTimer;
 
 namespace ckpt::ui {
+
+class PolylineItem;
 
 /** The view: wheel zoom around the cursor, drag to pan, fit. Reports every change of the visible area. */
 class GraphCanvas : public QGraphicsView
@@ -27,12 +36,14 @@ public:
     void fit();
     /** Keep fitting the whole graph on resizes until the user zooms. */
     void setAutoFit(bool on) { m_autoFit = on; }
+    bool autoFit() const { return m_autoFit; }
     /** The scene rectangle currently visible. */
     QRectF visibleSceneRect() const;
 
 Q_SIGNALS:
     void viewportChanged();
     void itemDoubleClicked(QGraphicsItem* item);
+    void resized();
 
 protected:
     void wheelEvent(QWheelEvent* event) override;
@@ -76,11 +87,15 @@ private:
 };
 
 /**
- * A GradientCheckpoint's computation graph over core/graph's layout. Nodes are drawn as boxes with
- * their op; below a zoom threshold only plain boxes (no text). The loss's provenance chain is
- * highlighted; a clicked node highlights its consumers and shows its details, with its output and
- * gradient tensors resolved through the CAR file beside the JSON (or one the user opens). Chains the
- * layout reports (core's LayoutGroup) collapse into one box and expand again.
+ * A GradientCheckpoint's computation graph, readable at 100,000 nodes. The view never lays out the
+ * whole graph: it shows a cut through core's GraphHierarchy (modules, chains, same-op runs, blocks;
+ * the first screen at most a few hundred boxes), lays out just those boxes (core layout, folded to
+ * the window's shape) and re-lays them out when a group opens (double-click) or closes, keeping the
+ * camera on the group. Semantic zoom: text is drawn at screen size, and what a box says grows with
+ * the room it has on screen (count; label; op, id, shape, CIDs). Edges between groups are bundled
+ * (thicker with their count) and carry arrowheads; the paths through the selection are highlighted,
+ * the loss's provenance is coloured. Focus views (a node's k-hop neighbourhood, the loss's
+ * provenance) are subgraphs with their own grouping, stacked as breadcrumbs back to the whole graph.
  */
 class GraphView : public QWidget
 {
@@ -89,14 +104,22 @@ public:
     explicit GraphView(QWidget* parent = nullptr);
     ~GraphView() override;
     void setGraph(std::shared_ptr<const GraphData> graph);
-    /** Node boxes in the scene (hidden members of collapsed chains included). */
-    int nodeItemCount() const;
-    /** Node boxes currently shown. */
+
+    /** Nodes of the graph in the current view (the whole graph or a focus subgraph). */
+    int nodeCount() const;
+    /** Boxes currently shown (groups and single nodes). */
+    int visibleItemCount() const;
+    /** Nodes currently shown as their own box. */
     int visibleNodeItemCount() const;
-    /** Selects a node by id (also used by search), expanding its chain; false if there is none. */
+    /** Edges drawn between the shown boxes (a bundle of many counts once) and the arrowheads drawn on them. */
+    int drawnEdgeCount() const { return int(m_shownEdges.size()); }
+    int arrowheadCount() const { return m_arrowheads; }
+    /** Selects a node by exact id, opening its groups and centring it; false if there is none. */
     bool selectNode(const QString& id);
     /** Selects the node whose `weight` metadata is \a modulePath (e.g. "input.weight"); false if none. */
     bool selectNodeForParameter(const QString& modulePath);
+    /** Next node whose id, op or a CID contains \a text (case-insensitive), selected and centred; false if none. */
+    bool search(const QString& text);
     QString exportImage(const QString& path);
 
     /** The block store CIDs resolve through; the graph's own CAR by default. */
@@ -104,24 +127,71 @@ public:
     /** Opens a CAR file for the current graph; the error text, or empty. */
     QString openCar(const QString& path);
     QString carPath() const { return m_carPath; }
-    /** The detail text of the selected node. */
+    /** The detail text of the selected node or group. */
     QString nodeDetail() const;
 
-    int groupCount() const;
-    bool isGroupCollapsed(int group) const;
-    void setGroupCollapsed(int group, bool collapsed);
-    void setAllGroupsCollapsed(bool collapsed);
-    /** The chain a layout node belongs to, -1 if none. */
-    int groupOfNode(int node) const;
+    // ---- groups of the current view (indices into its GraphHierarchy::clusters; 0 is the root)
+    const GraphHierarchy* hierarchy() const;
+    bool isClusterOpen(int cluster) const;
+    /** Opens a shown group in place; false if it is not one. */
+    bool expandCluster(int cluster);
+    /** Closes an open group (and what is open inside it). */
+    bool collapseCluster(int cluster);
+    /** Back to the overview's cut. */
+    void collapseAll();
+    /** The shown group holding \a node, -1 when the node is shown by itself or not in this view. */
+    int visibleClusterOf(int node) const;
+    /** Scene rectangle of the box showing \a node (a group's box while it is closed). */
+    QRectF itemRectOfNode(int node) const;
+
+    // ---- focus
+    /** A subgraph of the nodes within \a hops edges up and down from \a node; pushed as a breadcrumb. */
+    bool showNeighbourhood(int node, int hops);
+    /** A subgraph of the loss's provenance chain; false without one. */
+    bool showLossProvenance();
+    /** Breadcrumb titles, the whole graph first. */
+    QStringList breadcrumbs() const;
+    /** Returns to breadcrumb \a depth (0: the whole graph). */
+    void popTo(int depth);
+    /** Graph node index of the selection, -1 if none or a group. */
+    int selectedNode() const { return m_selected; }
+    int nodeIndex(const QString& id) const;
+
+    /**
+     * Per-node colours from elsewhere (e.g. a diff's status), by node id; a group takes the colour
+     * its members agree on, or the first one. An empty map clears them.
+     */
+    void setNodeStatus(const QHash<QString, QColor>& colourById);
 
     GraphCanvas* canvas() const { return m_canvas; }
     GraphMinimap* minimap() const { return m_minimap; }
 
     /** Values listed in the node detail per tensor (stats cover all of them). */
     static constexpr size_t DetailValues = 48;
+    /** Boxes the first screen of a view shows at most (fewer when the canvas is small: see overviewBudget). */
+    static constexpr uint32_t OverviewBudget = 240;
+    /** Edges over more layers than this are drawn as stubs unless highlighted (they would cover everything). */
+    static constexpr uint32_t FarEdgeSpan = 1;
+
+Q_SIGNALS:
+    /** After every re-layout of the shown boxes (open, close, focus, new graph). */
+    void relaidOut();
 
 private:
+    struct Scope;
+    Scope& scope() const;
+    uint32_t globalOf(uint32_t local) const;
+    void pushScope(QString title, std::vector<uint32_t> nodes);
+    void rebuildScene();
+    /** Boxes the first screen shows: as many as stay readable in the canvas, within OverviewBudget's bounds. */
+    uint32_t overviewBudget(bool focus) const;
+    QSize canvasSize() const;
+    void updateHighlights();
+    void updateBreadcrumbs();
+    void openAround(const std::function<bool()>& change, int keepCluster);
+    void selectLocal(uint32_t local);
     void showNode(int index);
+    void showCluster(int cluster);
     QString tensorText(const QString& what, const std::optional<std::string>& cid, const std::string& dtype) const;
     void updateInfo();
     std::shared_ptr<const GraphData> m_graph;
@@ -132,13 +202,24 @@ private:
     GraphMinimap* m_minimap;
     QTimer* m_minimapTimer;
     QLabel* m_info;
+    QWidget* m_crumbs;
     QPlainTextEdit* m_detail;
-    QPushButton* m_collapse;
-    QPushButton* m_expand;
-    std::vector<QGraphicsItem*> m_nodeItems;   ///< by layout node index
-    std::vector<QGraphicsItem*> m_groupItems;  ///< by layout group index
-    std::vector<int> m_groupOf;                ///< layout node -> group, -1
-    int m_selected = -1;
+    QPushButton* m_overview;
+    QPushButton* m_neighbourhood;
+    QPushButton* m_provenance;
+    QSpinBox* m_hops;
+    std::vector<std::unique_ptr<Scope>> m_scopes;
+    std::vector<QColor> m_status;                     ///< graph node index -> status colour (invalid: none)
+    std::vector<QGraphicsItem*> m_items;              ///< by index into the cut's visible list
+    std::vector<std::pair<uint32_t, uint32_t>> m_shownEdges; ///< (from, to) visible indices of the drawn edges
+    std::vector<QPolygonF> m_edgeLines;              ///< polyline of each drawn edge
+    PolylineItem* m_highlight = nullptr;
+    int m_arrowheads = 0;
+    int m_selected = -1;                              ///< graph node index
+    int m_selectedCluster = -1;
+    QString m_lastSearch;
+    int m_searchHit = -1;
+    double m_laidOutAspect = 0;                      ///< canvas aspect the shown layout was folded for
 };
 
 } // namespace ckpt::ui

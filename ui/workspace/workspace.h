@@ -4,6 +4,7 @@
 
 #include "core/graph/analysis.h"
 #include "core/graph/car.h"
+#include "core/graph/hierarchy.h"
 #include "core/graph/layout.h"
 #include "core/record/record.h"
 #include "ui/run/metriclog.h"
@@ -61,8 +62,14 @@ struct GraphData {
     QString path;
     GradientCheckpoint checkpoint;
     std::vector<std::string> names;   ///< node id of every layout node
-    LayoutResult layout;
+    LayoutInput input;                ///< box sizes and edges by node index (layoutInputFor)
+    GraphHierarchyInput grouping;     ///< ops and module paths by node index
+    GraphHierarchy hierarchy;         ///< the groups the view opens and closes (laid out per view, not here)
     GraphAnalysis analysis;
+    // by node index, built with the rest on the loading thread so that showing the graph is quick
+    std::vector<const ComputationNode*> nodeOf;        ///< the node (into checkpoint), null for a phantom
+    std::vector<uint32_t> outOffset, out, inOffset, in; ///< adjacency both ways (CSR) of input.edges
+    std::vector<uint8_t> onProvenance;                 ///< on the loss's provenance chain
     /** The CAR file beside the JSON (graph/step-N.car for graph/step-N.json), opened when it exists. */
     std::shared_ptr<const CarStore> car;
     QString carPath;
@@ -104,6 +111,9 @@ struct Workspace {
  * `checkpoint/{model,optim,scheduler}-N.*`, or the newest `checkpoint/record-STEP.*` of ckpt-train.
  */
 QStringList recordFilesOf(const QString& path);
+
+/** A decoded checkpoint made ready for the graph view: names, grouping, analysis (no CAR). */
+std::shared_ptr<GraphData> graphDataFor(GradientCheckpoint checkpoint, const QString& path);
 
 /** graph/step-N.car for graph/step-N.json. */
 QString carBesideGraph(const QString& graphPath);
