@@ -3,6 +3,7 @@
 #include "app/cli/commands.h"
 
 #include "app/cli/args.h"
+#include "app/cli/cmd_diff.h"
 #include "app/cli/graphdispatch.h"
 #include "core/codec/schema.h"
 #include "core/diff/diff.h"
@@ -375,6 +376,8 @@ int cmdEdit(const std::vector<std::string>& argv)
 
 int cmdDiff(const std::vector<std::string>& argv)
 {
+    if (auto g = graphDiffCommand(argv))
+        return *g;
     Args a(argv, withSchema({"--tolerance"}), {"--json"});
     if (!a.error().empty())
         return usage(a.error());

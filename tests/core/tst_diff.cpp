@@ -3,6 +3,8 @@
 // core/diff: what moved between two records — matching by path and by parameter id, numbers per
 // tensor, precision changes, state field by field — on hand-built records and on real ckpt-train runs.
 #include "core/diff/diff.h"
+#include "core/diff/graphdiff.h"
+#include "core/io/bytes.h"
 #include "core/edit/edit.h"
 #include "core/record/record.h"
 #include "core/report/report.h"
@@ -158,6 +160,75 @@ std::shared_ptr<const Record> open(const QString& path)
     return r ? *r : nullptr;
 }
 
+
+/// Raw little-endian f32 bytes, as ckpt-train stores tensors in its CAR files.
+std::vector<uint8_t> f32Bytes(const std::vector<float>& v)
+{
+    std::vector<uint8_t> b(v.size() * 4);
+    std::memcpy(b.data(), v.data(), b.size());
+    return b;
+}
+
+/// A tiny graph x, w -> matmul -> relu -> loss with its tensors in a CAR; \a idPrefix makes fresh node ids.
+struct GraphFixture {
+    GradientCheckpoint checkpoint;
+    std::vector<CarEntry> blocks;
+
+    std::string add(const std::vector<float>& values)
+    {
+        auto bytes = f32Bytes(values);
+        Cid cid = computeCid(bytes);
+        blocks.push_back({cid, bytes});
+        return cid.toString();
+    }
+    void node(const std::string& id, const std::string& op, std::vector<std::string> inputs, std::string output)
+    {
+        ComputationNode n;
+        n.id = id;
+        n.op = op;
+        n.inputCids = std::move(inputs);
+        n.outputCid = std::move(output);
+        checkpoint.graph.nodes.emplace_back(id, n);
+    }
+    CarStore car() const
+    {
+        auto bytes = writeCar({}, blocks);
+        auto store = CarStore::open(makeBytes(bytes));
+        if (!store)
+            qWarning("%s", store.error().message().c_str());
+        return std::move(*store);
+    }
+};
+
+GraphFixture tinyGraph(const std::string& idPrefix, float weight = 0.5f, uint64_t step = 3)
+{
+    GraphFixture g;
+    const auto x = g.add({1, 2, 3, 4}), w = g.add({weight, -weight, weight, -weight});
+    const auto y = g.add({weight * 4, -weight}), r = g.add({weight * 4, 0}), loss = g.add({weight * weight});
+    g.node(idPrefix + "x", "input", {}, x);
+    g.node(idPrefix + "w", "input", {}, w);
+    g.node(idPrefix + "mm", "matmul", {x, w}, y);
+    g.node(idPrefix + "relu", "relu", {y}, r);
+    g.node(idPrefix + "loss", "mse_loss", {r}, loss);
+    g.checkpoint.graph.edges = {{idPrefix + "x", idPrefix + "mm"}, {idPrefix + "w", idPrefix + "mm"}, {idPrefix + "mm", idPrefix + "relu"},
+        {idPrefix + "relu", idPrefix + "loss"}};
+    g.checkpoint.step = step;
+    g.checkpoint.lossCid = loss;
+    uint64_t counter = step;
+    std::vector<uint8_t> c(8);
+    std::memcpy(c.data(), &counter, 8);
+    g.checkpoint.optimizerState = {{"w/exp_avg", f32Bytes({weight, weight})}, {"w/step", c}};
+    return g;
+}
+
+const NodeDiff* nodeOf(const GraphDiff& d, std::string_view keyA)
+{
+    for (const auto& n : d.nodes)
+        if (n.keyA == keyA)
+            return &n;
+    return nullptr;
+}
+
 } // namespace
 
 class TestDiff : public QObject {
@@ -173,7 +244,7 @@ private Q_SLOTS:
         m_run = m_dir.filePath(QStringLiteral("run"));
         m_resumed = m_dir.filePath(QStringLiteral("resumed"));
         QVERIFY(train({QStringLiteral("--out"), m_run, QStringLiteral("--steps"), QStringLiteral("8"), QStringLiteral("--checkpoint-every"),
-            QStringLiteral("4"), QStringLiteral("--layout"), QStringLiteral("training-record")}));
+            QStringLiteral("4"), QStringLiteral("--layout"), QStringLiteral("all")}));
         QVERIFY(train({QStringLiteral("--resume"), m_run + QStringLiteral("/checkpoint/record-4.mpk"), QStringLiteral("--out"), m_resumed,
             QStringLiteral("--steps"), QStringLiteral("8")}));
     }
@@ -397,6 +468,130 @@ private Q_SLOTS:
         auto moved = diffRecords(*start, *resumed);
         QVERIFY(moved);
         QCOMPARE(moved->changed, uint64_t(start->tensors.size()));
+    }
+
+    void graphSelfDiffReadsNoBytes()
+    {
+        auto g = tinyGraph("a-");
+        const auto car = g.car();
+        auto d = diffGradientCheckpoints(g.checkpoint, g.checkpoint, &car, &car);
+        QCOMPARE(d.unchanged, uint64_t(5));
+        QCOMPARE(d.added + d.removed + d.changed, uint64_t(0));
+        QVERIFY(d.edgesAdded.empty() && d.edgesRemoved.empty());
+        QCOMPARE(d.blockBytesRead, uint64_t(0));
+        for (const auto& n : d.nodes) {
+            QCOMPARE(*n.match, NodeMatch::Id);
+            for (const auto& s : n.tensors)
+                QCOMPARE(s.how, CidComparison::SameCid);
+        }
+        for (const auto& b : d.optimizer)
+            QCOMPARE(b.status, DiffStatus::Unchanged);
+    }
+
+    void graphWithAddedAndRemovedNodesAndEqualCids()
+    {
+        // Fresh node ids (as a trainer mints them per checkpoint), the same tensors; relu removed,
+        // a dropout added after the loss's input. Equal CIDs are equal tensors: no block is read.
+        auto a = tinyGraph("a-");
+        auto b = tinyGraph("b-");
+        auto& nodes = b.checkpoint.graph.nodes;
+        const std::string reluOut = *nodes[3].second.outputCid;
+        nodes.erase(nodes.begin() + 3);
+        b.node("b-drop", "dropout", {reluOut}, reluOut);
+        b.checkpoint.graph.edges = {{"b-x", "b-mm"}, {"b-w", "b-mm"}, {"b-mm", "b-drop"}, {"b-drop", "b-loss"}};
+        const auto carA = a.car(), carB = b.car();
+        auto d = diffGradientCheckpoints(a.checkpoint, b.checkpoint, &carA, &carB);
+        QCOMPARE(d.removed, uint64_t(1));
+        QCOMPARE(d.added, uint64_t(1));
+        QCOMPARE(d.matchedByPosition, uint64_t(4));
+        QCOMPARE(nodeOf(d, "a-relu")->status, DiffStatus::Removed);
+        QCOMPARE(d.nodes.back().keyB, std::string("b-drop"));
+        QCOMPARE(d.nodes.back().status, DiffStatus::Added);
+        const auto* mm = nodeOf(d, "a-mm");
+        QCOMPARE(mm->keyB, std::string("b-mm"));
+        QCOMPARE(*mm->match, NodeMatch::OpPosition);
+        QCOMPARE(mm->status, DiffStatus::Unchanged);
+        QCOMPARE(d.unchanged, uint64_t(4));
+        QCOMPARE(d.blockBytesRead, uint64_t(0));
+        // mm->relu and relu->loss are gone; mm->drop and drop->loss are new; x->mm, w->mm survive the id change.
+        QCOMPARE(d.edgesRemoved.size(), size_t(2));
+        QCOMPARE(d.edgesAdded.size(), size_t(2));
+        QVERIFY((d.edgesAdded[0] == std::pair<std::string, std::string>{"b-mm", "b-drop"}));
+    }
+
+    void graphTensorsByCarBlocksWhenCidsDiffer()
+    {
+        auto a = tinyGraph("n-", 0.5f, 3);
+        auto b = tinyGraph("n-", 0.75f, 6);
+        b.checkpoint.graph.nodes[4].second.op = "l1_loss";
+        const auto carA = a.car(), carB = b.car();
+        auto d = diffGradientCheckpoints(a.checkpoint, b.checkpoint, &carA, &carB);
+        QCOMPARE(d.stepA, uint64_t(3));
+        QCOMPARE(d.stepB, uint64_t(6));
+        QVERIFY(d.lossCidA != d.lossCidB);
+        QVERIFY(d.lossValues);
+        QCOMPARE(*d.lossValues->maxAbs, 0.75 * 0.75 - 0.25);
+        const auto* x = nodeOf(d, "n-x");
+        QCOMPARE(x->status, DiffStatus::Unchanged); // the data did not change: same CID
+        const auto* w = nodeOf(d, "n-w");
+        QCOMPARE(w->status, DiffStatus::Changed);
+        QCOMPARE(w->tensors[0].how, CidComparison::ValuesCompared);
+        QCOMPARE(*w->tensors[0].values->maxAbs, 0.25);
+        QVERIFY(nodeOf(d, "n-loss")->opChanged);
+        QVERIFY(d.blockBytesRead > 0);
+        // Optimizer counters exactly, moments by value.
+        QCOMPARE(*d.optimizer[1].counterA, uint64_t(3));
+        QCOMPARE(*d.optimizer[1].counterB, uint64_t(6));
+        QCOMPARE(*d.optimizer[0].values->maxAbs, 0.25);
+        // Without the CARs only "different" is known.
+        auto blind = diffGradientCheckpoints(a.checkpoint, b.checkpoint, nullptr, nullptr);
+        QCOMPARE(nodeOf(blind, "n-w")->tensors[0].how, CidComparison::Unresolved);
+        QCOMPARE(nodeOf(blind, "n-w")->status, DiffStatus::Changed);
+        QCOMPARE(blind.blockBytesRead, uint64_t(0));
+        // The same bytes under another codec's CID are the same tensor.
+        auto c = tinyGraph("n-");
+        auto& wNode = c.checkpoint.graph.nodes[1].second;
+        const auto wBytes = f32Bytes({0.5f, -0.5f, 0.5f, -0.5f});
+        const Cid other = computeCid(wBytes, multicodec::DagCbor);
+        c.blocks.push_back({other, wBytes});
+        wNode.outputCid = other.toString();
+        const auto carC = c.car();
+        auto recoded = diffGradientCheckpoints(a.checkpoint, c.checkpoint, &carA, &carC);
+        QCOMPARE(nodeOf(recoded, "n-w")->tensors[0].how, CidComparison::SameBytes);
+        QCOMPARE(nodeOf(recoded, "n-w")->status, DiffStatus::Unchanged);
+    }
+
+    void trainerGraphsAtTwoStepsAndResumed()
+    {
+        auto load = [](const QString& path) -> std::optional<GradientCheckpoint> {
+            auto bytes = mapFile(path.toStdString());
+            if (!bytes)
+                return std::nullopt;
+            auto c = loadGradientCheckpoint(*bytes, false);
+            return c ? std::optional(std::move(*c)) : std::nullopt;
+        };
+        auto loadCar = [](const QString& path) {
+            auto bytes = mapFile(path.toStdString());
+            return CarStore::open(*bytes);
+        };
+        const QString g = m_run + QStringLiteral("/graph/");
+        auto a = load(g + QStringLiteral("step-4.json")), b = load(g + QStringLiteral("step-8.json"));
+        auto r = load(m_resumed + QStringLiteral("/graph/step-8.json"));
+        QVERIFY(a && b && r);
+        auto ca = loadCar(g + QStringLiteral("step-4.car")), cb = loadCar(g + QStringLiteral("step-8.car"));
+        auto cr = loadCar(m_resumed + QStringLiteral("/graph/step-8.car"));
+        QVERIFY(ca && cb && cr);
+        auto d = diffGradientCheckpoints(*a, *b, &*ca, &*cb);
+        QCOMPARE(d.added + d.removed, uint64_t(0));
+        QCOMPARE(d.matchedByPosition, uint64_t(a->graph.nodes.size())); // the trainer mints ids per step
+        QVERIFY(d.edgesAdded.empty() && d.edgesRemoved.empty());
+        QCOMPARE(d.stepB - d.stepA, uint64_t(4));
+        QVERIFY(d.changed > 0 && d.lossValues);
+        // The resumed run's graph at 8 is the straight run's: same ids, same CIDs, nothing read.
+        auto same = diffGradientCheckpoints(*b, *r, &*cb, &*cr);
+        QCOMPARE(same.changed + same.added + same.removed, uint64_t(0));
+        QCOMPARE(same.blockBytesRead, uint64_t(0));
+        QVERIFY(same.lossCidA == same.lossCidB);
     }
 };
 
