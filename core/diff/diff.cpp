@@ -5,6 +5,7 @@
 #include "core/codec/json.h"
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <cstring>
 #include <unordered_map>
@@ -57,16 +58,48 @@ std::string_view stateSectionName(StateSection s)
     return "other";
 }
 
+namespace {
+
+/// Index of \a d in a flat [negative bins, zero, positive bins] array, without a branch on the sign.
+size_t deltaBin(double d)
+{
+    // The binary exponent straight from the bits (ilogb is a library call per element); subnormals
+    // land in the first bin, infinity in the last.
+    uint64_t bits;
+    std::memcpy(&bits, &d, sizeof bits);
+    const int e = int((bits >> 52) & 0x7ff) - 1023;
+    const size_t k = size_t(std::clamp(e, DeltaHistogram::minExp, DeltaHistogram::maxExp) - DeltaHistogram::minExp);
+    const size_t sign = size_t(bits >> 63);
+    const size_t nonZero = d != 0;
+    return DeltaHistogram::bins + nonZero * (1 + k - sign * (2 * k + 2));
+}
+
+/// The flat counts of deltaBin, folded into a DeltaHistogram at the end of a pass.
+using FlatHistogram = std::array<uint64_t, 2 * DeltaHistogram::bins + 1>;
+
+DeltaHistogram unflatten(const FlatHistogram& flat)
+{
+    DeltaHistogram h;
+    h.zero = flat[DeltaHistogram::bins];
+    for (size_t k = 0; k < DeltaHistogram::bins; ++k) {
+        h.positive[k] = flat[DeltaHistogram::bins + 1 + k];
+        h.negative[k] = flat[DeltaHistogram::bins - 1 - k];
+    }
+    return h;
+}
+
+} // namespace
+
 void DeltaHistogram::add(double d)
 {
-    if (d == 0) {
-        ++zero;
-        return;
+    FlatHistogram flat{};
+    ++flat[deltaBin(d)];
+    const DeltaHistogram one = unflatten(flat);
+    zero += one.zero;
+    for (size_t k = 0; k < bins; ++k) {
+        negative[k] += one.negative[k];
+        positive[k] += one.positive[k];
     }
-    const double m = std::fabs(d);
-    const int e = std::isinf(m) ? maxExp : std::ilogb(m);
-    const size_t k = size_t(std::clamp(e, minExp, maxExp) - minExp);
-    ++(d < 0 ? negative : positive)[k];
 }
 
 uint64_t DeltaHistogram::total() const
@@ -119,20 +152,20 @@ struct PairAccumulator {
     double tol = 0;
     double maxAbs = 0, sumAbs = 0, dot = 0, na = 0, nb = 0, nd = 0;
     uint64_t finitePairs = 0, differing = 0;
-    DeltaHistogram histogram;
+    FlatHistogram histogram{};
 
     void step(double x, double y)
     {
-        if (std::isnan(x) || std::isnan(y)) {
-            differing += !(std::isnan(x) && std::isnan(y));
+        if (x != x || y != y) [[unlikely]] { // NaN
+            differing += !(x != x && y != y);
             return;
         }
         const double diff = x == y ? 0.0 : y - x;
         const double ad = std::fabs(diff);
         if (ad > tol)
             ++differing;
-        histogram.add(diff);
-        if (std::isfinite(x) && std::isfinite(y)) {
+        ++histogram[deltaBin(diff)];
+        if (std::fabs(x) <= DBL_MAX && std::fabs(y) <= DBL_MAX) [[likely]] {
             maxAbs = std::max(maxAbs, ad);
             sumAbs += ad;
             ++finitePairs;
@@ -154,7 +187,7 @@ struct PairAccumulator {
         if (na > 0 && nb > 0)
             d.cosine = dot / (std::sqrt(na) * std::sqrt(nb));
         d.differing = differing;
-        d.histogram = histogram;
+        d.histogram = unflatten(histogram);
     }
 };
 
