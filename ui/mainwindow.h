@@ -121,6 +121,7 @@ private:
     DiffPanel* m_diff;
     ResumePanel* m_resume;
     bool m_diffPending = false;
+    QStringList m_diffPaths; ///< the two files of --diff / File > Compare (GradientCheckpoints are compared from their files)
     QPlainTextEdit* m_messages;
     QLineEdit* m_search;
     QProgressBar* m_progress;
