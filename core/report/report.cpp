@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/report/report.h"
 
+#include "core/diff/graphdiff.h"
+
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -409,11 +411,9 @@ std::string diffJson(const RecordDiff& d, const Record& a, const Record& b)
         ordered_json o;
         o["path"] = e.path;
         o["status"] = std::string(diffStatusName(e.status));
-        o["max_abs"] = e.maxAbs ? num(*e.maxAbs) : ordered_json(nullptr);
-        o["rel_l2"] = e.relL2 ? num(*e.relL2) : ordered_json(nullptr);
-        o["cosine"] = e.cosine ? num(*e.cosine) : ordered_json(nullptr);
-        o["mean_abs"] = e.meanAbs ? num(*e.meanAbs) : ordered_json(nullptr);
-        o["above_tolerance"] = e.differing;
+        const ordered_json numbers = ordered_json::parse(tensorNumbersJson(e)); // kept alive: items() refers to it
+        for (const auto& [key, value] : numbers.items())
+            o[key] = value;
         o["match"] = optional(std::string(matchKindName(e.match)));
         o["path_b"] = optional(e.pathB);
         o["renamed"] = e.renamed();
