@@ -109,6 +109,18 @@ void printText(const GraphDiff& d)
 
 } // namespace
 
+std::optional<double> toleranceArg(const Args& a)
+{
+    const auto t = a.value("--tolerance");
+    if (!t)
+        return 0.0;
+    try {
+        return std::stod(*t);
+    } catch (...) {
+        return std::nullopt;
+    }
+}
+
 std::optional<int> graphDiffCommand(const std::vector<std::string>& argv)
 {
     Args a(argv, {"--tolerance", "--blocks-a", "--blocks-b", "--schema", "--schema-from"}, {"--json"});
@@ -123,13 +135,10 @@ std::optional<int> graphDiffCommand(const std::vector<std::string>& argv)
         return usageError("diff compares two records or two GradientCheckpoints; " + (ga ? pa : pb) + " is a GradientCheckpoint, " +
             (ga ? pb : pa) + " is not");
     DiffOptions o;
-    if (auto t = a.value("--tolerance")) {
-        try {
-            o.tolerance = std::stod(*t);
-        } catch (...) {
-            return usageError("--tolerance takes a number");
-        }
-    }
+    if (auto t = toleranceArg(a))
+        o.tolerance = *t;
+    else
+        return usageError("--tolerance takes a number");
     std::optional<GradientCheckpoint> checkpoints[2];
     std::optional<CarStore> cars[2];
     const std::optional<std::string> given[2] = {a.value("--blocks-a"), a.value("--blocks-b")};

@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "app/cli/args.h"
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,5 +16,8 @@ namespace ckpt::cli {
  * state. Returns nullopt when neither file is a GradientCheckpoint, so the record diff runs.
  */
 std::optional<int> graphDiffCommand(const std::vector<std::string>& argv);
+
+/** `--tolerance X` of both diffs: 0 when absent, nullopt when X is not a number. */
+std::optional<double> toleranceArg(const Args& a);
 
 } // namespace ckpt::cli

@@ -384,13 +384,10 @@ int cmdDiff(const std::vector<std::string>& argv)
     if (a.positional().size() != 2)
         return usage("diff takes A and B");
     DiffOptions o;
-    if (auto t = a.value("--tolerance")) {
-        try {
-            o.tolerance = std::stod(*t);
-        } catch (...) {
-            return usage("--tolerance takes a number");
-        }
-    }
+    if (auto t = toleranceArg(a))
+        o.tolerance = *t;
+    else
+        return usage("--tolerance takes a number");
     auto ra = open(a.positional()[0], a);
     if (!ra)
         return failWith(ra.error());
