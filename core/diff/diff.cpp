@@ -92,14 +92,13 @@ DeltaHistogram unflatten(const FlatHistogram& flat)
 
 void DeltaHistogram::add(double d)
 {
-    FlatHistogram flat{};
-    ++flat[deltaBin(d)];
-    const DeltaHistogram one = unflatten(flat);
-    zero += one.zero;
-    for (size_t k = 0; k < bins; ++k) {
-        negative[k] += one.negative[k];
-        positive[k] += one.positive[k];
-    }
+    const size_t i = deltaBin(d);
+    if (i == bins)
+        ++zero;
+    else if (i > bins)
+        ++positive[i - bins - 1];
+    else
+        ++negative[bins - 1 - i];
 }
 
 uint64_t DeltaHistogram::total() const

@@ -305,6 +305,24 @@ private Q_SLOTS:
         QCOMPARE(d->changed, uint64_t(2));
     }
 
+    void deltaHistogramBins()
+    {
+        DeltaHistogram h;
+        for (double d : {0.0, -0.0, 1e-300, 0.75, -3.0, 1000.0, double(INFINITY), -double(INFINITY)})
+            h.add(d);
+        QCOMPARE(h.zero, uint64_t(2));
+        QCOMPARE(h.positive[0], uint64_t(1));                                 // tiny: the first bin
+        QCOMPARE(h.positive[size_t(-1 - DeltaHistogram::minExp)], uint64_t(1)); // 0.75 in [2^-1, 2^0)
+        QCOMPARE(h.negative[size_t(1 - DeltaHistogram::minExp)], uint64_t(1));  // -3 in -[2^1, 2^2)
+        QCOMPARE(h.positive[DeltaHistogram::bins - 1], uint64_t(2));          // 1000 and +inf: the last bin
+        QCOMPARE(h.negative[DeltaHistogram::bins - 1], uint64_t(1));
+        QCOMPARE(h.total(), uint64_t(8));
+        QCOMPARE(DeltaHistogram::binLow(0), 0.0);
+        QCOMPARE(DeltaHistogram::binLow(size_t(-1 - DeltaHistogram::minExp)), 0.5);
+        QCOMPARE(DeltaHistogram::binHigh(size_t(-1 - DeltaHistogram::minExp)), 1.0);
+        QVERIFY(std::isinf(DeltaHistogram::binHigh(DeltaHistogram::bins - 1)));
+    }
+
     void renamedParameterIsARename()
     {
         auto model = baseModel();
