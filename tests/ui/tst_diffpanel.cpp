@@ -5,6 +5,7 @@
 #include "ui/mainwindow.h"
 #include "ui/widgets/diffpanel.h"
 
+#include "core/edit/edit.h"
 #include "core/record/record.h"
 
 #include <QProcess>
@@ -118,6 +119,25 @@ private Q_SLOTS:
         // The first row is the node whose output moved most; its blocks are read for the detail.
         QTRY_VERIFY_WITH_TIMEOUT(w.diffPanel()->detailTitle().contains(QLatin1String("delta")), 30000);
         QCOMPARE(w.diffPanel()->table()->item(0, 2)->text(), QStringLiteral("op_position"));
+    }
+
+    void onlyWhatChanged()
+    {
+        // A record against itself with one caller-state field edited: every tensor row is unchanged,
+        // the state row moved.
+        auto a = open(m_run + QStringLiteral("/checkpoint/record-3.mpk"));
+        auto edited = applyEdits(*a, {{"item[4].progress.step", "4"}});
+        QVERIFY(edited);
+        auto b = indexRecord(std::move(*edited), Recorder::NamedMpk, "b");
+        QVERIFY(b);
+        DiffPanel panel;
+        panel.compare(a, *b);
+        QTRY_VERIFY_WITH_TIMEOUT(!panel.isBusy(), 30000);
+        QCOMPARE(panel.visibleRowCount(), int(a->tensors.size()) + 1);
+        panel.setChangesOnly(true);
+        QCOMPARE(panel.visibleRowCount(), 1);
+        panel.setChangesOnly(false);
+        QCOMPARE(panel.visibleRowCount(), int(a->tensors.size()) + 1);
     }
 };
 

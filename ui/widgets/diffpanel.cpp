@@ -9,6 +9,7 @@
 #include "core/diff/graphdiff.h"
 #include "core/io/bytes.h"
 
+#include <QCheckBox>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -28,6 +29,7 @@ namespace {
 constexpr uint64_t MaxDetailValues = uint64_t(1) << 22; // 4 Mi elements per side: the detail is a picture, not a second diff
 constexpr int MaxHeatmapSide = 256;
 constexpr uint32_t DetailBins = 64;
+constexpr int MovedRole = Qt::UserRole + 2;
 
 enum Column { ColPath, ColStatus, ColMatch, ColMaxAbs, ColMeanAbs, ColRelL2, ColCosine, ColAbove, ColNote, ColumnCount };
 
@@ -143,6 +145,7 @@ void fillTable(QTableWidget* table, std::vector<Row>& rows, std::vector<std::fun
         Row& r = rows[size_t(i)];
         auto* path = new QTableWidgetItem(r.path);
         path->setData(Qt::UserRole, int(readers.size()));
+        path->setData(MovedRole, r.colour.isValid()); // tinted rows are the ones that moved
         readers.push_back(std::move(r.reader));
         table->setItem(i, ColPath, path);
         table->setItem(i, ColStatus, new QTableWidgetItem(r.status));
@@ -169,7 +172,9 @@ DiffPanel::DiffPanel(QWidget* parent)
     , m_histA(new HistogramPlot(this))
     , m_histB(new HistogramPlot(this))
     , m_heatPlot(new QCustomPlot(this))
+    , m_changesOnly(new QCheckBox(tr("Only what changed"), this))
 {
+    connect(m_changesOnly, &QCheckBox::toggled, this, &DiffPanel::applyFilter);
     m_summary->setWordWrap(true);
     m_summary->setTextFormat(Qt::RichText);
     m_table->setColumnCount(ColumnCount);
@@ -220,6 +225,7 @@ DiffPanel::DiffPanel(QWidget* parent)
     split->setStretchFactor(1, 2);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(m_summary);
+    layout->addWidget(m_changesOnly);
     layout->addWidget(split, 1);
 }
 
@@ -402,9 +408,32 @@ void DiffPanel::compareGraphs(const QString& a, const QString& b)
     });
 }
 
+void DiffPanel::applyFilter()
+{
+    const bool only = m_changesOnly->isChecked();
+    for (int r = 0; r < m_table->rowCount(); ++r) {
+        const QTableWidgetItem* path = m_table->item(r, ColPath);
+        m_table->setRowHidden(r, only && path && !path->data(MovedRole).toBool());
+    }
+}
+
+int DiffPanel::visibleRowCount() const
+{
+    int n = 0;
+    for (int r = 0; r < m_table->rowCount(); ++r)
+        n += !m_table->isRowHidden(r);
+    return n;
+}
+
+void DiffPanel::setChangesOnly(bool on)
+{
+    m_changesOnly->setChecked(on);
+}
+
 void DiffPanel::showRows(const QString& summaryText)
 {
     m_summary->setText(summaryText);
+    applyFilter();
     m_table->setSortingEnabled(true);
     m_table->sortItems(ColMaxAbs, Qt::DescendingOrder); // the biggest change first
     m_table->resizeColumnsToContents();

@@ -10,6 +10,7 @@
 
 class QCustomPlot;
 class QCPColorMap;
+class QCheckBox;
 class QLabel;
 class QTableWidget;
 
@@ -40,8 +41,11 @@ public:
     QString summary() const;
     /** Selects the row of \a path (A's tensor path or node key) and shows its detail. */
     bool selectPath(const QString& path);
-    /** The row whose detail is shown, -1 for none. */
+    /** The title of the detail shown (the selected row's path and its delta's shape). */
     QString detailTitle() const;
+    /** Hides the rows that did not move (unchanged tensors and nodes). */
+    void setChangesOnly(bool on);
+    int visibleRowCount() const;
 
     /** Both sides' values of one row, read in a worker (the first MaxDetailValues elements). */
     struct PairValues {
@@ -54,6 +58,7 @@ Q_SIGNALS:
 
 private:
     void showRows(const QString& summaryText);
+    void applyFilter();
     void showDetail(int row);
     void finishDetail(PairValues values, const QString& title);
 
@@ -64,6 +69,7 @@ private:
     HistogramPlot* m_histB;
     QCustomPlot* m_heatPlot;
     QCPColorMap* m_heat;
+    QCheckBox* m_changesOnly;
     /** Per table row (by its row id): how to read both sides' values, empty when there is nothing to show. */
     std::vector<std::function<PairValues()>> m_readers;
     quint64 m_generation = 0, m_detailGeneration = 0;
