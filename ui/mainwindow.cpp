@@ -19,6 +19,7 @@
 #include "ui/widgets/viewsetup.h"
 
 #include "core/edit/edit.h"
+#include "core/record/sniff.h"
 
 #include <algorithm>
 
@@ -384,6 +385,14 @@ void MainWindow::createActions()
         if (!dir.isEmpty())
             openPaths({dir});
     });
+    file->addAction(tr("&Compare…"), this, [this] {
+        // Two records or two GradientCheckpoints: picked one after the other, A first.
+        const QString filter = tr("Records and GradientCheckpoints (*.mpk *.mpk.gz *.json *.json.gz *.bin *.bin.gz *.gz);;All files (*)");
+        const QString a = QFileDialog::getOpenFileName(this, tr("Compare: A"), QString(), filter);
+        const QString b = a.isEmpty() ? QString() : QFileDialog::getOpenFileName(this, tr("Compare %1 with: B").arg(a), QString(), filter);
+        if (!b.isEmpty())
+            openDiff(a, b);
+    });
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     rebuildRecentMenu();
     file->addSeparator();
@@ -489,6 +498,7 @@ void MainWindow::openDiff(const QString& a, const QString& b)
 {
     openPaths({a, b});
     m_diffPending = true;
+    m_diffPaths = {a, b};
 }
 
 void MainWindow::onWorkspaceLoaded(Workspace ws)
@@ -523,8 +533,13 @@ void MainWindow::onWorkspaceLoaded(Workspace ws)
         for (const LoadedRecord& lr : m_doc->workspace().records)
             if (lr.record->kind != RecordKind::GradientCheckpoint)
                 recs.push_back(lr.record);
+        const bool graphs = m_diffPaths.size() == 2 && sniffFile(m_diffPaths[0].toStdString()) == FileFamily::GradientCheckpoint
+            && sniffFile(m_diffPaths[1].toStdString()) == FileFamily::GradientCheckpoint;
         if (recs.size() == 2) {
             m_diff->compare(recs[0], recs[1]);
+            raisePanel(QStringLiteral("diff"));
+        } else if (graphs) {
+            m_diff->compareGraphs(m_diffPaths[0], m_diffPaths[1]);
             raisePanel(QStringLiteral("diff"));
         } else {
             logMessage(tr("Diff needs two readable records; %1 opened.").arg(recs.size()), true);

@@ -122,6 +122,7 @@ private:
     ResumePanel* m_resume;
     bool m_diffPending = false;
     QStringList m_hiddenForGraph; ///< bottom panels that stepped aside for a graph-only workspace
+    QStringList m_diffPaths; ///< the two files of --diff / File > Compare (GradientCheckpoints are compared from their files)
     QPlainTextEdit* m_messages;
     QLineEdit* m_search;
     QProgressBar* m_progress;

@@ -3,6 +3,7 @@
 #include "app/cli/commands.h"
 
 #include "app/cli/args.h"
+#include "app/cli/cmd_diff.h"
 #include "app/cli/graphdispatch.h"
 #include "core/codec/schema.h"
 #include "core/diff/diff.h"
@@ -417,19 +418,18 @@ int cmdEdit(const std::vector<std::string>& argv)
 
 int cmdDiff(const std::vector<std::string>& argv)
 {
+    if (auto g = graphDiffCommand(argv))
+        return *g;
     Args a(argv, withSchema({"--tolerance"}), {"--json"});
     if (!a.error().empty())
         return usage(a.error());
     if (a.positional().size() != 2)
         return usage("diff takes A and B");
     DiffOptions o;
-    if (auto t = a.value("--tolerance")) {
-        try {
-            o.tolerance = std::stod(*t);
-        } catch (...) {
-            return usage("--tolerance takes a number");
-        }
-    }
+    if (auto t = toleranceArg(a))
+        o.tolerance = *t;
+    else
+        return usage("--tolerance takes a number");
     auto ra = open(a.positional()[0], a);
     if (!ra)
         return failWith(ra.error());
@@ -446,18 +446,35 @@ int cmdDiff(const std::vector<std::string>& argv)
     std::printf("%s%s%s vs %s%s%s: %llu added, %llu removed, %llu changed, %llu unchanged\n", bold(), d->a.c_str(), reset(), bold(), d->b.c_str(),
         reset(), static_cast<unsigned long long>(d->added), static_cast<unsigned long long>(d->removed),
         static_cast<unsigned long long>(d->changed), static_cast<unsigned long long>(d->unchanged));
+    if (d->renamed)
+        std::printf("  %llu renamed (matched by parameter id)\n", static_cast<unsigned long long>(d->renamed));
+    if (d->precision)
+        std::printf("  precision      %s -> %s%s\n", std::string(precisionName(d->precision->a)).c_str(), std::string(precisionName(d->precision->b)).c_str(),
+            d->precision->roundingOnly ? " (every tensor difference is rounding to the narrower dtype)" : "");
     for (const auto& e : d->entries) {
-        if (e.status == DiffStatus::Unchanged)
+        // A renamed or re-initialised pair is news even when its values did not move.
+        if (e.status == DiffStatus::Unchanged && !e.renamed() && !e.reinitialised())
             continue;
         std::printf("  %-14s %-60s", std::string(diffStatusName(e.status)).c_str(), e.path.c_str());
-        if (e.maxAbs)
-            std::printf(" max_abs=%s rel_l2=%s", fmt(*e.maxAbs).c_str(), fmt(e.relL2.value_or(NAN)).c_str());
-        if (e.cosine)
-            std::printf(" cos=%s", fmt(*e.cosine).c_str());
+        if (!e.pathB.empty())
+            std::printf(" -> %s", e.pathB.c_str());
+        if (e.renamed())
+            std::printf(" (renamed, same parameter id)");
+        else if (e.reinitialised())
+            std::printf(" (re-initialised: id %s -> %s)", e.paramId.c_str(), e.paramIdB.c_str());
+        if (e.precisionChange)
+            std::printf(" (precision change)");
+        if (e.maxAbs && !e.byteEqual) {
+            std::printf(" max_abs=%s mean_abs=%s rel_l2=%s", fmt(*e.maxAbs).c_str(), fmt(e.meanAbs.value_or(NAN)).c_str(), fmt(e.relL2.value_or(NAN)).c_str());
+            if (e.cosine)
+                std::printf(" cos=%s", fmt(*e.cosine).c_str());
+            std::printf(" above_tol=%llu", static_cast<unsigned long long>(e.differing));
+        }
         std::printf("\n");
     }
     for (const auto& s : d->state)
-        std::printf("  state          %-60s %s -> %s\n", s.path.c_str(), s.a.value_or("(absent)").c_str(), s.b.value_or("(absent)").c_str());
+        std::printf("  %-14s %-60s %s -> %s\n", std::string(stateSectionName(s.section)).c_str(), s.path.c_str(), s.a.value_or("(absent)").c_str(),
+            s.b.value_or("(absent)").c_str());
     return 0;
 }
 

@@ -33,6 +33,7 @@ commands:
   edit IN -o OUT --set PATH=JSON...
                                 typed edit of continuation state, scheduler state or metadata
   diff A B [--tolerance X]      structural and numeric differences
+                                (two GradientCheckpoints: also [--blocks-a CAR] [--blocks-b CAR])
   graph FILE [--dot] [--layout] a GradientCheckpoint's computation graph
   blocks FILE.car               the blocks of a CAR file
   loss RUN_DIR                  loss and metric history of a run directory

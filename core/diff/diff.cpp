@@ -4,6 +4,8 @@
 
 #include "core/codec/json.h"
 
+#include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <cstring>
 #include <unordered_map>
@@ -31,6 +33,92 @@ std::string valueToJson(const Tape& t, uint32_t node, bool pretty)
     return std::string(s.buffer().begin(), s.buffer().end());
 }
 
+std::string_view matchKindName(MatchKind m)
+{
+    switch (m) {
+    case MatchKind::None: return "";
+    case MatchKind::PathAndId: return "path_and_id";
+    case MatchKind::Path: return "path";
+    case MatchKind::ParamId: return "param_id";
+    }
+    return "";
+}
+
+std::string_view stateSectionName(StateSection s)
+{
+    switch (s) {
+    case StateSection::Metadata: return "metadata";
+    case StateSection::Module: return "module";
+    case StateSection::Optimizer: return "optimizer";
+    case StateSection::Scheduler: return "scheduler";
+    case StateSection::Gradients: return "gradients";
+    case StateSection::CallerState: return "caller_state";
+    case StateSection::Other: return "other";
+    }
+    return "other";
+}
+
+namespace {
+
+/// Index of \a d in a flat [negative bins, zero, positive bins] array, without a branch on the sign.
+size_t deltaBin(double d)
+{
+    // The binary exponent straight from the bits (ilogb is a library call per element); subnormals
+    // land in the first bin, infinity in the last.
+    uint64_t bits;
+    std::memcpy(&bits, &d, sizeof bits);
+    const int e = int((bits >> 52) & 0x7ff) - 1023;
+    const size_t k = size_t(std::clamp(e, DeltaHistogram::minExp, DeltaHistogram::maxExp) - DeltaHistogram::minExp);
+    const size_t sign = size_t(bits >> 63);
+    const size_t nonZero = d != 0;
+    return DeltaHistogram::bins + nonZero * (1 + k - sign * (2 * k + 2));
+}
+
+/// The flat counts of deltaBin, folded into a DeltaHistogram at the end of a pass.
+using FlatHistogram = std::array<uint64_t, 2 * DeltaHistogram::bins + 1>;
+
+DeltaHistogram unflatten(const FlatHistogram& flat)
+{
+    DeltaHistogram h;
+    h.zero = flat[DeltaHistogram::bins];
+    for (size_t k = 0; k < DeltaHistogram::bins; ++k) {
+        h.positive[k] = flat[DeltaHistogram::bins + 1 + k];
+        h.negative[k] = flat[DeltaHistogram::bins - 1 - k];
+    }
+    return h;
+}
+
+} // namespace
+
+void DeltaHistogram::add(double d)
+{
+    const size_t i = deltaBin(d);
+    if (i == bins)
+        ++zero;
+    else if (i > bins)
+        ++positive[i - bins - 1];
+    else
+        ++negative[bins - 1 - i];
+}
+
+uint64_t DeltaHistogram::total() const
+{
+    uint64_t n = zero;
+    for (size_t k = 0; k < bins; ++k)
+        n += negative[k] + positive[k];
+    return n;
+}
+
+double DeltaHistogram::binLow(size_t k)
+{
+    return k == 0 ? 0.0 : std::ldexp(1.0, minExp + int(k));
+}
+
+double DeltaHistogram::binHigh(size_t k)
+{
+    return k + 1 >= bins ? INFINITY : std::ldexp(1.0, minExp + int(k) + 1);
+}
+
 namespace {
 
 template<class T>
@@ -41,22 +129,45 @@ T ld(const uint8_t* p)
     return v;
 }
 
-/// One pass over both payloads. Same-dtype f32 (the common case) gets a loop without dispatch.
-void compareValues(const Record& ra, const TensorEntry& ta, const Record& rb, const TensorEntry& tb, double tol, TensorDiff& d)
+/// \a x as the narrower dtype \a to would store it (Burn rounds f64 -> f16 through f32 or directly; both are accepted by the caller).
+double roundTo(DType to, double x)
 {
-    double maxAbs = 0, dot = 0, na = 0, nb = 0, nd = 0;
-    uint64_t differing = 0;
-    auto step = [&](double x, double y) {
-        if (std::isnan(x) || std::isnan(y)) {
-            differing += !(std::isnan(x) && std::isnan(y));
+    switch (to) {
+    case DType::F16: return halfToFloat(doubleToHalf(x));
+    case DType::BF16: return bf16ToFloat(floatToBf16(float(x)));
+    case DType::F32:
+    case DType::Flex32: return double(float(x));
+    default: return x; // integers: a narrowing is exact or it is a change
+    }
+}
+
+bool sameValue(double x, double y)
+{
+    return x == y || (std::isnan(x) && std::isnan(y));
+}
+
+/// Everything one pass over a pair of payloads accumulates.
+struct PairAccumulator {
+    double tol = 0;
+    double maxAbs = 0, sumAbs = 0, dot = 0, na = 0, nb = 0, nd = 0;
+    uint64_t finitePairs = 0, differing = 0;
+    FlatHistogram histogram{};
+
+    void step(double x, double y)
+    {
+        if (x != x || y != y) [[unlikely]] { // NaN
+            differing += !(x != x && y != y);
             return;
         }
-        const double diff = x - y;
-        const double ad = std::isfinite(diff) ? std::fabs(diff) : (x == y ? 0.0 : INFINITY);
+        const double diff = x == y ? 0.0 : y - x;
+        const double ad = std::fabs(diff);
         if (ad > tol)
             ++differing;
-        if (std::isfinite(x) && std::isfinite(y)) {
+        ++histogram[deltaBin(diff)];
+        if (std::fabs(x) <= DBL_MAX && std::fabs(y) <= DBL_MAX) [[likely]] {
             maxAbs = std::max(maxAbs, ad);
+            sumAbs += ad;
+            ++finitePairs;
             dot += x * y;
             na += x * x;
             nb += y * y;
@@ -64,60 +175,247 @@ void compareValues(const Record& ra, const TensorEntry& ta, const Record& rb, co
         } else if (ad > 0) {
             maxAbs = INFINITY;
         }
-    };
-    if (!ta.legacy && !tb.legacy && ta.dtype == DType::F32 && tb.dtype == DType::F32) {
-        const uint8_t* pa = ra.payload(ta).data();
-        const uint8_t* pb = rb.payload(tb).data();
-        for (uint64_t i = 0; i < ta.numel; ++i)
-            step(ld<float>(pa + 4 * i), ld<float>(pb + 4 * i));
-    } else if (!ta.legacy && !tb.legacy) {
-        auto pa = ra.payload(ta);
-        auto pb = rb.payload(tb);
-        for (uint64_t i = 0; i < ta.numel; ++i)
-            step(elementAt(ta.dtype, pa, i), elementAt(tb.dtype, pb, i));
-    } else {
-        auto va = ra.values(ta, 0, ta.numel);
-        auto vb = rb.values(tb, 0, tb.numel);
-        for (size_t i = 0; i < va.size() && i < vb.size(); ++i)
-            step(va[i], vb[i]);
     }
-    d.maxAbs = maxAbs;
-    const double l2a = std::sqrt(na);
-    d.relL2 = l2a > 0 ? std::sqrt(nd) / l2a : std::sqrt(nd);
-    if (na > 0 && nb > 0)
-        d.cosine = dot / (std::sqrt(na) * std::sqrt(nb));
-    d.differing = differing;
+
+    void finish(TensorDiff& d) const
+    {
+        d.maxAbs = maxAbs;
+        d.meanAbs = finitePairs ? sumAbs / double(finitePairs) : 0.0;
+        const double l2a = std::sqrt(na);
+        d.relL2 = l2a > 0 ? std::sqrt(nd) / l2a : std::sqrt(nd);
+        if (na > 0 && nb > 0)
+            d.cosine = dot / (std::sqrt(na) * std::sqrt(nb));
+        d.differing = differing;
+        d.histogram = unflatten(histogram);
+    }
+};
+
+/// The wider and narrower dtype of a precision change, when the pair can be one.
+std::optional<DType> narrowerFloatOrInt(DType a, DType b)
+{
+    if (a == b || a == DType::Bool || b == DType::Bool || a == DType::QFloat || b == DType::QFloat || isFloat(a) != isFloat(b))
+        return std::nullopt;
+    const uint32_t sa = dtypeSize(a), sb = dtypeSize(b);
+    if (sa == sb)
+        return std::nullopt; // f16 vs bf16: neither is a rounding of the other
+    return sa < sb ? a : b;
 }
 
-/// Every non-tensor leaf of the envelope, by path.
-void collectLeaves(const Record& r, uint32_t node, const std::string& path, const std::unordered_set<uint32_t>& tensorNodes,
-    std::vector<std::pair<std::string, uint32_t>>& out)
+/** One tensor's pair of payloads; a changed dtype also checks whether it is exact rounding. */
+void comparePayloads(DType da, std::span<const uint8_t> pa, DType db, std::span<const uint8_t> pb, uint64_t numel, double tol, TensorDiff& d)
+{
+    PairAccumulator acc;
+    acc.tol = tol;
+    if (da == DType::F32 && db == DType::F32) {
+        // The common case gets a loop without dtype dispatch.
+        for (uint64_t i = 0; i < numel; ++i)
+            acc.step(ld<float>(pa.data() + 4 * i), ld<float>(pb.data() + 4 * i));
+        acc.finish(d);
+        return;
+    }
+    const auto narrow = narrowerFloatOrInt(da, db);
+    uint64_t notRounding = 0;
+    for (uint64_t i = 0; i < numel; ++i) {
+        const double x = elementAt(da, pa, i), y = elementAt(db, pb, i);
+        acc.step(x, y);
+        if (narrow) {
+            const double wide = *narrow == da ? y : x, stored = *narrow == da ? x : y;
+            notRounding += !sameValue(roundTo(*narrow, wide), stored) && !sameValue(roundTo(*narrow, double(float(wide))), stored);
+        }
+    }
+    acc.finish(d);
+    d.precisionChange = narrow && notRounding == 0;
+}
+
+/// Keys a tensor can be found by on the other side.
+struct TensorKeys {
+    std::string byId;   ///< parameter id + role + optimizer state name; "" without an id
+    std::string byPath; ///< the path; for optimizer states and gradients the owning parameter's module path
+};
+
+TensorKeys keysOf(const Record& r, const TensorEntry& t)
+{
+    TensorKeys k;
+    const std::string roleTag = std::string(tensorRoleName(t.role)) + "|" + (t.role == TensorRole::Optimizer ? t.stateName : "");
+    if (!t.paramId.empty())
+        k.byId = t.paramId + "|" + roleTag;
+    k.byPath = t.path;
+    if ((t.role == TensorRole::Optimizer || t.role == TensorRole::Gradient) && !t.paramId.empty())
+        if (auto p = r.findParam(t.paramId))
+            k.byPath = "owner:" + r.params[*p].modulePath + "|" + roleTag;
+    return k;
+}
+
+/** Pairs A's tensors with B's: path and id, then id alone, then path alone. Returns B's partner per A tensor. */
+std::vector<std::pair<std::optional<size_t>, MatchKind>> matchTensors(const Record& a, const Record& b)
+{
+    std::vector<std::pair<std::optional<size_t>, MatchKind>> partner(a.tensors.size(), {std::nullopt, MatchKind::None});
+    std::vector<bool> taken(b.tensors.size(), false);
+    std::vector<TensorKeys> ka, kb;
+    for (const auto& t : a.tensors)
+        ka.push_back(keysOf(a, t));
+    for (const auto& t : b.tensors)
+        kb.push_back(keysOf(b, t));
+    auto pass = [&](MatchKind kind, auto keyA, auto keyB, auto accept) {
+        std::unordered_multimap<std::string, size_t> index;
+        for (size_t j = 0; j < b.tensors.size(); ++j)
+            if (!taken[j] && !keyB(j).empty())
+                index.emplace(keyB(j), j);
+        for (size_t i = 0; i < a.tensors.size(); ++i) {
+            if (partner[i].first || keyA(i).empty())
+                continue;
+            auto [lo, hi] = index.equal_range(keyA(i));
+            for (auto it = lo; it != hi; ++it) {
+                const size_t j = it->second;
+                if (taken[j] || !accept(i, j))
+                    continue;
+                taken[j] = true;
+                const bool bothIdless = a.tensors[i].paramId.empty() && b.tensors[j].paramId.empty();
+                partner[i] = {j, kind == MatchKind::PathAndId && bothIdless ? MatchKind::Path : kind};
+                break;
+            }
+        }
+    };
+    const auto pathA = [&](size_t i) -> const std::string& { return a.tensors[i].path; };
+    const auto pathB = [&](size_t j) -> const std::string& { return b.tensors[j].path; };
+    pass(MatchKind::PathAndId, pathA, pathB, [&](size_t i, size_t j) { return a.tensors[i].paramId == b.tensors[j].paramId; });
+    pass(MatchKind::ParamId, [&](size_t i) -> const std::string& { return ka[i].byId; }, [&](size_t j) -> const std::string& { return kb[j].byId; },
+        [](size_t, size_t) { return true; });
+    pass(MatchKind::Path, [&](size_t i) -> const std::string& { return ka[i].byPath; }, [&](size_t j) -> const std::string& { return kb[j].byPath; },
+        [&](size_t i, size_t j) { return a.tensors[i].role == b.tensors[j].role; });
+    return partner;
+}
+
+/// Compares one matched pair; fills status and numbers.
+void comparePair(const Record& ra, const TensorEntry& ta, const Record& rb, const TensorEntry& tb, double tol, TensorDiff& e)
+{
+    if (ta.shape != tb.shape) {
+        e.status = DiffStatus::ShapeChanged;
+        return;
+    }
+    if (ta.dtype == DType::QFloat || tb.dtype == DType::QFloat) {
+        // Quantized payloads have no element view here: only their bytes can be compared.
+        const auto pa = ra.payload(ta), pb = rb.payload(tb);
+        e.byteEqual = ta.dtype == tb.dtype && std::equal(pa.begin(), pa.end(), pb.begin(), pb.end());
+        e.status = ta.dtype != tb.dtype ? DiffStatus::DTypeChanged : e.byteEqual ? DiffStatus::Unchanged : DiffStatus::Changed;
+        return;
+    }
+    if (!ta.legacy && !tb.legacy && ta.dtype == tb.dtype) {
+        const auto pa = ra.payload(ta), pb = rb.payload(tb);
+        if (pa.size() == pb.size() && std::memcmp(pa.data(), pb.data(), pa.size()) == 0) {
+            e.byteEqual = true;
+            e.maxAbs = e.meanAbs = e.relL2 = 0.0;
+            e.histogram.zero = ta.numel;
+            e.status = DiffStatus::Unchanged;
+            return;
+        }
+    }
+    if (!ta.legacy && !tb.legacy) {
+        comparePayloads(ta.dtype, ra.payload(ta), tb.dtype, rb.payload(tb), ta.numel, tol, e);
+    } else {
+        const auto va = ra.values(ta, 0, ta.numel), vb = rb.values(tb, 0, tb.numel);
+        std::vector<uint8_t> ba(va.size() * 8), bb(vb.size() * 8);
+        std::memcpy(ba.data(), va.data(), ba.size());
+        std::memcpy(bb.data(), vb.data(), bb.size());
+        comparePayloads(DType::F64, ba, DType::F64, bb, std::min(va.size(), vb.size()), tol, e);
+    }
+    if (ta.dtype != tb.dtype)
+        e.status = DiffStatus::DTypeChanged;
+    else
+        e.status = e.differing > 0 ? DiffStatus::Changed : DiffStatus::Unchanged;
+}
+
+struct Leaf {
+    std::string path;
+    uint32_t node = 0;
+    StateSection section = StateSection::Other;
+};
+
+StateSection sectionOf(const Record& r, uint32_t node, StateSection inherited)
+{
+    const std::pair<const std::optional<uint32_t>*, StateSection> parts[] = {{&r.moduleNode, StateSection::Module},
+        {&r.optimizerNode, StateSection::Optimizer}, {&r.schedulerNode, StateSection::Scheduler},
+        {&r.gradientsNode, StateSection::Gradients}, {&r.stateNode, StateSection::CallerState}};
+    for (auto [n, s] : parts)
+        if (*n && **n == node)
+            return s;
+    return inherited;
+}
+
+/// Every non-tensor leaf of the envelope, by path, with the record part it belongs to.
+void collectLeaves(const Record& r, uint32_t node, const std::string& path, StateSection section,
+    const std::unordered_set<uint32_t>& tensorNodes, std::vector<Leaf>& out)
 {
     const Tape& t = r.tape;
     if (tensorNodes.contains(node))
         return;
+    section = path == "metadata" ? StateSection::Metadata : sectionOf(r, node, section);
     const Node& n = t[node];
     if (n.kind == Kind::Map) {
-        t.forEachEntry(node, [&](uint32_t k, uint32_t v) { collectLeaves(r, v, appendKeyToPath(path, t.keyText(k)), tensorNodes, out); });
+        t.forEachEntry(node, [&](uint32_t k, uint32_t v) { collectLeaves(r, v, appendKeyToPath(path, t.keyText(k)), section, tensorNodes, out); });
     } else if (n.kind == Kind::Array && n.count > 0) {
         uint64_t i = 0;
-        t.forEachChild(node, [&](uint32_t c) { collectLeaves(r, c, appendIndexToPath(path, i++), tensorNodes, out); });
+        t.forEachChild(node, [&](uint32_t c) { collectLeaves(r, c, appendIndexToPath(path, i++), section, tensorNodes, out); });
     } else {
-        out.emplace_back(path, node);
+        out.push_back({path, node, section});
     }
 }
 
+std::vector<Leaf> leavesOf(const Record& r)
+{
+    std::unordered_set<uint32_t> tensorNodes;
+    for (const auto& t : r.tensors)
+        tensorNodes.insert(t.node);
+    std::vector<Leaf> out;
+    collectLeaves(r, 0, "", StateSection::Other, tensorNodes, out);
+    return out;
+}
+
+/**
+ * Optimizer entries are keyed by parameter id, so a re-initialised parameter's step counters live
+ * under another path in B: A's entry path prefix -> B's, for every matched pair whose ids differ.
+ */
+std::vector<std::pair<std::string, std::string>> optimizerPathRewrites(const Record& a, const Record& b, const std::vector<TensorDiff>& entries)
+{
+    std::vector<std::pair<std::string, std::string>> rewrites;
+    std::unordered_set<std::string> done;
+    for (const auto& e : entries) {
+        if (!e.a || !e.b || e.paramId.empty() || e.paramIdB.empty() || e.paramId == e.paramIdB || !done.insert(e.paramId).second)
+            continue;
+        for (const auto& oa : a.optimizer) {
+            if (oa.paramId != e.paramId)
+                continue;
+            for (const auto& ob : b.optimizer)
+                if (ob.paramId == e.paramIdB)
+                    rewrites.emplace_back(oa.path, ob.path);
+        }
+    }
+    return rewrites;
+}
+
+std::string rewritePath(const std::string& path, const std::vector<std::pair<std::string, std::string>>& rewrites)
+{
+    for (const auto& [from, to] : rewrites)
+        if (path.starts_with(from) && (path.size() == from.size() || path[from.size()] == '.' || path[from.size()] == '['))
+            return to + path.substr(from.size());
+    return path;
+}
+
 } // namespace
+
+void compareTensorValues(DType dtypeA, std::span<const uint8_t> a, DType dtypeB, std::span<const uint8_t> b, uint64_t numel,
+    double tolerance, TensorDiff& out)
+{
+    comparePayloads(dtypeA, a, dtypeB, b, numel, tolerance, out);
+}
 
 Result<RecordDiff> diffRecords(const Record& a, const Record& b, const DiffOptions& o, const Progress& progress)
 {
     RecordDiff d;
     d.a = a.file;
     d.b = b.file;
-    std::unordered_map<std::string, size_t> inB;
-    for (size_t i = 0; i < b.tensors.size(); ++i)
-        inB.emplace(b.tensors[i].path, i);
-    std::unordered_set<std::string> matched;
+    const auto partner = matchTensors(a, b);
+    std::vector<bool> matchedB(b.tensors.size(), false);
     uint64_t totalBytes = 0, doneBytes = 0;
     for (const auto& t : a.tensors)
         totalBytes += t.bytes;
@@ -127,76 +425,77 @@ Result<RecordDiff> diffRecords(const Record& a, const Record& b, const DiffOptio
         const auto& ta = a.tensors[i];
         TensorDiff e;
         e.path = ta.path;
+        e.role = ta.role;
+        e.paramId = ta.paramId;
+        e.stateName = ta.stateName;
         e.a = i;
-        auto it = inB.find(ta.path);
-        if (it == inB.end()) {
+        if (const auto j = partner[i].first) {
+            const auto& tb = b.tensors[*j];
+            matchedB[*j] = true;
+            e.b = *j;
+            e.match = partner[i].second;
+            e.paramIdB = tb.paramId;
+            if (tb.path != ta.path)
+                e.pathB = tb.path;
+            comparePair(a, ta, b, tb, o.tolerance, e);
+            ++(e.status == DiffStatus::Unchanged ? d.unchanged : d.changed);
+            d.renamed += e.renamed();
+        } else {
             e.status = DiffStatus::Removed;
             ++d.removed;
-        } else {
-            matched.insert(ta.path);
-            const auto& tb = b.tensors[it->second];
-            e.b = it->second;
-            if (ta.shape != tb.shape) {
-                e.status = DiffStatus::ShapeChanged;
-                ++d.changed;
-            } else {
-                if (ta.dtype != DType::QFloat && tb.dtype != DType::QFloat)
-                    compareValues(a, ta, b, tb, o.tolerance, e);
-                if (ta.dtype != tb.dtype) {
-                    e.status = DiffStatus::DTypeChanged;
-                    ++d.changed;
-                } else if (e.differing > 0 || (ta.dtype == DType::QFloat && !std::equal(a.payload(ta).begin(), a.payload(ta).end(), b.payload(tb).begin(), b.payload(tb).end()))) {
-                    e.status = DiffStatus::Changed;
-                    ++d.changed;
-                } else {
-                    e.status = DiffStatus::Unchanged;
-                    ++d.unchanged;
-                }
-            }
         }
         doneBytes += ta.bytes;
         if (totalBytes)
             progress.report(double(doneBytes) / double(totalBytes));
         d.entries.push_back(std::move(e));
     }
-    for (size_t i = 0; i < b.tensors.size(); ++i) {
-        if (matched.contains(b.tensors[i].path))
+    for (size_t j = 0; j < b.tensors.size(); ++j) {
+        if (matchedB[j])
             continue;
+        const auto& tb = b.tensors[j];
         TensorDiff e;
-        e.path = b.tensors[i].path;
-        e.b = i;
+        e.path = tb.path;
+        e.role = tb.role;
+        e.paramIdB = tb.paramId;
+        e.stateName = tb.stateName;
+        e.b = j;
         e.status = DiffStatus::Added;
         ++d.added;
         d.entries.push_back(std::move(e));
     }
 
-    std::unordered_set<uint32_t> tnA, tnB;
-    for (const auto& t : a.tensors)
-        tnA.insert(t.node);
-    for (const auto& t : b.tensors)
-        tnB.insert(t.node);
-    std::vector<std::pair<std::string, uint32_t>> la, lb;
-    collectLeaves(a, 0, "", tnA, la);
-    collectLeaves(b, 0, "", tnB, lb);
-    std::unordered_map<std::string, uint32_t> mb(lb.begin(), lb.end());
+    bool anyDTypeChange = false, allRounding = true;
+    for (const auto& e : d.entries) {
+        anyDTypeChange |= e.status == DiffStatus::DTypeChanged;
+        allRounding &= e.status == DiffStatus::Unchanged || (e.status == DiffStatus::DTypeChanged && e.precisionChange);
+    }
+    if (anyDTypeChange || a.precision != b.precision)
+        d.precision = PrecisionChange{a.precision, b.precision, anyDTypeChange && allRounding};
+
+    const auto rewrites = optimizerPathRewrites(a, b, d.entries);
+    const auto la = leavesOf(a), lb = leavesOf(b);
+    std::unordered_map<std::string, const Leaf*> mb;
+    for (const auto& l : lb)
+        mb.emplace(l.path, &l);
     std::unordered_set<std::string> seen;
-    for (const auto& [path, na] : la) {
-        seen.insert(path);
-        auto it = mb.find(path);
+    for (const auto& l : la) {
+        // `_b` is [] in MessagePack and null in JSON: the same unit struct.
+        if (l.path == "_b")
+            continue;
+        const std::string inB = rewritePath(l.path, rewrites);
+        seen.insert(inB);
+        auto it = mb.find(inB);
         if (it == mb.end()) {
-            d.state.push_back({path, valueToJson(a.tape, na), std::nullopt});
+            d.state.push_back({l.path, valueToJson(a.tape, l.node), std::nullopt, l.section, {}});
             continue;
         }
-        // `_b` is [] in MessagePack and null in JSON: the same unit struct.
-        if (path == "_b")
-            continue;
-        const std::string ja = valueToJson(a.tape, na), jb = valueToJson(b.tape, it->second);
+        const std::string ja = valueToJson(a.tape, l.node), jb = valueToJson(b.tape, it->second->node);
         if (ja != jb)
-            d.state.push_back({path, ja, jb});
+            d.state.push_back({l.path, ja, jb, l.section, inB == l.path ? std::string() : inB});
     }
-    for (const auto& [path, nb] : lb)
-        if (!seen.contains(path) && path != "_b")
-            d.state.push_back({path, std::nullopt, valueToJson(b.tape, nb)});
+    for (const auto& l : lb)
+        if (!seen.contains(l.path) && l.path != "_b")
+            d.state.push_back({l.path, std::nullopt, valueToJson(b.tape, l.node), l.section, {}});
     return d;
 }
 

@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/report/report.h"
 
+#include "core/diff/graphdiff.h"
+
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -379,22 +381,53 @@ Result<std::string> stateJson(const Record& r)
     return valueToJson(r.tape, *r.stateNode, true);
 }
 
+static ordered_json deltaHistogramJson(const DeltaHistogram& h)
+{
+    // Non-empty bins only, from the most negative to the most positive; the zero bin is [0, 0].
+    ordered_json bins = ordered_json::array();
+    for (size_t k = DeltaHistogram::bins; k-- > 0;)
+        if (h.negative[k])
+            bins.push_back({{"lo", num(-DeltaHistogram::binHigh(k))}, {"hi", num(-DeltaHistogram::binLow(k))}, {"count", h.negative[k]}});
+    if (h.zero)
+        bins.push_back({{"lo", 0}, {"hi", 0}, {"count", h.zero}});
+    for (size_t k = 0; k < DeltaHistogram::bins; ++k)
+        if (h.positive[k])
+            bins.push_back({{"lo", num(DeltaHistogram::binLow(k))}, {"hi", num(DeltaHistogram::binHigh(k))}, {"count", h.positive[k]}});
+    return bins;
+}
+
 std::string diffJson(const RecordDiff& d, const Record& a, const Record& b)
 {
-    (void)a;
-    (void)b;
     ordered_json j;
     j["a"] = d.a;
     j["b"] = d.b;
-    j["summary"] = {{"added", d.added}, {"removed", d.removed}, {"changed", d.changed}, {"unchanged", d.unchanged}};
+    j["summary"] = {{"added", d.added}, {"removed", d.removed}, {"changed", d.changed}, {"unchanged", d.unchanged}, {"renamed", d.renamed}};
+    if (d.precision)
+        j["precision"] = {{"a", std::string(precisionName(d.precision->a))}, {"b", std::string(precisionName(d.precision->b))},
+            {"rounding_only", d.precision->roundingOnly}};
+    else
+        j["precision"] = nullptr;
+    auto optional = [](const std::string& s) { return s.empty() ? ordered_json(nullptr) : ordered_json(s); };
     ordered_json es = ordered_json::array();
     for (const auto& e : d.entries) {
         ordered_json o;
         o["path"] = e.path;
         o["status"] = std::string(diffStatusName(e.status));
-        o["max_abs"] = e.maxAbs ? num(*e.maxAbs) : ordered_json(nullptr);
-        o["rel_l2"] = e.relL2 ? num(*e.relL2) : ordered_json(nullptr);
-        o["cosine"] = e.cosine ? num(*e.cosine) : ordered_json(nullptr);
+        const ordered_json numbers = ordered_json::parse(tensorNumbersJson(e)); // kept alive: items() refers to it
+        for (const auto& [key, value] : numbers.items())
+            o[key] = value;
+        o["match"] = optional(std::string(matchKindName(e.match)));
+        o["path_b"] = optional(e.pathB);
+        o["renamed"] = e.renamed();
+        o["reinitialised"] = e.reinitialised();
+        o["role"] = std::string(tensorRoleName(e.role));
+        o["param_id"] = optional(e.paramId);
+        o["param_id_b"] = optional(e.paramIdB);
+        o["dtype_a"] = e.a ? ordered_json(std::string(dtypeName(a.tensors[*e.a].dtype))) : ordered_json(nullptr);
+        o["dtype_b"] = e.b ? ordered_json(std::string(dtypeName(b.tensors[*e.b].dtype))) : ordered_json(nullptr);
+        o["byte_equal"] = e.byteEqual;
+        o["precision_change"] = e.precisionChange;
+        o["histogram"] = e.a && e.b && e.maxAbs ? deltaHistogramJson(e.histogram) : ordered_json(nullptr);
         es.push_back(std::move(o));
     }
     j["entries"] = es;
@@ -406,7 +439,8 @@ std::string diffJson(const RecordDiff& d, const Record& a, const Record& b)
             auto p = ordered_json::parse(*v, nullptr, false);
             return p.is_discarded() ? ordered_json(*v) : p;
         };
-        st.push_back({{"path", s.path}, {"a", parse(s.a)}, {"b", parse(s.b)}});
+        st.push_back({{"path", s.path}, {"a", parse(s.a)}, {"b", parse(s.b)}, {"section", std::string(stateSectionName(s.section))},
+            {"path_b", optional(s.pathB)}});
     }
     j["state"] = st;
     return j.dump(2);

@@ -1,0 +1,176 @@
+// SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "app/cli/cmd_diff.h"
+
+#include "app/cli/args.h"
+#include "app/cli/cmd_graph.h"
+#include "core/diff/graphdiff.h"
+#include "core/io/bytes.h"
+
+#include <cstdio>
+#include <filesystem>
+
+namespace ckpt::cli {
+
+namespace {
+
+int usageError(const std::string& msg)
+{
+    std::fprintf(stderr, "ckpt: %s (see ckpt --help)\n", msg.c_str());
+    return 2;
+}
+
+int inputError(const std::string& file, const Error& e)
+{
+    std::fprintf(stderr, "ckpt: %s\n", Error(e).withFile(file).message().c_str());
+    return 1;
+}
+
+/// The CAR a trainer writes next to a checkpoint: graph/step-N.json -> graph/step-N.car.
+std::optional<std::string> carFor(const std::string& path, const std::optional<std::string>& given)
+{
+    if (given)
+        return given;
+    std::filesystem::path p(path);
+    p.replace_extension(".car");
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(p, ec))
+        return p.string();
+    return std::nullopt;
+}
+
+std::string brief(const std::optional<std::string>& cid)
+{
+    if (!cid)
+        return "(none)";
+    return cid->size() > 20 ? cid->substr(0, 8) + "…" + cid->substr(cid->size() - 8) : *cid;
+}
+
+std::string fmt(double v)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", v);
+    return buf;
+}
+
+void printText(const GraphDiff& d)
+{
+    std::printf("%s vs %s: %llu added, %llu removed, %llu changed, %llu unchanged nodes (%llu matched by op and position); %zu edges added, %zu removed\n",
+        d.a.c_str(), d.b.c_str(), static_cast<unsigned long long>(d.added), static_cast<unsigned long long>(d.removed),
+        static_cast<unsigned long long>(d.changed), static_cast<unsigned long long>(d.unchanged),
+        static_cast<unsigned long long>(d.matchedByPosition), d.edgesAdded.size(), d.edgesRemoved.size());
+    if (d.stepA != d.stepB)
+        std::printf("  step           %llu -> %llu\n", static_cast<unsigned long long>(d.stepA), static_cast<unsigned long long>(d.stepB));
+    if (d.lossCidA != d.lossCidB) {
+        std::printf("  loss           %s -> %s", brief(d.lossCidA).c_str(), brief(d.lossCidB).c_str());
+        if (d.lossValues && d.lossValues->maxAbs)
+            std::printf(" max_abs=%s", fmt(*d.lossValues->maxAbs).c_str());
+        std::printf("\n");
+    }
+    std::printf("  CARs: %s, %s; %llu block bytes read\n", d.carA ? "A" : "no A", d.carB ? "B" : "no B",
+        static_cast<unsigned long long>(d.blockBytesRead));
+    for (const auto& n : d.nodes) {
+        if (n.status == DiffStatus::Unchanged)
+            continue;
+        const std::string& key = n.keyA.empty() ? n.keyB : n.keyA;
+        std::printf("  %-14s %-38s %s", std::string(diffStatusName(n.status)).c_str(), key.c_str(), (n.opA.empty() ? n.opB : n.opA).c_str());
+        if (n.opChanged)
+            std::printf(" -> %s", n.opB.c_str());
+        if (n.match == NodeMatch::OpPosition)
+            std::printf(" (matched by op and position: %s)", n.keyB.c_str());
+        std::printf("\n");
+        for (const auto& s : n.tensors) {
+            if (!s.changed())
+                continue;
+            std::printf("      %-10s %s -> %s [%s]", s.slot.c_str(), brief(s.cidA).c_str(), brief(s.cidB).c_str(),
+                std::string(cidComparisonName(s.how)).c_str());
+            if (s.values && s.values->maxAbs)
+                std::printf(" max_abs=%s rel_l2=%s", fmt(*s.values->maxAbs).c_str(), fmt(s.values->relL2.value_or(0)).c_str());
+            std::printf("\n");
+        }
+        for (const auto& [k, v] : n.metadata)
+            std::printf("      metadata %s: %s -> %s\n", k.c_str(), v.first.value_or("(absent)").c_str(), v.second.value_or("(absent)").c_str());
+    }
+    for (const auto& [f, t] : d.edgesRemoved)
+        std::printf("  edge removed   %s -> %s\n", f.c_str(), t.c_str());
+    for (const auto& [f, t] : d.edgesAdded)
+        std::printf("  edge added     %s -> %s\n", f.c_str(), t.c_str());
+    for (const auto& b : d.optimizer) {
+        if (b.status == DiffStatus::Unchanged)
+            continue;
+        std::printf("  optimizer      %-38s %s", b.key.c_str(), std::string(diffStatusName(b.status)).c_str());
+        if (b.counterA && b.counterB)
+            std::printf(" %llu -> %llu", static_cast<unsigned long long>(*b.counterA), static_cast<unsigned long long>(*b.counterB));
+        else if (b.values && b.values->maxAbs)
+            std::printf(" max_abs=%s", fmt(*b.values->maxAbs).c_str());
+        std::printf("\n");
+    }
+}
+
+} // namespace
+
+std::optional<double> toleranceArg(const Args& a)
+{
+    const auto t = a.value("--tolerance");
+    if (!t)
+        return 0.0;
+    try {
+        return std::stod(*t);
+    } catch (...) {
+        return std::nullopt;
+    }
+}
+
+std::optional<int> graphDiffCommand(const std::vector<std::string>& argv)
+{
+    Args a(argv, {"--tolerance", "--blocks-a", "--blocks-b", "--schema", "--schema-from"}, {"--json"});
+    if (!a.error().empty() || a.positional().size() != 2)
+        return std::nullopt; // the record diff reports usage errors
+    const std::string& pa = a.positional()[0];
+    const std::string& pb = a.positional()[1];
+    const bool ga = looksLikeGradientCheckpoint(pa), gb = looksLikeGradientCheckpoint(pb);
+    if (!ga && !gb)
+        return std::nullopt;
+    if (ga != gb)
+        return usageError("diff compares two records or two GradientCheckpoints; " + (ga ? pa : pb) + " is a GradientCheckpoint, " +
+            (ga ? pb : pa) + " is not");
+    DiffOptions o;
+    if (auto t = toleranceArg(a))
+        o.tolerance = *t;
+    else
+        return usageError("--tolerance takes a number");
+    std::optional<GradientCheckpoint> checkpoints[2];
+    std::optional<CarStore> cars[2];
+    const std::optional<std::string> given[2] = {a.value("--blocks-a"), a.value("--blocks-b")};
+    for (int i = 0; i < 2; ++i) {
+        const std::string& path = a.positional()[size_t(i)];
+        auto bytes = mapFile(path);
+        if (!bytes)
+            return inputError(path, bytes.error());
+        auto c = loadGradientCheckpoint(*bytes, true);
+        if (!c)
+            return inputError(path, c.error());
+        checkpoints[i] = std::move(*c);
+        if (auto car = carFor(path, given[i])) {
+            auto cb = mapFile(*car);
+            if (!cb)
+                return inputError(*car, cb.error());
+            auto store = CarStore::open(*cb);
+            if (!store)
+                return inputError(*car, store.error());
+            cars[i] = std::move(*store);
+        }
+    }
+    GraphDiff d = diffGradientCheckpoints(*checkpoints[0], *checkpoints[1], cars[0] ? &*cars[0] : nullptr, cars[1] ? &*cars[1] : nullptr, o);
+    d.a = pa;
+    d.b = pb;
+    if (a.flag("--json")) {
+        const std::string s = graphDiffJson(d) + "\n";
+        std::fwrite(s.data(), 1, s.size(), stdout);
+    } else {
+        printText(d);
+    }
+    return 0;
+}
+
+} // namespace ckpt::cli
