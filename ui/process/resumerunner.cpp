@@ -37,13 +37,17 @@ QString ResumeRunner::defaultProgram()
     return QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("ckpt-train"));
 }
 
+PlaceholderValues ResumeRunner::placeholders(const Request& r)
+{
+    return {r.record, QFileInfo(r.record).absolutePath(), QString::number(r.recordStep), r.outDir};
+}
+
 QStringList ResumeRunner::arguments(const Request& r)
 {
-    QStringList args{QStringLiteral("--resume"), r.record, QStringLiteral("--out"), r.outDir};
-    if (r.steps)
-        args << QStringLiteral("--steps") << QString::number(*r.steps);
-    return args;
+    return resolveProfile(r.profile, placeholders(r), defaultProgram(), r.steps).arguments;
 }
+
+ResolvedCommand ResumeRunner::command(const Request& r) const { return resolveProfile(r.profile, placeholders(r), m_program, r.steps); }
 
 std::optional<ResumeRunner::StepLine> ResumeRunner::parseStepLine(QStringView line)
 {
@@ -75,8 +79,22 @@ bool ResumeRunner::start(const Request& request)
         Q_EMIT failed(tr("Resuming needs a record and an output directory."));
         return false;
     }
-    if (!QFileInfo(m_program).isExecutable()) {
-        Q_EMIT failed(tr("The trainer %1 is missing or not executable.").arg(m_program));
+    const ResolvedCommand cmd = command(request);
+    if (!cmd.badEnvironment.isEmpty()) {
+        Q_EMIT failed(tr("Profile \"%1\": environment entries must be NAME=VALUE: %2").arg(request.profile.name, cmd.badEnvironment.join(u", ")));
+        return false;
+    }
+    // A bare name is looked up in PATH by QProcess; a path must exist.
+    if (cmd.program.contains(u'/') && !QFileInfo(cmd.program).isExecutable()) {
+        Q_EMIT failed(tr("The program %1 is missing or not executable.").arg(cmd.program));
+        return false;
+    }
+    if (cmd.program.isEmpty()) {
+        Q_EMIT failed(tr("Profile \"%1\" names no program.").arg(request.profile.name));
+        return false;
+    }
+    if (!cmd.workingDirectory.isEmpty() && !QFileInfo(cmd.workingDirectory).isDir()) {
+        Q_EMIT failed(tr("The working directory %1 does not exist.").arg(cmd.workingDirectory));
         return false;
     }
     if (m_process)
@@ -94,7 +112,11 @@ bool ResumeRunner::start(const Request& request)
     connect(m_process, &QProcess::readyReadStandardError, this, [this] { readChannel(QProcess::StandardError); });
     connect(m_process, &QProcess::finished, this, &ResumeRunner::onFinished);
     connect(m_process, &QProcess::errorOccurred, this, &ResumeRunner::onError);
-    m_process->start(m_program, arguments(request)); // argument list: no shell, no quoting issues
+    m_process->setProcessEnvironment(cmd.environment);
+    if (!cmd.workingDirectory.isEmpty())
+        m_process->setWorkingDirectory(cmd.workingDirectory);
+    m_runningProgram = cmd.program;
+    m_process->start(cmd.program, cmd.arguments); // argument list: no shell, no quoting issues
     return true;
 }
 
@@ -136,7 +158,7 @@ void ResumeRunner::onError(QProcess::ProcessError error)
         return; // crashes and exits are handled in onFinished
     m_startFailed = true;
     m_killTimer->stop();
-    Q_EMIT failed(tr("Could not start %1: %2").arg(m_program, m_process->errorString()));
+    Q_EMIT failed(tr("Could not start %1: %2").arg(m_runningProgram, m_process->errorString()));
     Q_EMIT finished(-1, false);
 }
 
@@ -155,9 +177,9 @@ void ResumeRunner::onFinished(int exitCode, QProcess::ExitStatus status)
     const bool crashed = status == QProcess::CrashExit;
     if (!m_stopRequested) {
         if (crashed)
-            Q_EMIT failed(tr("ckpt-train crashed (%1).").arg(m_process->errorString()));
+            Q_EMIT failed(tr("%1 crashed (%2).").arg(QFileInfo(m_runningProgram).fileName(), m_process->errorString()));
         else if (exitCode != 0)
-            Q_EMIT failed(tr("ckpt-train exited with code %1: %2").arg(exitCode).arg(m_lastErrorLine));
+            Q_EMIT failed(tr("%1 exited with code %2: %3").arg(QFileInfo(m_runningProgram).fileName()).arg(exitCode).arg(m_lastErrorLine));
     }
     Q_EMIT finished(crashed ? -1 : exitCode, m_stopRequested);
 }

@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "ui/process/resumeprofile.h"
+
 #include <QObject>
 #include <QProcess>
 #include <QString>
@@ -14,8 +16,8 @@ class QTimer;
 namespace ckpt::ui {
 
 /**
- * Runs `ckpt-train --resume RECORD --out RUN_DIR [--steps N]` (cli-contract.md) as a child process:
- * an argument list, never a shell. Output arrives line by line; the trainer's `step=N loss=X lr=Y`
+ * Runs a resume profile (by default `ckpt-train --resume RECORD --out RUN_DIR [--steps N]`,
+ * cli-contract.md) as a child process: an argument list, never a shell. Output arrives line by line; the trainer's `step=N loss=X lr=Y`
  * lines are parsed and reported as steps.
  *
  * Every start() that returns true ends in exactly one finished(); a run that could not start,
@@ -28,9 +30,11 @@ class ResumeRunner : public QObject
     Q_OBJECT
 public:
     struct Request {
-        QString record;                ///< the TrainingRecord to resume from
+        QString record;                ///< the TrainingRecord or GradientCheckpoint to resume from
         QString outDir;                ///< run directory to write into
         std::optional<quint64> steps;  ///< total step count to reach (ckpt-train's --steps)
+        ResumeProfile profile = ResumeProfile::defaultProfile();
+        quint64 recordStep = 0;        ///< the {step} placeholder
     };
     struct StepLine {
         quint64 step = 0;
@@ -51,6 +55,10 @@ public:
 
     /** The exact argument list for \a request. */
     static QStringList arguments(const Request& request);
+    /** The placeholder values of \a request ({dir} is the record's folder). */
+    static PlaceholderValues placeholders(const Request& request);
+    /** Program, arguments, environment and working directory the request runs with. */
+    ResolvedCommand command(const Request& request) const;
     /** Parses one `step=N loss=X lr=Y` line (nullopt for any other line). */
     static std::optional<StepLine> parseStepLine(QStringView line);
 
@@ -83,6 +91,7 @@ private:
     QProcess* m_process = nullptr;
     QTimer* m_killTimer;
     QString m_program;
+    QString m_runningProgram;
     Request m_request;
     QByteArray m_pending[2];     ///< partial lines per channel
     QString m_lastErrorLine;
