@@ -13,6 +13,7 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPlainTextEdit>
+#include <QProcess>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
@@ -132,6 +133,58 @@ private Q_SLOTS:
                 QVERIFY2(!QFile::exists(QDir(d).filePath(QLatin1String(name))), qPrintable(d));
     }
 
+    /**
+     * The Slurm batch script: /bin/sh runs it here exactly as slurmd would on a node, and the hostile
+     * values still arrive as single, unchanged arguments.
+     */
+    void slurmScriptQuotesEveryArgument()
+    {
+        QTemporaryDir tmp;
+        const QString echoFile = tmp.filePath(QStringLiteral("argv.bin"));
+        const PlaceholderValues v = hostileValues(tmp.path());
+        ResumeProfile p = ResumeProfile::slurmProfile();
+        p.program = QCoreApplication::applicationFilePath();
+        p.arguments << QStringLiteral("{dir}") << QStringLiteral("it's") << QStringLiteral("'") << QStringLiteral("''\\'") << QString();
+        const ResolvedCommand c = resolveProfile(p, v, QString(), 7);
+        const QString script = slurmScript(c);
+        QVERIFY(script.startsWith(QLatin1String("#!/bin/sh\n")));
+        QCOMPARE(script.count(u'\n') - c.arguments.join(QString()).count(u'\n'), 5); // 4 lines of header + the exec line
+        const QString scriptPath = tmp.filePath(QStringLiteral("job.sh"));
+        QFile f(scriptPath);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(script.toUtf8());
+        f.close();
+        QProcess sh;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QString::fromLatin1(kEchoTo), echoFile);
+        sh.setProcessEnvironment(env);
+        sh.setWorkingDirectory(tmp.path());
+        sh.start(QStringLiteral("/bin/sh"), {scriptPath});
+        QVERIFY(sh.waitForFinished(30000));
+        QCOMPARE(sh.exitCode(), 0);
+        QFile out(echoFile);
+        QVERIFY(out.open(QIODevice::ReadOnly));
+        QList<QByteArray> got = out.readAll().split('\0');
+        got.removeLast();
+        got = got.mid(0, got.size() - 2); // working directory and $CKPT_PROFILE_VALUE
+        QList<QByteArray> expected;
+        for (const QString& a : c.arguments)
+            expected << a.toUtf8();
+        QCOMPARE(got, expected);
+        QCOMPARE(expected.at(1), v.record.toUtf8());
+        QVERIFY(!QFile::exists(tmp.filePath(QStringLiteral("PWNED"))));
+        QVERIFY(!QFile::exists(tmp.filePath(QStringLiteral("PWNED2"))));
+
+        // sbatch gets its options as separate arguments, the script last
+        p.slurm = {QStringLiteral("gpu queue"), 2, 1, QStringLiteral("00:10:00")};
+        p.workingDirectory = QStringLiteral("{dir}");
+        const ResolvedCommand c2 = resolveProfile(p, v, QString(), std::nullopt);
+        const QStringList sb = sbatchArguments(p, c2, QStringLiteral("/x/job.sh"), QStringLiteral("/x/job.out"));
+        QCOMPARE(sb, (QStringList{QStringLiteral("--parsable"), QStringLiteral("--job-name=ckpt-resume"), QStringLiteral("--output=/x/job.out"),
+                         QStringLiteral("--partition=gpu queue"), QStringLiteral("--nodes=2"), QStringLiteral("--gres=gpu:1"), QStringLiteral("--time=00:10:00"),
+                         QStringLiteral("--chdir=") + v.dir, QStringLiteral("/x/job.sh")}));
+    }
+
     void badProfilesFailBeforeStarting()
     {
         ResumeRunner runner;
@@ -153,7 +206,8 @@ private Q_SLOTS:
         QTemporaryDir tmp;
         QSettings s(tmp.filePath(QStringLiteral("p.ini")), QSettings::IniFormat);
         // nothing stored: the default profile
-        QCOMPARE(ResumeProfiles::load(s), QList<ResumeProfile>{ResumeProfile::defaultProfile()});
+        QCOMPARE(ResumeProfiles::load(s), ResumeProfile::defaultProfiles());
+        QCOMPARE(ResumeProfile::defaultProfiles().at(1).launcher, ResumeProfile::Launcher::Slurm);
         ResumeProfile odd;
         odd.name = QStringLiteral("cluster \"A\"; x");
         odd.program = QStringLiteral("/usr/bin/env");
@@ -161,6 +215,8 @@ private Q_SLOTS:
         odd.environment = {QStringLiteral("A=1 2"), QStringLiteral("B=")};
         odd.workingDirectory = QStringLiteral("{dir}");
         odd.passSteps = false;
+        odd.launcher = ResumeProfile::Launcher::Slurm;
+        odd.slurm = {QStringLiteral("gpu"), 2, 4, QStringLiteral("01:30:00")};
         ResumeProfile single = ResumeProfile::defaultProfile();
         single.name = QStringLiteral("one argument");
         single.arguments = {QStringLiteral("--only")};

@@ -18,6 +18,49 @@ ResumeProfile ResumeProfile::defaultProfile()
     return p;
 }
 
+ResumeProfile ResumeProfile::slurmProfile()
+{
+    ResumeProfile p = defaultProfile();
+    p.name = QCoreApplication::translate("ResumeProfile", "ckpt-train on Slurm (sbatch)");
+    p.launcher = Launcher::Slurm;
+    return p;
+}
+
+QString shellQuote(const QString& s)
+{
+    QString q = s;
+    q.replace(u'\'', QStringLiteral("'\\''"));
+    return u'\'' + q + u'\'';
+}
+
+QString slurmScript(const ResolvedCommand& command)
+{
+    QString script = QStringLiteral("#!/bin/sh\n"
+                                    "# Written by checkpoint-inspector: runs one resumption. Every argument is one single-quoted\n"
+                                    "# word, so nothing in a path or value is expanded by the shell. exec: scancel's SIGTERM\n"
+                                    "# reaches the trainer itself, which then writes a checkpoint and exits.\n"
+                                    "exec");
+    for (const QString& word : QStringList{command.program} + command.arguments)
+        script += QLatin1Char(' ') + shellQuote(word);
+    return script + QLatin1Char('\n');
+}
+
+QStringList sbatchArguments(const ResumeProfile& profile, const ResolvedCommand& command, const QString& scriptPath, const QString& outputPath)
+{
+    QStringList a{QStringLiteral("--parsable"), QStringLiteral("--job-name=ckpt-resume"), QStringLiteral("--output=") + outputPath};
+    if (!profile.slurm.partition.isEmpty())
+        a << QStringLiteral("--partition=") + profile.slurm.partition;
+    a << QStringLiteral("--nodes=%1").arg(std::max(1, profile.slurm.nodes));
+    if (profile.slurm.gpus > 0)
+        a << QStringLiteral("--gres=gpu:%1").arg(profile.slurm.gpus);
+    if (!profile.slurm.time.isEmpty())
+        a << QStringLiteral("--time=") + profile.slurm.time;
+    if (!command.workingDirectory.isEmpty())
+        a << QStringLiteral("--chdir=") + command.workingDirectory;
+    a << scriptPath;
+    return a;
+}
+
 QString expandPlaceholders(const QString& text, const PlaceholderValues& values)
 {
     const std::pair<QLatin1StringView, const QString*> names[] = {
@@ -82,12 +125,18 @@ QList<ResumeProfile> load(QSettings& settings)
         p.environment = settings.value(QStringLiteral("environment")).toStringList();
         p.workingDirectory = settings.value(QStringLiteral("workingDirectory")).toString();
         p.passSteps = settings.value(QStringLiteral("passSteps"), true).toBool();
+        p.launcher = settings.value(QStringLiteral("launcher")).toString() == QLatin1String("slurm") ? ResumeProfile::Launcher::Slurm
+                                                                                                   : ResumeProfile::Launcher::Local;
+        p.slurm.partition = settings.value(QStringLiteral("slurmPartition")).toString();
+        p.slurm.nodes = std::max(1, settings.value(QStringLiteral("slurmNodes"), 1).toInt());
+        p.slurm.gpus = std::max(0, settings.value(QStringLiteral("slurmGpus"), 0).toInt());
+        p.slurm.time = settings.value(QStringLiteral("slurmTime")).toString();
         if (!p.name.isEmpty() && !p.program.isEmpty())
             list << p;
     }
     settings.endArray();
     if (list.isEmpty())
-        list << ResumeProfile::defaultProfile();
+        list = ResumeProfile::defaultProfiles();
     return list;
 }
 
@@ -104,6 +153,11 @@ void save(QSettings& settings, const QList<ResumeProfile>& profiles)
         settings.setValue(QStringLiteral("environment"), p.environment);
         settings.setValue(QStringLiteral("workingDirectory"), p.workingDirectory);
         settings.setValue(QStringLiteral("passSteps"), p.passSteps);
+        settings.setValue(QStringLiteral("launcher"), p.launcher == ResumeProfile::Launcher::Slurm ? QStringLiteral("slurm") : QStringLiteral("local"));
+        settings.setValue(QStringLiteral("slurmPartition"), p.slurm.partition);
+        settings.setValue(QStringLiteral("slurmNodes"), p.slurm.nodes);
+        settings.setValue(QStringLiteral("slurmGpus"), p.slurm.gpus);
+        settings.setValue(QStringLiteral("slurmTime"), p.slurm.time);
     }
     settings.endArray();
 }

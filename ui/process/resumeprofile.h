@@ -27,7 +27,20 @@ namespace ckpt::ui {
  *   {out}    the run directory chosen in the Resume panel
  */
 struct ResumeProfile {
+    /** Where the command runs: here, as a child process, or as a Slurm batch job (sbatch). */
+    enum class Launcher { Local, Slurm };
+    /** sbatch options of a Slurm profile (each given to sbatch as its own argument). */
+    struct Slurm {
+        QString partition;  ///< empty: the cluster's default
+        int nodes = 1;
+        int gpus = 0;       ///< --gres=gpu:N when > 0
+        QString time;       ///< --time, e.g. 02:00:00; empty: the partition's default
+        friend bool operator==(const Slurm&, const Slurm&) = default;
+    };
+
     QString name;
+    Launcher launcher = Launcher::Local;
+    Slurm slurm;
     /** The program; kBundledTrainer stands for the ckpt-train installed beside the app. */
     QString program;
     QStringList arguments;
@@ -38,6 +51,10 @@ struct ResumeProfile {
     static constexpr const char* kBundledTrainer = "ckpt-train";
     /** Today's command: `ckpt-train --resume {record} --out {out}` (plus --steps when set). */
     static ResumeProfile defaultProfile();
+    /** The same command as a Slurm batch job on the default partition, one node. */
+    static ResumeProfile slurmProfile();
+    /** What a fresh installation offers: the local default, then the Slurm one. */
+    static QList<ResumeProfile> defaultProfiles() { return {defaultProfile(), slurmProfile()}; }
     friend bool operator==(const ResumeProfile&, const ResumeProfile&) = default;
 };
 
@@ -67,6 +84,13 @@ struct ResolvedCommand {
  */
 ResolvedCommand resolveProfile(const ResumeProfile& profile, const PlaceholderValues& values, const QString& bundledTrainer,
     std::optional<quint64> steps);
+
+/** \a s as one POSIX shell word: single-quoted, embedded ' as '\''. Safe for any byte but NUL. */
+QString shellQuote(const QString& s);
+/** The batch script of a Slurm job running \a command: `exec` of the quoted argument list, nothing else. */
+QString slurmScript(const ResolvedCommand& command);
+/** sbatch's argument list: --parsable, job name, output file, the profile's options, the working directory, the script. */
+QStringList sbatchArguments(const ResumeProfile& profile, const ResolvedCommand& command, const QString& scriptPath, const QString& outputPath);
 
 /**
  * Resume profiles in QSettings ("resume/profiles", an array; "resume/current" the chosen name).

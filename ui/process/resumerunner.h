@@ -9,6 +9,7 @@
 #include <QString>
 #include <QStringList>
 
+#include <functional>
 #include <optional>
 
 class QTimer;
@@ -19,6 +20,10 @@ namespace ckpt::ui {
  * Runs a resume profile (by default `ckpt-train --resume RECORD --out RUN_DIR [--steps N]`,
  * cli-contract.md) as a child process: an argument list, never a shell. Output arrives line by line; the trainer's `step=N loss=X lr=Y`
  * lines are parsed and reported as steps.
+ *
+ * A Slurm profile submits the same argument list as a batch job instead (sbatch, script and output
+ * file in RUN_DIR/slurm/), follows it with squeue, tails its output file as if it were stdout, reads
+ * the final state with sacct (scontrol when the cluster keeps no accounting), and stop() is scancel.
  *
  * Every start() that returns true ends in exactly one finished(); a run that could not start,
  * crashed or exited non-zero reports failed() first. stop() asks politely (SIGTERM: ckpt-train writes
@@ -52,6 +57,13 @@ public:
     QString program() const { return m_program; }
     /** How long stop() waits after SIGTERM before it kills. */
     void setStopTimeout(int ms) { m_stopTimeoutMs = ms; }
+    /** How often a Slurm job is polled (squeue, output file). */
+    void setPollInterval(int ms) { m_pollMs = ms; }
+    /** The Slurm job id of the current or last run (empty for local runs). */
+    QString jobId() const { return m_jobId; }
+    /** The batch script and output file of the current or last Slurm run. */
+    QString slurmScriptPath() const { return m_scriptPath; }
+    QString slurmOutputPath() const { return m_outputPath; }
 
     /** The exact argument list for \a request. */
     static QStringList arguments(const Request& request);
@@ -75,6 +87,8 @@ public:
 
 Q_SIGNALS:
     void started();
+    /** A Slurm job changed state (PENDING, RUNNING, COMPLETING, then its final state). */
+    void jobStateChanged(const QString& jobId, const QString& state);
     /** One line of the trainer's output (stdout, or stderr when \a isError). */
     void outputAvailable(const QString& line, bool isError);
     void stepReported(quint64 step, double loss, double lr);
@@ -85,6 +99,14 @@ Q_SIGNALS:
 
 private:
     void readChannel(QProcess::ProcessChannel channel);
+    /** Splits \a bytes into lines for channel 0 (stdout) or 1 (stderr); \a flush ends a last partial line. */
+    void consume(int channel, const QByteArray& bytes, bool flush = false);
+    bool startSlurm(const Request& request, const ResolvedCommand& cmd);
+    /** Runs a Slurm tool asynchronously (argument list); \a done gets its exit code, stdout and stderr. */
+    void runTool(const QString& program, const QStringList& args, std::function<void(int, const QString&, const QString&)> done);
+    void pollJob();
+    void tailOutput();
+    void finishJob(const QString& state, int exitCode);
     void onFinished(int exitCode, QProcess::ExitStatus status);
     void onError(QProcess::ProcessError error);
 
@@ -99,6 +121,15 @@ private:
     int m_stopTimeoutMs = 5000;
     bool m_stopRequested = false;
     bool m_startFailed = false;
+    // Slurm
+    QTimer* m_pollTimer;
+    int m_pollMs = 1000;
+    bool m_slurm = false;
+    bool m_jobActive = false;
+    bool m_pollInFlight = false;
+    QString m_jobId, m_jobState, m_scriptPath, m_outputPath;
+    qint64 m_tailOffset = 0;
+    QProcessEnvironment m_slurmEnvironment;
 };
 
 } // namespace ckpt::ui

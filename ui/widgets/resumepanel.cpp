@@ -154,6 +154,10 @@ ResumePanel::ResumePanel(QWidget* parent)
         else
             m_log->appendPlainText(line);
     });
+    connect(m_runner, &ResumeRunner::jobStateChanged, this, [this](const QString& id, const QString& state) {
+        m_status->setText(tr("Slurm job %1: %2").arg(id, state));
+        m_log->appendPlainText(tr("— Slurm job %1: %2").arg(id, state));
+    });
     connect(m_runner, &ResumeRunner::stepReported, this, [this](quint64 step, double loss, double lr) {
         m_status->setText(tr("step %1 · loss %2 · lr %3").arg(step).arg(formatNumber(loss), formatNumber(lr)));
         Q_EMIT stepReported(step, loss, lr);
@@ -412,7 +416,8 @@ void ResumePanel::start()
 void ResumePanel::stop()
 {
     m_runner->stop();
-    m_status->setText(tr("Stopping (the trainer writes a checkpoint first)…"));
+    m_status->setText(m_runner->jobId().isEmpty() ? tr("Stopping (the trainer writes a checkpoint first)…")
+                                                  : tr("Cancelling Slurm job %1 (scancel; the trainer writes a checkpoint first)…").arg(m_runner->jobId()));
 }
 
 void ResumePanel::updateButtons()

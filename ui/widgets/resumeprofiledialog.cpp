@@ -3,6 +3,8 @@
 #include "ui/widgets/resumeprofiledialog.h"
 
 #include <QCheckBox>
+#include <QComboBox>
+#include <QSpinBox>
 #include <QDialogButtonBox>
 #include <QFontDatabase>
 #include <QFormLayout>
@@ -36,6 +38,12 @@ ResumeProfileDialog::ResumeProfileDialog(QList<ResumeProfile> profiles, QWidget*
     , m_environment(new QPlainTextEdit(this))
     , m_workingDirectory(new QLineEdit(this))
     , m_passSteps(new QCheckBox(tr("Append --steps N when a step target is set"), this))
+    , m_launcher(new QComboBox(this))
+    , m_partition(new QLineEdit(this))
+    , m_nodes(new QSpinBox(this))
+    , m_gpus(new QSpinBox(this))
+    , m_time(new QLineEdit(this))
+    , m_slurmBox(new QWidget(this))
     , m_preview(new QPlainTextEdit(this))
     , m_problem(new QLabel(this))
     , m_new(new QPushButton(tr("New"), this))
@@ -70,8 +78,22 @@ ResumeProfileDialog::ResumeProfileDialog(QList<ResumeProfile> profiles, QWidget*
     listButtons->addWidget(m_duplicate);
     listButtons->addWidget(m_delete);
     left->addLayout(listButtons);
+    m_launcher->addItem(tr("Here (a child process)"), int(ResumeProfile::Launcher::Local));
+    m_launcher->addItem(tr("Slurm batch job (sbatch)"), int(ResumeProfile::Launcher::Slurm));
+    m_partition->setPlaceholderText(tr("(the cluster's default)"));
+    m_nodes->setRange(1, 4096);
+    m_gpus->setRange(0, 64);
+    m_time->setPlaceholderText(tr("(the partition's limit), e.g. 02:00:00"));
+    auto* slurmForm = new QFormLayout(m_slurmBox);
+    slurmForm->setContentsMargins(0, 0, 0, 0);
+    slurmForm->addRow(tr("Partition"), m_partition);
+    slurmForm->addRow(tr("Nodes"), m_nodes);
+    slurmForm->addRow(tr("GPUs per node"), m_gpus);
+    slurmForm->addRow(tr("Time limit"), m_time);
     auto* form = new QFormLayout;
     form->addRow(tr("Name"), m_name);
+    form->addRow(tr("Runs"), m_launcher);
+    form->addRow(QString(), m_slurmBox);
     form->addRow(tr("Program"), m_program);
     auto* placeholders = new QLabel(tr("Placeholders: <tt>{record}</tt> the checkpoint, <tt>{dir}</tt> its folder, <tt>{step}</tt> its step, "
                                        "<tt>{out}</tt> the run directory. Each line is one argument, passed without a shell."),
@@ -96,7 +118,10 @@ ResumeProfileDialog::ResumeProfileDialog(QList<ResumeProfile> profiles, QWidget*
     connect(box, &QDialogButtonBox::accepted, this, &QDialog::accept);
     connect(box, &QDialogButtonBox::rejected, this, &QDialog::reject);
     connect(m_list, &QListWidget::currentRowChanged, this, &ResumeProfileDialog::showProfile);
-    for (QLineEdit* e : {m_name, m_program, m_workingDirectory})
+    connect(m_launcher, &QComboBox::currentIndexChanged, this, &ResumeProfileDialog::storeEdits);
+    for (QSpinBox* b : {m_nodes, m_gpus})
+        connect(b, &QSpinBox::valueChanged, this, &ResumeProfileDialog::storeEdits);
+    for (QLineEdit* e : {m_name, m_program, m_workingDirectory, m_partition, m_time})
         connect(e, &QLineEdit::textChanged, this, &ResumeProfileDialog::storeEdits);
     for (QPlainTextEdit* e : {m_arguments, m_environment})
         connect(e, &QPlainTextEdit::textChanged, this, &ResumeProfileDialog::storeEdits);
@@ -182,6 +207,12 @@ void ResumeProfileDialog::showProfile(int row)
     m_environment->setPlainText(p.environment.join(u'\n'));
     m_workingDirectory->setText(p.workingDirectory);
     m_passSteps->setChecked(p.passSteps);
+    m_launcher->setCurrentIndex(m_launcher->findData(int(p.launcher)));
+    m_partition->setText(p.slurm.partition);
+    m_nodes->setValue(p.slurm.nodes);
+    m_gpus->setValue(p.slurm.gpus);
+    m_time->setText(p.slurm.time);
+    m_slurmBox->setVisible(p.launcher == ResumeProfile::Launcher::Slurm);
     m_loading = false;
     updatePreview();
 }
@@ -203,6 +234,12 @@ void ResumeProfileDialog::storeEdits()
     p.environment = linesOf(m_environment);
     p.workingDirectory = m_workingDirectory->text();
     p.passSteps = m_passSteps->isChecked();
+    p.launcher = ResumeProfile::Launcher(m_launcher->currentData().toInt());
+    p.slurm.partition = m_partition->text().trimmed();
+    p.slurm.nodes = m_nodes->value();
+    p.slurm.gpus = m_gpus->value();
+    p.slurm.time = m_time->text().trimmed();
+    m_slurmBox->setVisible(p.launcher == ResumeProfile::Launcher::Slurm);
     if (auto* item = m_list->item(row); item && item->text() != p.name)
         item->setText(p.name);
     updatePreview();
@@ -214,9 +251,17 @@ void ResumeProfileDialog::updatePreview()
     if (row < 0)
         return;
     const ResolvedCommand c = resolveProfile(m_profiles[row], m_values, m_bundledTrainer.isEmpty() ? m_profiles[row].program : m_bundledTrainer, std::nullopt);
-    QStringList lines{c.program};
-    for (const QString& a : c.arguments)
-        lines << QStringLiteral("  ") + a;
+    QStringList lines;
+    if (m_profiles[row].launcher == ResumeProfile::Launcher::Slurm) {
+        lines << QStringLiteral("sbatch");
+        for (const QString& a : sbatchArguments(m_profiles[row], c, QStringLiteral("{out}/slurm/resume-….sh"), QStringLiteral("{out}/slurm/resume-….out")))
+            lines << QStringLiteral("  ") + a;
+        lines << tr("with the script:") << slurmScript(c).section(u'\n', -2, -2);
+    } else {
+        lines << c.program;
+        for (const QString& a : c.arguments)
+            lines << QStringLiteral("  ") + a;
+    }
     if (m_profiles[row].passSteps)
         lines << tr("  (--steps N when a step target is set)");
     if (!c.workingDirectory.isEmpty())

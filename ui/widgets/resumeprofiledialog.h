@@ -7,6 +7,8 @@
 #include <QDialog>
 
 class QCheckBox;
+class QComboBox;
+class QSpinBox;
 class QLabel;
 class QLineEdit;
 class QListWidget;
@@ -42,6 +44,11 @@ public:
     QPushButton* duplicateButton() const { return m_duplicate; }
     QPushButton* deleteButton() const { return m_delete; }
     QPlainTextEdit* preview() const { return m_preview; }
+    QComboBox* launcherBox() const { return m_launcher; }
+    QLineEdit* partitionEdit() const { return m_partition; }
+    QSpinBox* nodesBox() const { return m_nodes; }
+    QSpinBox* gpusBox() const { return m_gpus; }
+    QLineEdit* timeEdit() const { return m_time; }
 
 private:
     void showProfile(int row);
@@ -60,6 +67,12 @@ private:
     QPlainTextEdit* m_environment;
     QLineEdit* m_workingDirectory;
     QCheckBox* m_passSteps;
+    QComboBox* m_launcher;
+    QLineEdit* m_partition;
+    QSpinBox* m_nodes;
+    QSpinBox* m_gpus;
+    QLineEdit* m_time;
+    QWidget* m_slurmBox;
     QPlainTextEdit* m_preview;
     QLabel* m_problem;
     QPushButton* m_new;
