@@ -205,7 +205,11 @@ private Q_SLOTS:
         QVERIFY(!expected.isEmpty());
         QVERIFY2(readAll(QDir(dir.path()).filePath(QStringLiteral("checkpoint/record-30.mpk"))) == expected, "the Slurm resumption differs from a straight run");
         if (const QString shots = qEnvironmentVariable("CKPT_UI_SHOTS"); !shots.isEmpty()) {
-            w.lossPlot()->grab().save(QDir(shots).filePath(QStringLiteral("resume-slurm-loss.png")));
+            for (auto* dock : w.findChildren<QDockWidget*>())
+                if (dock->isAncestorOf(w.lossPlot()))
+                    dock->raise();
+            QTest::qWait(200);
+            w.grab().save(QDir(shots).filePath(QStringLiteral("resume-slurm-loss.png")));
             for (auto* dock : w.findChildren<QDockWidget*>())
                 if (dock->widget() == panel)
                     dock->raise();
