@@ -8,6 +8,8 @@
 #include "ui/widgets/resumeprofiledialog.h"
 
 #include <QApplication>
+#include <QComboBox>
+#include <QSpinBox>
 #include <QDir>
 #include <QFile>
 #include <QLineEdit>
@@ -268,6 +270,33 @@ private Q_SLOTS:
         QCOMPARE(d.list()->count(), 2);
         QCOMPARE(d.profiles()[0].name, ResumeProfile::defaultProfile().name + QStringLiteral(" (2)"));
         QCOMPARE(d.profiles()[0].arguments.last(), QStringLiteral("{out}/more"));
+    }
+
+    void dialogEditsSlurmOptions()
+    {
+        ResumeProfileDialog d(ResumeProfile::defaultProfiles());
+        d.setPreviewValues({QStringLiteral("/runs/a b/checkpoint/record-20.mpk"), QStringLiteral("/runs/a b/checkpoint"), QStringLiteral("20"),
+                               QStringLiteral("/runs/a b")},
+            QStringLiteral("/usr/bin/ckpt-train"));
+        d.selectProfile(ResumeProfile::slurmProfile().name);
+        QCOMPARE(d.launcherBox()->currentData().toInt(), int(ResumeProfile::Launcher::Slurm));
+        QVERIFY(d.partitionEdit()->isVisibleTo(&d));
+        d.partitionEdit()->setText(QStringLiteral("gpu"));
+        d.gpusBox()->setValue(2);
+        d.timeEdit()->setText(QStringLiteral("02:00:00"));
+        const ResumeProfile p = d.profiles().at(1);
+        QCOMPARE(p.slurm, (ResumeProfile::Slurm{QStringLiteral("gpu"), 1, 2, QStringLiteral("02:00:00")}));
+        const QString preview = d.preview()->toPlainText();
+        QVERIFY2(preview.startsWith(QLatin1String("sbatch\n  --parsable")) && preview.contains(QLatin1String("--gres=gpu:2"))
+                && preview.contains(QLatin1String("exec '/usr/bin/ckpt-train' '--resume' '/runs/a b/checkpoint/record-20.mpk'")),
+            qPrintable(preview));
+        if (const QString shots = qEnvironmentVariable("CKPT_UI_SHOTS"); !shots.isEmpty()) {
+            d.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&d));
+            d.grab().save(QDir(shots).filePath(QStringLiteral("resume-profiles-slurm.png")));
+        }
+        d.selectProfile(ResumeProfile::defaultProfile().name);
+        QVERIFY(!d.partitionEdit()->isVisibleTo(&d));
     }
 };
 

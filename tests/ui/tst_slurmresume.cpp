@@ -241,11 +241,37 @@ private Q_SLOTS:
         QCOMPARE(failed.count(), 0);
         QCOMPARE(finished.at(0).at(1).toBool(), true);
         QVERIFY(!runner.isRunning());
-        QVERIFY2(readAll(runner.slurmOutputPath()).contains("stopped by signal"), readAll(runner.slurmOutputPath()).right(500).constData());
+        QVERIFY2(readAll(runner.slurmErrorPath()).contains("stopped by signal"), readAll(runner.slurmErrorPath()).right(500).constData());
         qulonglong newest = 0;
         for (const QString& f : QDir(QDir(dir.path()).filePath(QStringLiteral("checkpoint"))).entryList({QStringLiteral("record-*.mpk")}))
             newest = std::max(newest, f.mid(7, f.size() - 11).toULongLong());
         QVERIFY2(newest > 10, qPrintable(QString::number(newest)));
+    }
+
+    /** A job that fails reports Slurm's final state and the trainer's own error line (from the job's .err file). */
+    void failingJobReportsTheTrainersError()
+    {
+        QTemporaryDir dir;
+        const QString bogus = QDir(dir.path()).filePath(QStringLiteral("not-a-record.mpk"));
+        QFile f(bogus);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("\xc1 not msgpack");
+        f.close();
+        ResumeRunner runner;
+        runner.setProgram(kTrain);
+        runner.setPollInterval(200);
+        QSignalSpy finished(&runner, &ResumeRunner::finished);
+        QSignalSpy failed(&runner, &ResumeRunner::failed);
+        QSignalSpy errors(&runner, &ResumeRunner::outputAvailable);
+        QVERIFY(runner.start({bogus, dir.path(), std::nullopt, ResumeProfile::slurmProfile(), 0}));
+        QVERIFY(finished.wait(60000));
+        QCOMPARE(failed.count(), 1);
+        const QString message = failed.at(0).at(0).toString();
+        QVERIFY2(message.contains(QLatin1String("FAILED")) && message.contains(QLatin1String("exit code 1"))
+                && message.contains(QLatin1String("not-a-record.mpk")),
+            qPrintable(message));
+        QCOMPARE(finished.at(0).at(0).toInt(), 1);
+        QVERIFY(std::any_of(errors.begin(), errors.end(), [](const QList<QVariant>& e) { return e.at(1).toBool(); })); // shown as an error line
     }
 };
 

@@ -226,6 +226,11 @@ void ResumeRunner::runTool(const QString& program, const QStringList& args, std:
     p->start(program, args);
 }
 
+QString ResumeRunner::errorPathOf(const QString& outputPath)
+{
+    return outputPath.left(outputPath.size() - 4) + QStringLiteral(".err");
+}
+
 bool ResumeRunner::startSlurm(const Request& request, const ResolvedCommand& cmd)
 {
     // Slurm expands %j, %u, ... and backslashes in --output: a run directory with them would write elsewhere.
@@ -247,11 +252,12 @@ bool ResumeRunner::startSlurm(const Request& request, const ResolvedCommand& cmd
         return false;
     }
     QFile::setPermissions(m_scriptPath, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner | QFile::ReadGroup | QFile::ExeGroup);
-    m_tailOffset = 0;
+    m_tailOffset[0] = m_tailOffset[1] = 0;
     m_jobActive = true; // from submission on: isRunning(), and stop() cancels once the id is known
     m_slurmEnvironment = cmd.environment; // sbatch exports the submitting environment to the job
     m_runningProgram = QStringLiteral("sbatch");
-    const QStringList args = sbatchArguments(request.profile, cmd, m_scriptPath, m_outputPath);
+    QStringList args = sbatchArguments(request.profile, cmd, m_scriptPath, m_outputPath);
+    args.insert(args.size() - 1, QStringLiteral("--error=") + errorPathOf(m_outputPath));
     Q_EMIT outputAvailable(QStringLiteral("sbatch ") + args.join(u' '), false);
     runTool(QStringLiteral("sbatch"), args, [this](int code, const QString& out, const QString& err) {
         const QString id = out.trimmed().section(u';', 0, 0);
@@ -276,13 +282,17 @@ bool ResumeRunner::startSlurm(const Request& request, const ResolvedCommand& cmd
 
 void ResumeRunner::tailOutput()
 {
-    QFile f(m_outputPath);
-    if (!f.open(QIODevice::ReadOnly) || f.size() <= m_tailOffset)
-        return;
-    f.seek(m_tailOffset);
-    const QByteArray chunk = f.readAll();
-    m_tailOffset += chunk.size();
-    consume(0, chunk);
+    // The job's stdout and stderr files, read from where the last poll stopped, as the two channels.
+    const QString paths[2] = {m_outputPath, errorPathOf(m_outputPath)};
+    for (int channel = 0; channel < 2; ++channel) {
+        QFile f(paths[channel]);
+        if (!f.open(QIODevice::ReadOnly) || f.size() <= m_tailOffset[channel])
+            continue;
+        f.seek(m_tailOffset[channel]);
+        const QByteArray chunk = f.readAll();
+        m_tailOffset[channel] += chunk.size();
+        consume(channel, chunk);
+    }
 }
 
 void ResumeRunner::pollJob()
@@ -335,6 +345,7 @@ void ResumeRunner::finishJob(const QString& state, int exitCode)
     m_pollInFlight = false;
     tailOutput();
     consume(0, {}, true);
+    consume(1, {}, true);
     m_jobActive = false;
     m_jobState = state;
     Q_EMIT jobStateChanged(m_jobId, state);

@@ -22,7 +22,7 @@ namespace ckpt::ui {
  * lines are parsed and reported as steps.
  *
  * A Slurm profile submits the same argument list as a batch job instead (sbatch, script and output
- * file in RUN_DIR/slurm/), follows it with squeue, tails its output file as if it were stdout, reads
+ * files in RUN_DIR/slurm/), follows it with squeue, tails its .out and .err files as stdout and stderr, reads
  * the final state with sacct (scontrol when the cluster keeps no accounting), and stop() is scancel.
  *
  * Every start() that returns true ends in exactly one finished(); a run that could not start,
@@ -64,6 +64,7 @@ public:
     /** The batch script and output file of the current or last Slurm run. */
     QString slurmScriptPath() const { return m_scriptPath; }
     QString slurmOutputPath() const { return m_outputPath; }
+    QString slurmErrorPath() const { return errorPathOf(m_outputPath); }
 
     /** The exact argument list for \a request. */
     static QStringList arguments(const Request& request);
@@ -107,6 +108,8 @@ private:
     void pollJob();
     void tailOutput();
     void finishJob(const QString& state, int exitCode);
+    /** The job's stderr file beside its stdout file (resume-STAMP.out -> resume-STAMP.err). */
+    static QString errorPathOf(const QString& outputPath);
     void onFinished(int exitCode, QProcess::ExitStatus status);
     void onError(QProcess::ProcessError error);
 
@@ -128,7 +131,7 @@ private:
     bool m_jobActive = false;
     bool m_pollInFlight = false;
     QString m_jobId, m_jobState, m_scriptPath, m_outputPath;
-    qint64 m_tailOffset = 0;
+    qint64 m_tailOffset[2] = {0, 0};
     QProcessEnvironment m_slurmEnvironment;
 };
 
