@@ -181,8 +181,9 @@ private Q_SLOTS:
         p.slurm = {QStringLiteral("gpu queue"), 2, 1, QStringLiteral("00:10:00")};
         p.workingDirectory = QStringLiteral("{dir}");
         const ResolvedCommand c2 = resolveProfile(p, v, QString(), std::nullopt);
-        const QStringList sb = sbatchArguments(p, c2, QStringLiteral("/x/job.sh"), QStringLiteral("/x/job.out"));
+        const QStringList sb = sbatchArguments(p, c2, QStringLiteral("/x/job.sh"), QStringLiteral("/x/job.out"), QStringLiteral("/x/job.err"));
         QCOMPARE(sb, (QStringList{QStringLiteral("--parsable"), QStringLiteral("--job-name=ckpt-resume"), QStringLiteral("--output=/x/job.out"),
+                         QStringLiteral("--error=/x/job.err"),
                          QStringLiteral("--partition=gpu queue"), QStringLiteral("--nodes=2"), QStringLiteral("--gres=gpu:1"), QStringLiteral("--time=00:10:00"),
                          QStringLiteral("--chdir=") + v.dir, QStringLiteral("/x/job.sh")}));
     }
@@ -288,6 +289,7 @@ private Q_SLOTS:
         QCOMPARE(p.slurm, (ResumeProfile::Slurm{QStringLiteral("gpu"), 1, 2, QStringLiteral("02:00:00")}));
         const QString preview = d.preview()->toPlainText();
         QVERIFY2(preview.startsWith(QLatin1String("sbatch\n  --parsable")) && preview.contains(QLatin1String("--gres=gpu:2"))
+                && preview.contains(QLatin1String("--output=/runs/a b/slurm/resume-STAMP.out"))
                 && preview.contains(QLatin1String("exec '/usr/bin/ckpt-train' '--resume' '/runs/a b/checkpoint/record-20.mpk'")),
             qPrintable(preview));
         if (const QString shots = qEnvironmentVariable("CKPT_UI_SHOTS"); !shots.isEmpty()) {

@@ -45,9 +45,11 @@ QString slurmScript(const ResolvedCommand& command)
     return script + QLatin1Char('\n');
 }
 
-QStringList sbatchArguments(const ResumeProfile& profile, const ResolvedCommand& command, const QString& scriptPath, const QString& outputPath)
+QStringList sbatchArguments(const ResumeProfile& profile, const ResolvedCommand& command, const QString& scriptPath, const QString& outputPath,
+    const QString& errorPath)
 {
-    QStringList a{QStringLiteral("--parsable"), QStringLiteral("--job-name=ckpt-resume"), QStringLiteral("--output=") + outputPath};
+    QStringList a{QStringLiteral("--parsable"), QStringLiteral("--job-name=ckpt-resume"), QStringLiteral("--output=") + outputPath,
+        QStringLiteral("--error=") + errorPath};
     if (!profile.slurm.partition.isEmpty())
         a << QStringLiteral("--partition=") + profile.slurm.partition;
     a << QStringLiteral("--nodes=%1").arg(std::max(1, profile.slurm.nodes));

@@ -89,8 +89,9 @@ ResolvedCommand resolveProfile(const ResumeProfile& profile, const PlaceholderVa
 QString shellQuote(const QString& s);
 /** The batch script of a Slurm job running \a command: `exec` of the quoted argument list, nothing else. */
 QString slurmScript(const ResolvedCommand& command);
-/** sbatch's argument list: --parsable, job name, output file, the profile's options, the working directory, the script. */
-QStringList sbatchArguments(const ResumeProfile& profile, const ResolvedCommand& command, const QString& scriptPath, const QString& outputPath);
+/** sbatch's argument list: --parsable, job name, output and error files, the profile's options, the working directory, the script. */
+QStringList sbatchArguments(const ResumeProfile& profile, const ResolvedCommand& command, const QString& scriptPath, const QString& outputPath,
+    const QString& errorPath);
 
 /**
  * Resume profiles in QSettings ("resume/profiles", an array; "resume/current" the chosen name).

@@ -256,8 +256,7 @@ bool ResumeRunner::startSlurm(const Request& request, const ResolvedCommand& cmd
     m_jobActive = true; // from submission on: isRunning(), and stop() cancels once the id is known
     m_slurmEnvironment = cmd.environment; // sbatch exports the submitting environment to the job
     m_runningProgram = QStringLiteral("sbatch");
-    QStringList args = sbatchArguments(request.profile, cmd, m_scriptPath, m_outputPath);
-    args.insert(args.size() - 1, QStringLiteral("--error=") + errorPathOf(m_outputPath));
+    const QStringList args = sbatchArguments(request.profile, cmd, m_scriptPath, m_outputPath, errorPathOf(m_outputPath));
     Q_EMIT outputAvailable(QStringLiteral("sbatch ") + args.join(u' '), false);
     runTool(QStringLiteral("sbatch"), args, [this](int code, const QString& out, const QString& err) {
         const QString id = out.trimmed().section(u';', 0, 0);

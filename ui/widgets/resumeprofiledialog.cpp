@@ -3,6 +3,7 @@
 #include "ui/widgets/resumeprofiledialog.h"
 
 #include <QCheckBox>
+#include <QDir>
 #include <QComboBox>
 #include <QSpinBox>
 #include <QDialogButtonBox>
@@ -113,7 +114,8 @@ ResumeProfileDialog::ResumeProfileDialog(QList<ResumeProfile> profiles, QWidget*
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(columns, 1);
     layout->addWidget(box);
-    resize(820, 520);
+    m_preview->setMinimumHeight(140);
+    resize(820, 700);
 
     connect(box, &QDialogButtonBox::accepted, this, &QDialog::accept);
     connect(box, &QDialogButtonBox::rejected, this, &QDialog::reject);
@@ -254,7 +256,9 @@ void ResumeProfileDialog::updatePreview()
     QStringList lines;
     if (m_profiles[row].launcher == ResumeProfile::Launcher::Slurm) {
         lines << QStringLiteral("sbatch");
-        for (const QString& a : sbatchArguments(m_profiles[row], c, QStringLiteral("{out}/slurm/resume-….sh"), QStringLiteral("{out}/slurm/resume-….out")))
+        const QDir jobs(QDir(m_values.out.isEmpty() ? QStringLiteral("{out}") : m_values.out).filePath(QStringLiteral("slurm")));
+        for (const QString& a : sbatchArguments(m_profiles[row], c, jobs.filePath(QStringLiteral("resume-STAMP.sh")),
+                 jobs.filePath(QStringLiteral("resume-STAMP.out")), jobs.filePath(QStringLiteral("resume-STAMP.err"))))
             lines << QStringLiteral("  ") + a;
         lines << tr("with the script:") << slurmScript(c).section(u'\n', -2, -2);
     } else {
