@@ -8,7 +8,8 @@
 # Rust oracle that checks us against the real serializer crates; python3-msgpack/numpy, graphviz and
 # time are the peers of the benchmarks; xvfb and fonts let screenshots and GUI tests run headless;
 # help2man makes the man pages from --help, and desktop-file-utils, appstream, shared-mime-info,
-# bash-completion, zsh and man-db are what tests/packaging checks the installed desktop integration with.
+# bash-completion, zsh and man-db are what tests/packaging checks the installed desktop integration with;
+# slurm-wlm + munge give tests/ui/tst_slurmresume a real single-node Slurm on localhost.
 set -euo pipefail
 
 packages=(
@@ -22,6 +23,7 @@ packages=(
   python3 python3-msgpack python3-numpy graphviz time
   xvfb xauth fonts-dejavu-core
   help2man desktop-file-utils appstream shared-mime-info bash-completion zsh man-db
+  slurm-wlm munge
 )
 
 missing=()

@@ -14,6 +14,7 @@
 #include "ui/widgets/aboutdialog.h"
 #include "ui/widgets/diffpanel.h"
 #include "ui/widgets/optimizerpanel.h"
+#include "ui/widgets/exportdialog.h"
 #include "ui/widgets/resumepanel.h"
 #include "ui/widgets/tensordetailwidget.h"
 #include "ui/widgets/viewsetup.h"
@@ -400,6 +401,11 @@ void MainWindow::createActions()
     save->setShortcut(QKeySequence::Save);
     auto* saveAs = file->addAction(tr("Save &As…"), this, [this] { saveDocument(true); });
     saveAs->setShortcut(QKeySequence::SaveAs);
+    // Another recorder or precision: the loss is listed, and must be accepted, before anything is written.
+    file->addAction(tr("&Export…"), this, [this] {
+        ExportDialog dialog(m_doc, m_doc->exportRecord(), this);
+        dialog.exec();
+    });
     file->addSeparator();
     auto* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);

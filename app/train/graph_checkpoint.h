@@ -21,6 +21,12 @@
 namespace ckpt::train {
 
 /**
+ * The optimizer_state entry in which ckpt-train keeps its continuation state (a JSON blob); the
+ * other entries are the crate's "raw optimizer state blobs, keyed by parameter name".
+ */
+inline constexpr const char* kResumeStateKey = "ckpt-train/resume_state";
+
+/**
  * Records the computation of one training micro-batch as an ipfrs GradientCheckpoint
  * (format-ipfrs-gradient-checkpoint.md §1–§3): one node per op of the MLP with the CIDs (CIDv1, raw
  * codec, sha2-256) of the real tensors it consumed, produced and (for ops with parameters) of its
@@ -53,9 +59,17 @@ public:
         m_valid = true;
     }
 
-    Result<void> write(const std::filesystem::path& dir, uint64_t step, const TrainConfig& c, const Mlp<T>& model,
-        const std::array<ParamState<T>, Mlp<T>::Count>& state)
+    /**
+     * Writes DIR/graph/step-N.{json,car}. Besides the graph (whose parameter inputs are the values
+     * the micro-batch used, before its optimizer update) the checkpoint carries what a continuation
+     * needs: the optimizer blobs after the update, and under kResumeStateKey the caller state plus
+     * the CIDs of the updated parameters and of pending accumulated gradients, whose blocks go into
+     * the CAR like every other tensor.
+     */
+    Result<void> write(const std::filesystem::path& dir, const TrainConfig& c, const TrainProgress& progress, const Mlp<T>& model,
+        const std::array<ParamState<T>, Mlp<T>::Count>& state, const std::array<Mat<T>, Mlp<T>::Count>& accum)
     {
+        const uint64_t step = progress.step;
         if (!m_valid)
             return {}; // nothing computed in this process yet (a continuation stopped before its first step)
         using M = Mlp<T>;
@@ -188,6 +202,8 @@ public:
                 b.bin(t);
             }
         }
+        b.key(kResumeStateKey);
+        b.bin(resumeStateBlob(c, progress, model, accum));
         b.end();
         b.key("timestamp");
         b.uinteger(timestamp());
@@ -211,6 +227,36 @@ public:
     }
 
 private:
+    /** Compact JSON {caller_state, parameters: {path: cid}, pending_gradients: {path: cid}}; adds the blocks. */
+    std::vector<uint8_t> resumeStateBlob(const TrainConfig& c, const TrainProgress& progress, const Mlp<T>& model,
+        const std::array<Mat<T>, Mlp<T>::Count>& accum)
+    {
+        TapeBuilder b;
+        b.beginMap();
+        b.key("caller_state");
+        writeCallerState(b, c, progress);
+        b.key("parameters");
+        b.beginMap();
+        for (const auto& p : model.params) {
+            b.key(p.modulePath);
+            b.str(block(p.value));
+        }
+        b.end();
+        b.key("pending_gradients");
+        b.beginMap();
+        if (progress.pendingMicroBatches > 0)
+            for (size_t i = 0; i < Mlp<T>::Count; ++i) {
+                b.key(model.params[i].modulePath);
+                b.str(block(accum[i]));
+            }
+        b.end();
+        b.end();
+        const Tape tape = std::move(b).finish();
+        Sink sink;
+        writeJson(tape, tape.root(), JsonStyle::Compact, sink);
+        return sink.buffer();
+    }
+
     static std::vector<uint8_t> rawBytes(const Mat<T>& m)
     {
         std::vector<uint8_t> bytes(static_cast<size_t>(m.size()) * sizeof(T));

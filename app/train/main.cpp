@@ -5,6 +5,7 @@
 // run to trainer.cpp.
 #include "app/train/config.h"
 #include "app/train/format.h"
+#include "app/train/graph_checkpoint.h"
 #include "app/train/trainer.h"
 #include "core/record/record.h"
 
@@ -35,6 +36,7 @@ const char* kUsage =
     "                  [--momentum X] [--dampening X] [--nesterov] [--gamma X] [--step-size N] [--final-lr X]\n"
     "                  [--sched-iters N] [--warmup N] [--embedding-size N]\n"
     "       ckpt-train --resume RECORD --out DIR [--steps N] [any flag above overrides the recorded value]\n"
+    "                  (RECORD: a TrainingRecord, or a GradientCheckpoint graph/step-N.json with its step-N.car)\n"
     "       ckpt-train --help | --version\n"
     "\n"
     "The reference trainer of Checkpoint Inspector: a deterministic MLP on data generated from its seed\n"
@@ -247,27 +249,43 @@ int main(int argc, char** argv)
         if (cfg.steps == 0)
             return usage("--steps must be at least 1");
     } else {
-        auto rec = openTrainingRecord(resumePath);
-        if (!rec) {
-            std::fprintf(stderr, "ckpt-train: %s\n", std::move(rec.error()).withFile(resumePath).message().c_str());
+        auto graph = openGraphResume(resumePath);
+        if (!graph) {
+            std::fprintf(stderr, "ckpt-train: %s\n", graph.error().message().c_str());
             return ExitFailed;
         }
-        const Record& r = **rec;
-        if (r.kind != RecordKind::TrainingRecord || !r.stateNode) {
-            std::fprintf(stderr, "ckpt-train: %s: not a TrainingRecord with caller state (found %s)\n", resumePath.c_str(),
-                std::string(recordKindName(r.kind)).c_str());
-            return ExitFailed;
-        }
-        if (r.partial) {
-            std::fprintf(stderr, "ckpt-train: %s: the bincode record could only be scanned, not decoded\n", resumePath.c_str());
-            return ExitFailed;
-        }
-        if (auto s = readCallerState(r.tape, *r.stateNode, cfg, req.recordedProgress); !s) {
-            std::fprintf(stderr, "ckpt-train: %s\n", std::move(s.error()).withFile(resumePath).message().c_str());
-            return ExitFailed;
+        std::string configPath = "item[4].config";
+        if (*graph) {
+            req.graph = std::make_shared<const GraphResumeSource>(std::move(**graph));
+            configPath = std::string("optimizer_state[\"") + kResumeStateKey + "\"].caller_state.config";
+            if (auto s = readCallerState(req.graph->state, req.graph->callerStateNode, cfg, req.recordedProgress); !s) {
+                std::fprintf(stderr, "ckpt-train: %s\n", std::move(s.error()).withFile(resumePath).message().c_str());
+                return ExitFailed;
+            }
+        } else {
+            auto rec = openTrainingRecord(resumePath);
+            if (!rec) {
+                std::fprintf(stderr, "ckpt-train: %s\n", std::move(rec.error()).withFile(resumePath).message().c_str());
+                return ExitFailed;
+            }
+            const Record& r = **rec;
+            if (r.kind != RecordKind::TrainingRecord || !r.stateNode) {
+                std::fprintf(stderr, "ckpt-train: %s: not a TrainingRecord with caller state (found %s)\n", resumePath.c_str(),
+                    std::string(recordKindName(r.kind)).c_str());
+                return ExitFailed;
+            }
+            if (r.partial) {
+                std::fprintf(stderr, "ckpt-train: %s: the bincode record could only be scanned, not decoded\n", resumePath.c_str());
+                return ExitFailed;
+            }
+            if (auto s = readCallerState(r.tape, *r.stateNode, cfg, req.recordedProgress); !s) {
+                std::fprintf(stderr, "ckpt-train: %s\n", std::move(s.error()).withFile(resumePath).message().c_str());
+                return ExitFailed;
+            }
+            req.record = *rec;
         }
         if (auto why = configProblem(cfg); !why.empty()) {
-            std::fprintf(stderr, "ckpt-train: %s: at item[4].config: %s\n", resumePath.c_str(), why.c_str());
+            std::fprintf(stderr, "ckpt-train: %s: at %s: %s\n", resumePath.c_str(), configPath.c_str(), why.c_str());
             return ExitFailed;
         }
         for (const auto& [name, value] : given) {
@@ -294,7 +312,6 @@ int main(int argc, char** argv)
         for (const auto& [name, value] : given)
             if (name == "--steps")
                 req.stepsFlag = cfg.steps;
-        req.record = *rec;
         req.recordPath = resumePath;
     }
     installStopHandler();

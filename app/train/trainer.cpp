@@ -6,6 +6,8 @@
 #include "app/train/graph_checkpoint.h"
 #include "app/train/model.h"
 #include "app/train/optim.h"
+#include "core/codec/json.h"
+#include "core/graph/checkpoint.h"
 #include "core/io/bytes.h"
 #include "core/tensor/dtype.h"
 #include "core/tensor/shape.h"
@@ -294,34 +296,13 @@ public:
     /** Restores the whole training state from a record; nothing is trained if this fails. */
     Result<void> restore(const Record& rec, const TrainProgress& progress, std::vector<std::string>& notes)
     {
-        m_p = progress;
         const Tape& t = rec.tape;
         if (!rec.moduleNode || !rec.optimizerNode || !rec.schedulerNode || !rec.gradientsNode || !rec.stateNode)
             return invalid("not a TrainingRecord: item must be [module, optimizer, scheduler, gradients, state]", "item");
+        if (auto r = adoptProgress(progress, "item[4].progress"); !r)
+            return r;
 
-        // Progress must add up before anything else is trusted.
-        if (m_p.pendingMicroBatches >= m_c.gradAccum)
-            return invalid("pending_micro_batches " + std::to_string(m_p.pendingMicroBatches) + " is not below grad_accum "
-                    + std::to_string(m_c.gradAccum),
-                "item[4].progress.pending_micro_batches");
-        if (m_p.step != m_p.optimizerSteps * m_c.gradAccum + m_p.pendingMicroBatches)
-            return invalid("step " + std::to_string(m_p.step) + " does not equal optimizer_steps * grad_accum + pending_micro_batches = "
-                    + std::to_string(m_p.optimizerSteps * m_c.gradAccum + m_p.pendingMicroBatches),
-                "item[4].progress.step");
-        if (m_p.epoch == 0 || m_p.dataCursor >= m_c.datasetSize || m_p.dataCursor % m_c.batchSize != 0)
-            return invalid("epoch must be >= 1 and data_cursor a multiple of batch_size below dataset_size", "item[4].progress");
-
-        // Positions an unedited run would be at; an edit is honoured (the record is the truth) and announced.
-        const uint64_t samples = m_p.step * m_c.batchSize;
-        auto noteEdit = [&](const char* field, uint64_t value, uint64_t expected) {
-            if (value != expected)
-                notes.push_back(std::string(field) + " edited (" + std::to_string(value) + ", " + std::to_string(m_p.step) + " steps give "
-                    + std::to_string(expected) + "): honoured");
-        };
-        noteEdit("rng_counter", m_p.rngCounter, samples);
-        noteEdit("samples_seen", m_p.samplesSeen, samples);
-        noteEdit("epoch", m_p.epoch, samples / m_c.datasetSize + 1);
-        noteEdit("data_cursor", m_p.dataCursor, samples % m_c.datasetSize);
+        noteProgressEdits(notes);
 
         // Module: ids and shapes.
         const uint32_t module = *rec.moduleNode;
@@ -386,10 +367,8 @@ public:
         // Scheduler.
         if (auto r = m_sched.read(t, *rec.schedulerNode); !r)
             return r;
-        Scheduler expected(m_c);
+        const Scheduler expected = expectedScheduler();
         const uint64_t windows = m_p.optimizerSteps + (m_p.pendingMicroBatches > 0 ? 1 : 0);
-        for (uint64_t i = 0; i < windows && i < 10'000'000; ++i)
-            expected.step();
         if (!m_sched.samePosition(expected))
             notes.push_back("scheduler state edited (" + m_sched.position() + ", " + std::to_string(windows) + " steps give "
                 + expected.position() + "): honoured");
@@ -442,6 +421,177 @@ public:
                 "item[3].gradients");
         if (m_p.pendingMicroBatches == 0 && !pending.empty())
             return invalid("pending gradients present but progress.pending_micro_batches is 0", "item[3].gradients");
+        return {};
+    }
+
+    /** Takes the recorded progress; it must add up before anything else is trusted. */
+    Result<void> adoptProgress(const TrainProgress& progress, const std::string& path)
+    {
+        m_p = progress;
+        if (m_p.pendingMicroBatches >= m_c.gradAccum)
+            return invalid("pending_micro_batches " + std::to_string(m_p.pendingMicroBatches) + " is not below grad_accum "
+                    + std::to_string(m_c.gradAccum),
+                path + ".pending_micro_batches");
+        if (m_p.step != m_p.optimizerSteps * m_c.gradAccum + m_p.pendingMicroBatches)
+            return invalid("step " + std::to_string(m_p.step) + " does not equal optimizer_steps * grad_accum + pending_micro_batches = "
+                    + std::to_string(m_p.optimizerSteps * m_c.gradAccum + m_p.pendingMicroBatches),
+                path + ".step");
+        if (m_p.epoch == 0 || m_p.dataCursor >= m_c.datasetSize || m_p.dataCursor % m_c.batchSize != 0)
+            return invalid("epoch must be >= 1 and data_cursor a multiple of batch_size below dataset_size", path);
+        return {};
+    }
+
+    void noteProgressEdits(std::vector<std::string>& notes)
+    {
+        // Positions an unedited run would be at; an edit is honoured (the record is the truth) and announced.
+        const uint64_t samples = m_p.step * m_c.batchSize;
+        auto noteEdit = [&](const char* field, uint64_t value, uint64_t expected) {
+            if (value != expected)
+                notes.push_back(std::string(field) + " edited (" + std::to_string(value) + ", " + std::to_string(m_p.step) + " steps give "
+                    + std::to_string(expected) + "): honoured");
+        };
+        noteEdit("rng_counter", m_p.rngCounter, samples);
+        noteEdit("samples_seen", m_p.samplesSeen, samples);
+        noteEdit("epoch", m_p.epoch, samples / m_c.datasetSize + 1);
+        noteEdit("data_cursor", m_p.dataCursor, samples % m_c.datasetSize);
+    }
+
+    /** Where an unedited run's scheduler is after the recorded progress. */
+    Scheduler expectedScheduler() const
+    {
+        Scheduler expected(m_c);
+        const uint64_t windows = m_p.optimizerSteps + (m_p.pendingMicroBatches > 0 ? 1 : 0);
+        for (uint64_t i = 0; i < windows && i < 10'000'000; ++i)
+            expected.step();
+        return expected;
+    }
+
+    /**
+     * Restores the whole training state from a GradientCheckpoint written by ckpt-train: parameters
+     * and pending gradients from hash-checked CAR blocks, optimizer state from the blobs, progress from
+     * the caller state, the scheduler from the configuration (a GradientCheckpoint has no scheduler
+     * record: it is where an unedited run is).
+     */
+    Result<void> restoreGraph(const GraphResumeSource& src, const TrainProgress& progress, std::vector<std::string>& notes)
+    {
+        const std::string statePath = std::string("optimizer_state[\"") + kResumeStateKey + "\"]";
+        if (auto r = adoptProgress(progress, statePath + ".caller_state.progress"); !r)
+            return r;
+        noteProgressEdits(notes);
+        if (src.checkpoint.step != m_p.step)
+            return invalid("step " + std::to_string(src.checkpoint.step) + " differs from the caller state's progress.step "
+                    + std::to_string(m_p.step),
+                "step");
+        const Tape& t = src.state;
+        auto tensorFrom = [&](uint32_t map, const std::string& mapPath, const Param<T>& p, Mat<T>& out) -> Result<void> {
+            const std::string path = mapPath + "[\"" + p.modulePath + "\"]";
+            auto cidNode = t.find(map, p.modulePath);
+            if (!cidNode || !t.isStr(*cidNode))
+                return invalid("missing the CID of " + p.modulePath, path);
+            const std::string cidText(t.str(*cidNode));
+            auto cid = parseCid(cidText);
+            auto index = cid ? src.car.find(*cid) : std::nullopt;
+            if (!index)
+                return invalid("block " + cidText + " is not in " + src.carPath, path);
+            if (src.car.verify(*index) != BlockCheck::Ok)
+                return invalid("block " + cidText + " in " + src.carPath + " does not match its CID (corrupted)", path);
+            return rawInto(src.car.data(src.car.blocks()[*index]), p, path + " (block " + cidText + ")", out);
+        };
+        auto params = t.find(src.stateNode, "parameters");
+        auto pendingMap = t.find(src.stateNode, "pending_gradients");
+        if (!params || !t.isMap(*params) || !pendingMap || !t.isMap(*pendingMap))
+            return invalid("expected {caller_state, parameters, pending_gradients}", statePath);
+        for (size_t i = 0; i < Mlp<T>::Count; ++i) {
+            auto& p = m_model.params[i];
+            if (auto r = tensorFrom(*params, statePath + ".parameters", p, p.value); !r)
+                return r;
+            if (m_p.pendingMicroBatches > 0)
+                if (auto r = tensorFrom(*pendingMap, statePath + ".pending_gradients", p, m_accum[i]); !r)
+                    return r;
+        }
+        if (m_p.pendingMicroBatches == 0 && t[*pendingMap].count != 0)
+            return invalid("pending gradients present but progress.pending_micro_batches is 0", statePath + ".pending_gradients");
+
+        // Optimizer blobs "<parameter path>/<state>", exactly those the configured optimizer keeps.
+        std::set<std::string> used{kResumeStateKey};
+        auto blob = [&](const std::string& key) -> const std::vector<uint8_t>* {
+            for (const auto& b : src.checkpoint.optimizerState)
+                if (b.key == key) {
+                    used.insert(key);
+                    return &b.bytes;
+                }
+            return nullptr;
+        };
+        const bool trained = m_p.optimizerSteps > 0;
+        for (size_t i = 0; i < Mlp<T>::Count; ++i) {
+            const auto& p = m_model.params[i];
+            auto& s = m_optim.state[i];
+            s = ParamState<T>{};
+            s.present = trained;
+            auto want = [&](const char* name, bool needed, std::optional<Mat<T>>& out) -> Result<void> {
+                const std::string key = p.modulePath + "/" + name;
+                const auto* bytes = blob(key);
+                if (!bytes && needed && trained)
+                    return invalid("missing optimizer blob " + key + " after " + std::to_string(m_p.optimizerSteps) + " optimizer steps",
+                        "optimizer_state");
+                if (bytes && (!needed || !trained))
+                    return invalid("optimizer blob " + key + " does not belong to the configured optimizer at this step",
+                        "optimizer_state[\"" + key + "\"]");
+                if (!bytes)
+                    return {};
+                Mat<T> m;
+                if (auto r = rawInto(*bytes, p, "optimizer_state[\"" + key + "\"]", m); !r)
+                    return r;
+                out = std::move(m);
+                return {};
+            };
+            std::optional<Mat<T>> m1, m2;
+            if (m_c.optimizer == OptimizerKind::Sgd) {
+                if (auto r = want("momentum_buffer", m_c.momentum != 0.0, s.velocity); !r)
+                    return r;
+                continue;
+            }
+            if (auto r = want("exp_avg", true, m1); !r)
+                return r;
+            if (auto r = want("exp_avg_sq", true, m2); !r)
+                return r;
+            if (auto r = want("max_exp_avg_sq", m_c.amsgrad, s.maxMoment2); !r)
+                return r;
+            const std::string stepKey = p.modulePath + "/step";
+            const auto* time = blob(stepKey);
+            if (trained) {
+                if (!time || time->size() != 8)
+                    return invalid("expected an 8-byte little-endian step count", "optimizer_state[\"" + stepKey + "\"]");
+                std::memcpy(&s.time, time->data(), 8);
+                if (s.time != m_p.optimizerSteps)
+                    return invalid("step " + std::to_string(s.time) + " does not match progress.optimizer_steps " + std::to_string(m_p.optimizerSteps),
+                        "optimizer_state[\"" + stepKey + "\"]");
+                s.moment1 = std::move(*m1);
+                s.moment2 = std::move(*m2);
+            } else if (time) {
+                return invalid("optimizer blob " + stepKey + " before the first optimizer step", "optimizer_state[\"" + stepKey + "\"]");
+            }
+        }
+        for (const auto& b : src.checkpoint.optimizerState)
+            if (!used.count(b.key))
+                return invalid("optimizer blob " + b.key + " belongs to no parameter state of the configured optimizer",
+                    "optimizer_state[\"" + b.key + "\"]");
+        m_sched = expectedScheduler();
+        return {};
+    }
+
+    /** Native little-endian T elements (as GraphRecorder wrote them) of a parameter's shape. */
+    static Result<void> rawInto(std::span<const uint8_t> bytes, const Param<T>& p, const std::string& what, Mat<T>& out)
+    {
+        uint64_t numel = 1;
+        for (uint64_t d : p.shape)
+            numel *= d;
+        if (bytes.size() != numel * sizeof(T))
+            return invalid(std::to_string(bytes.size()) + " bytes, but " + p.modulePath + " " + shapeString(p.shape) + " needs "
+                    + std::to_string(numel * sizeof(T)) + " (" + (sizeof(T) == 8 ? "f64" : "f32") + " elements)",
+                what);
+        out.resize(p.value.rows(), p.value.cols());
+        std::memcpy(out.data(), bytes.data(), bytes.size());
         return {};
     }
 
@@ -820,7 +970,7 @@ private:
             m_logs.flush();
         }
         if (m_c.layout & LayoutGradientCheckpoint) {
-            if (auto r = m_graph.write(fs::path(m_out) / "graph", m_p.step, m_c, m_model, m_optim.state); !r)
+            if (auto r = m_graph.write(fs::path(m_out) / "graph", m_c, m_p, m_model, m_optim.state, m_accum); !r)
                 return r;
         }
         return {};
@@ -850,10 +1000,12 @@ int runTyped(const RunRequest& req)
 {
     Trainer<T> trainer(req.config, req.outDir);
     uint64_t target = req.config.steps;
-    if (req.record) {
+    if (req.record || req.graph) {
         std::vector<std::string> notes;
-        if (auto r = trainer.restore(*req.record, req.recordedProgress, notes); !r) {
-            std::fprintf(stderr, "ckpt-train: %s\n", std::move(r.error()).withFile(req.recordPath).message().c_str());
+        auto restored = req.record ? trainer.restore(*req.record, req.recordedProgress, notes)
+                                   : trainer.restoreGraph(*req.graph, req.recordedProgress, notes);
+        if (!restored) {
+            std::fprintf(stderr, "ckpt-train: %s\n", std::move(restored.error()).withFile(req.recordPath).message().c_str());
             return ExitFailed;
         }
         TrainProgress& p = trainer.progress();
@@ -868,7 +1020,9 @@ int runTyped(const RunRequest& req)
         p.stopStep = target;
         std::string line = "resumed from " + req.recordPath + " at step " + std::to_string(p.step) + " (epoch " + std::to_string(p.epoch)
             + ", optimizer step " + std::to_string(p.optimizerSteps) + ", " + std::to_string(p.pendingMicroBatches)
-            + " pending micro-batches, " + std::string(precisionName(req.record->precision)) + " precision " + std::string(recorderName(req.record->recorder))
+            + " pending micro-batches, "
+            + (req.record ? std::string(precisionName(req.record->precision)) + " precision " + std::string(recorderName(req.record->recorder))
+                          : "GradientCheckpoint with " + std::to_string(req.graph->car.blocks().size()) + " blocks from " + req.graph->carPath)
             + "); target step " + std::to_string(target) + "; overridden: ";
         if (req.overrides.empty())
             line += "none";
@@ -881,7 +1035,7 @@ int runTyped(const RunRequest& req)
     } else {
         trainer.startFresh();
     }
-    return trainer.run(target, static_cast<bool>(req.record));
+    return trainer.run(target, req.record || req.graph);
 }
 
 } // namespace
@@ -899,6 +1053,61 @@ Result<std::shared_ptr<const Record>> openTrainingRecord(const std::string& path
     auto e = fail(ErrorCode::Invalid, "a bincode record that none of the trainer's TrainingRecord layouts decodes (another model, or a damaged file)");
     e.error().file = path;
     return e;
+}
+
+Result<std::optional<GraphResumeSource>> openGraphResume(const std::string& path)
+{
+    auto bytes = mapFile(path);
+    if (!bytes)
+        return std::unexpected(std::move(bytes.error()).withFile(path));
+    const auto data = (*bytes)->span();
+    const auto first = std::find_if(data.begin(), data.end(), [](uint8_t c) { return c != ' ' && c != '\t' && c != '\n' && c != '\r'; });
+    if (first == data.end() || *first != '{')
+        return std::nullopt; // MessagePack, bincode, gzip: a record
+    auto tape = readJson(*bytes);
+    if (!tape || sniffGraphFile(*tape) != GraphFileKind::GradientCheckpoint)
+        return std::nullopt; // a PrettyJson record (or broken JSON: openRecord reports it)
+    auto checkpoint = decodeGradientCheckpoint(*tape);
+    if (!checkpoint)
+        return std::unexpected(std::move(checkpoint.error()).withFile(path));
+    GraphResumeSource src;
+    src.checkpoint = std::move(*checkpoint);
+    const auto blob = std::find_if(src.checkpoint.optimizerState.begin(), src.checkpoint.optimizerState.end(),
+        [](const OptimizerBlob& b) { return b.key == kResumeStateKey; });
+    if (blob == src.checkpoint.optimizerState.end()) {
+        auto e = invalid(std::string("a GradientCheckpoint without ckpt-train's continuation state (optimizer_state has no \"") + kResumeStateKey
+                + "\" entry): its graph alone does not say the run's configuration, data position or updated parameters",
+            "optimizer_state");
+        e.error().file = path;
+        return e;
+    }
+    const std::string blobPath = std::string("optimizer_state[\"") + kResumeStateKey + "\"]";
+    auto state = readJson(makeBytes(std::vector<uint8_t>(blob->bytes)));
+    if (!state || !state->isMap(state->root())) {
+        auto e = invalid("is not a JSON object {caller_state, parameters, pending_gradients}" + (state ? std::string() : ": " + state.error().message()),
+            blobPath);
+        e.error().file = path;
+        return e;
+    }
+    auto caller = state->find(state->root(), "caller_state");
+    if (!caller) {
+        auto e = invalid("has no caller_state", blobPath);
+        e.error().file = path;
+        return e;
+    }
+    src.state = std::move(*state);
+    src.stateNode = src.state.root();
+    src.callerStateNode = *caller;
+    // The CAR that ckpt-train writes next to it: graph/step-N.json -> graph/step-N.car.
+    src.carPath = (fs::path(path).parent_path() / (fs::path(path).stem().string() + ".car")).string();
+    auto carBytes = mapFile(src.carPath);
+    if (!carBytes)
+        return std::unexpected(std::move(carBytes.error()).withFile(src.carPath));
+    auto car = CarStore::open(*carBytes);
+    if (!car)
+        return std::unexpected(std::move(car.error()).withFile(src.carPath));
+    src.car = std::move(*car);
+    return src;
 }
 
 void installStopHandler()

@@ -4,6 +4,7 @@
 // records that core reads back with the right counts and dtypes, bad --resume input refused before
 // any training, edits and overrides honoured and announced, and a clean stop on SIGTERM.
 #include "core/graph/car.h"
+#include "core/graph/checkpoint.h"
 #include "core/io/bytes.h"
 #include "core/record/record.h"
 
@@ -230,7 +231,7 @@ private slots:
         const QString a = dir.filePath(QStringLiteral("a")), b = dir.filePath(QStringLiteral("b")), c = dir.filePath(QStringLiteral("c"));
         const QString e = ext(recorder);
         const QStringList common = smallModel() + args + QStringList{QStringLiteral("--recorder"), recorder, QStringLiteral("--layout"),
-            QStringLiteral("training-record"), QStringLiteral("--checkpoint-every"), QStringLiteral("5")};
+            QStringLiteral("training-record,gradient-checkpoint"), QStringLiteral("--checkpoint-every"), QStringLiteral("5")};
         const RunResult straight = runTrainer(common + QStringList{QStringLiteral("--out"), a, QStringLiteral("--steps"), QStringLiteral("12")});
         QCOMPARE(straight.exitCode, 0);
         QCOMPARE(straight.lines.size(), 12);
@@ -247,6 +248,19 @@ private slots:
         QVERIFY(!final.isEmpty());
         QVERIFY2(readAll(b + QStringLiteral("/checkpoint/record-12.") + e) == final, "final records differ");
         QVERIFY(readAll(b + QStringLiteral("/checkpoint/record-10.") + e) == readAll(a + QStringLiteral("/checkpoint/record-10.") + e));
+
+        // Resume from the straight run's GradientCheckpoint at 5 (graph/step-5.json + step-5.car): parameters
+        // and pending gradients from the CAR blocks, optimizer state from the blobs. Same lines, same bytes.
+        const QString g = dir.filePath(QStringLiteral("g"));
+        const RunResult fromGraph = runTrainer({QStringLiteral("--resume"), a + QStringLiteral("/graph/step-5.json"), QStringLiteral("--out"), g});
+        QVERIFY2(fromGraph.exitCode == 0, qPrintable(fromGraph.err));
+        QVERIFY2(fromGraph.lines.value(0).contains(QStringLiteral("at step 5")) && fromGraph.lines.value(0).contains(QStringLiteral("GradientCheckpoint with ")),
+            qPrintable(fromGraph.lines.value(0)));
+        QVERIFY2(fromGraph.lines.value(0).contains(QStringLiteral("overridden: none")), qPrintable(fromGraph.lines.value(0)));
+        QCOMPARE(fromGraph.lines.mid(1), straight.lines.mid(5));
+        QVERIFY2(readAll(g + QStringLiteral("/checkpoint/record-12.") + e) == final, "final record after a GradientCheckpoint resume differs");
+        for (const QString& f : {QStringLiteral("/graph/step-12.json"), QStringLiteral("/graph/step-12.car"), QStringLiteral("/graph/step-10.car")})
+            QVERIFY2(!readAll(a + f).isEmpty() && readAll(g + f) == readAll(a + f), qPrintable(f));
 
         // Stop at 5 with --steps 5, then extend with --resume --steps 12: the same final record.
         QCOMPARE(runTrainer(common + QStringList{QStringLiteral("--out"), c, QStringLiteral("--steps"), QStringLiteral("5")}).exitCode, 0);
@@ -410,6 +424,64 @@ private slots:
         QCOMPARE(r.err.count(QLatin1Char('\n')), 1);
         if (!expected.isEmpty())
             QVERIFY2(r.err.contains(expected), qPrintable(r.err));
+        QVERIFY(!QDir(out + QStringLiteral("/checkpoint")).exists());
+    }
+
+    void badGraphResume_data()
+    {
+        QTest::addColumn<QString>("kind");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("CAR file missing") << QStringLiteral("nocar") << QStringLiteral("step-4.car");
+        QTest::newRow("parameter block corrupted") << QStringLiteral("corrupt") << QStringLiteral("does not match its CID");
+        QTest::newRow("foreign GradientCheckpoint") << QStringLiteral("foreign") << QStringLiteral("without ckpt-train's continuation state");
+        QTest::newRow("optimizer blob missing") << QStringLiteral("noblob") << QStringLiteral("missing optimizer blob input.weight/exp_avg");
+        QTest::newRow("step differs from the caller state") << QStringLiteral("step") << QStringLiteral("differs from the caller state");
+    }
+
+    /** A GradientCheckpoint that cannot continue exactly is refused with one message before any step. */
+    void badGraphResume()
+    {
+        QFETCH(QString, kind);
+        QFETCH(QString, expected);
+        ScratchDir dir;
+        const QString run = dir.filePath(QStringLiteral("run"));
+        QCOMPARE(runTrainer(smallModel() + QStringList{QStringLiteral("--out"), run, QStringLiteral("--steps"), QStringLiteral("4"),
+                     QStringLiteral("--layout"), QStringLiteral("gradient-checkpoint")}).exitCode,
+            0);
+        const QString json = run + QStringLiteral("/graph/step-4.json"), car = run + QStringLiteral("/graph/step-4.car");
+        auto rewrite = [](const QString& path, const std::function<void(QByteArray&)>& edit) {
+            QByteArray bytes = readAll(path);
+            edit(bytes);
+            QFile f(path);
+            return f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(bytes) == bytes.size();
+        };
+        if (kind == QStringLiteral("nocar")) {
+            QVERIFY(QFile::remove(car));
+        } else if (kind == QStringLiteral("corrupt")) {
+            QVERIFY(rewrite(car, [](QByteArray& b) { b[b.size() - 3] = char(b[b.size() - 3] ^ 0x40); }));
+        } else {
+            auto bytes = mapFile(json.toStdString());
+            QVERIFY(bytes.has_value());
+            auto cp = loadGradientCheckpoint(*bytes);
+            QVERIFY(cp.has_value());
+            auto& blobs = cp->optimizerState;
+            if (kind == QStringLiteral("foreign") || kind == QStringLiteral("noblob")) {
+                const std::string drop = kind == QStringLiteral("foreign") ? "ckpt-train/resume_state" : "input.weight/exp_avg";
+                const auto before = blobs.size();
+                std::erase_if(blobs, [&](const OptimizerBlob& b) { return b.key == drop; });
+                QCOMPARE(blobs.size(), before - 1);
+            } else {
+                cp->step = 3;
+            }
+            const auto out = saveGradientCheckpoint(*cp);
+            QVERIFY(rewrite(json, [&](QByteArray& b) { b = QByteArray(reinterpret_cast<const char*>(out.data()), qsizetype(out.size())); }));
+        }
+        const QString out = dir.filePath(QStringLiteral("out"));
+        const RunResult r = runTrainer({QStringLiteral("--resume"), json, QStringLiteral("--out"), out});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.lines.isEmpty(), qPrintable(r.lines.join(QLatin1Char('\n'))));
+        QCOMPARE(r.err.count(QLatin1Char('\n')), 1);
+        QVERIFY2(r.err.contains(expected), qPrintable(r.err));
         QVERIFY(!QDir(out + QStringLiteral("/checkpoint")).exists());
     }
 

@@ -10,7 +10,9 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QPlainTextEdit>
+#include <QComboBox>
 #include <QProcess>
+#include <QSettings>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QLineEdit>
@@ -53,6 +55,10 @@ private Q_SLOTS:
     {
         QVERIFY2(QFileInfo(kTrain).isExecutable(), "ckpt-train is built with the project");
         QStandardPaths::setTestModeEnabled(true);
+        // Profiles live in QSettings: keep this run's apart from the user's.
+        QCoreApplication::setOrganizationName(QStringLiteral("ckpt-tests"));
+        QCoreApplication::setApplicationName(QStringLiteral("tst_resumerunner"));
+        QSettings().clear();
     }
 
     void parseStepLine_data()
@@ -219,6 +225,74 @@ private Q_SLOTS:
         QVERIFY(loaded.wait(30000));
         QCOMPARE(QFileInfo(panel->recordPath()).fileName(), QStringLiteral("record-30.mpk"));
         QVERIFY(w.lossPlot()->curveCount() > 0);
+    }
+
+    /**
+     * A GradientCheckpoint opened alone is offered for resumption (CAR, continuation state and block
+     * checks), and the run goes through the profile chosen in the settings: an edited copy of the
+     * default with an extra environment entry.
+     */
+    void panelResumesAGradientCheckpointThroughAProfile()
+    {
+        QTemporaryDir dir;
+        QProcess p;
+        p.start(kTrain, {QStringLiteral("--out"), dir.path(), QStringLiteral("--steps"), QStringLiteral("20"), QStringLiteral("--checkpoint-every"),
+                            QStringLiteral("10"), QStringLiteral("--dataset-size"), QStringLiteral("320"), QStringLiteral("--hidden"), QStringLiteral("8")});
+        QVERIFY(p.waitForFinished(60000) && p.exitCode() == 0);
+        const QString graph = QDir(dir.path()).filePath(QStringLiteral("graph/step-20.json"));
+        QVERIFY(QFileInfo::exists(graph));
+        {
+            QSettings settings;
+            ResumeProfile profile = ResumeProfile::defaultProfile();
+            profile.name = QStringLiteral("with env");
+            profile.environment = {QStringLiteral("CKPT_TEST_MARKER=1")};
+            ResumeProfiles::save(settings, {ResumeProfile::defaultProfile(), profile});
+            ResumeProfiles::setCurrent(settings, profile.name);
+        }
+        MainWindow w;
+        w.show();
+        QSignalSpy loaded(&w, &MainWindow::loadFinished);
+        w.openPaths({graph});
+        QVERIFY(loaded.wait(30000));
+        ResumePanel* panel = w.resumePanel();
+        QCOMPARE(panel->recordPath(), graph);
+        QVERIFY(panel->sourceBox()->currentText().startsWith(QLatin1String("GradientCheckpoint step-20.json")));
+        QCOMPARE(QDir(panel->outDirEdit()->text()), QDir(dir.path()));
+        QCOMPARE(panel->checks()->topLevelItemCount(), 3);
+        for (int i = 0; i < 3; ++i)
+            QCOMPARE(panel->checks()->topLevelItem(i)->text(1), QStringLiteral("ok"));
+        QCOMPARE(panel->stepsPerEpoch(), quint64(10));
+        QCOMPARE(panel->profileBox()->currentText(), QStringLiteral("with env"));
+        QCOMPARE(panel->currentRequest().profile.environment, QStringList{QStringLiteral("CKPT_TEST_MARKER=1")});
+        QVERIFY(panel->startButton()->isEnabled());
+        panel->runner()->setProgram(kTrain);
+        panel->stepsBox()->setValue(25);
+        QSignalSpy finished(panel, &ResumePanel::runFinished);
+        QTest::mouseClick(panel->startButton(), Qt::LeftButton);
+        QVERIFY(finished.wait(60000));
+        QVERIFY2(finished.at(0).at(1).toBool(), qPrintable(panel->log()->toPlainText()));
+        const QString log = panel->log()->toPlainText();
+        QVERIFY2(log.startsWith(QLatin1String("[with env] ")), qPrintable(log));
+        QVERIFY2(log.contains(QLatin1String("resumed from ")) && log.contains(QLatin1String("GradientCheckpoint with ")), qPrintable(log));
+        QVERIFY(log.contains(QLatin1String("step=25 ")));
+        QCOMPARE(w.lossPlot()->livePointCount(), 5);
+        QVERIFY(QFileInfo::exists(record(dir.path(), 25)));
+        if (const QString shots = qEnvironmentVariable("CKPT_UI_SHOTS"); !shots.isEmpty())
+            w.grab().save(QDir(shots).filePath(QStringLiteral("resume-graph-finished.png")));
+
+        // A damaged CAR blocks Start with the reason in the checklist.
+        QFile car(QDir(dir.path()).filePath(QStringLiteral("graph/step-20.car")));
+        QVERIFY(car.open(QIODevice::ReadWrite));
+        QByteArray bytes = car.readAll();
+        bytes[bytes.size() - 2] = char(bytes[bytes.size() - 2] ^ 0x10);
+        QVERIFY(car.seek(0) && car.write(bytes) == bytes.size());
+        car.close();
+        QVERIFY(loaded.wait(30000)); // the reload after the run
+        w.openPaths({graph});
+        QVERIFY(loaded.wait(30000));
+        QCOMPARE(panel->recordPath(), graph);
+        QVERIFY(!panel->startButton()->isEnabled());
+        QCOMPARE(panel->checks()->topLevelItem(2)->text(1), QStringLiteral("error"));
     }
 };
 

@@ -11,6 +11,7 @@
 
 #include <QUndoStack>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -213,6 +214,59 @@ QString CheckpointDocument::writeRecord(int record, const QString& path)
     auto written = saveRecord(*tape, m_workspace.records[size_t(record)].record->recorder, path.toStdString());
     if (!written)
         return QString::fromStdString(std::move(written.error()).withFile(path.toStdString()).message());
+    return {};
+}
+
+int CheckpointDocument::exportRecord() const
+{
+    const auto edited = editedRecords();
+    if (edited.size() == 1)
+        return edited.front();
+    if (const int r = m_workspace.stateRecord(); r >= 0)
+        return r;
+    return m_workspace.records.empty() ? -1 : 0;
+}
+
+Result<std::shared_ptr<const Record>> CheckpointDocument::editedRecord(int record) const
+{
+    const LoadedRecord& lr = m_workspace.records[size_t(record)];
+    const auto edited = editedRecords();
+    if (std::ranges::find(edited, record) == edited.end())
+        return lr.record;
+    auto tape = editedTape(record);
+    if (!tape)
+        return std::unexpected(tape.error());
+    return indexRecord(std::move(*tape), lr.record->recorder, lr.record->file);
+}
+
+Result<ConvertResult> CheckpointDocument::previewExport(int record, Recorder recorder, Precision precision) const
+{
+    if (record < 0 || size_t(record) >= m_workspace.records.size())
+        return fail(ErrorCode::Invalid, "no record to export");
+    auto rec = editedRecord(record);
+    if (!rec)
+        return std::unexpected(rec.error());
+    ConvertResult report;
+    auto envelope = convertedEnvelope(**rec, recorder, precision, report);
+    if (!envelope)
+        return std::unexpected(envelope.error());
+    return report;
+}
+
+QString CheckpointDocument::exportAs(int record, const QString& path, Recorder recorder, Precision precision, QStringList* warnings)
+{
+    if (record < 0 || size_t(record) >= m_workspace.records.size())
+        return tr("nothing to export: no record is open");
+    auto rec = editedRecord(record);
+    if (!rec)
+        return QString::fromStdString(rec.error().message());
+    auto result = convertRecord(**rec, recorder, precision, path.toStdString());
+    if (!result)
+        return QString::fromStdString(std::move(result.error()).withFile(path.toStdString()).message());
+    if (warnings)
+        for (const auto& w : result->warnings)
+            warnings->append(QString::fromStdString(w));
+    Q_EMIT saved(path);
     return {};
 }
 

@@ -46,6 +46,18 @@ public:
     QString save();
     /** Writes the edited record (there must be only one) to \a path, atomically. */
     QString saveAs(const QString& path);
+    /** The record Save As and Export write: the one with edits, else the caller-state record, else the first; -1 if none. */
+    int exportRecord() const;
+    /**
+     * What converting \a record (edits applied) to \a recorder and \a precision would lose, without
+     * writing anything: core's convertRecord warnings (rounding, overflow, narrowing).
+     */
+    Result<ConvertResult> previewExport(int record, Recorder recorder, Precision precision) const;
+    /**
+     * Writes \a record (edits applied) converted to \a recorder and \a precision, atomically. The edits
+     * stay unsaved in the opened file: an export is a new file, not a save. Returns the error text or "".
+     */
+    QString exportAs(int record, const QString& path, Recorder recorder, Precision precision, QStringList* warnings = nullptr);
     /** Records that have edits. */
     std::vector<int> editedRecords() const;
     /** The envelope tape of \a record with every edit applied. */
@@ -59,6 +71,8 @@ Q_SIGNALS:
 
 private:
     QString writeRecord(int record, const QString& path);
+    /** \a record with every edit applied, indexed again (the original when unedited). */
+    Result<std::shared_ptr<const Record>> editedRecord(int record) const;
     static quint64 key(int record, uint32_t node) { return (quint64(uint32_t(record)) << 32) | node; }
     Workspace m_workspace;
     QUndoStack* const m_undoStack;

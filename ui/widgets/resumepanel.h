@@ -7,6 +7,7 @@
 
 #include <QWidget>
 
+class QComboBox;
 class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
@@ -17,10 +18,12 @@ class QTreeWidget;
 namespace ckpt::ui {
 
 /**
- * Resume training from the open TrainingRecord: core's checkResume() checklist, the run directory
- * and step target, Start/Stop around a ResumeRunner, and the trainer's live log. Errors of the
- * checklist disable Start. Step lines are forwarded (stepReported) for the loss plot; runFinished
- * tells the window to reload the run directory.
+ * Resume training from the open TrainingRecord or GradientCheckpoint (graph/step-N.json with its
+ * CAR): a checklist (core's checkResume() for records; CAR, continuation state and block hashes for a
+ * GradientCheckpoint), the run directory and step target, the resume profile (how it is launched,
+ * kept in QSettings, edited in ResumeProfileDialog), Start/Stop around a ResumeRunner, and the live
+ * log. Errors of the checklist disable Start. Step lines are forwarded (stepReported) for the loss
+ * plot; runFinished tells the window to reload the run directory.
  */
 class ResumePanel : public QWidget
 {
@@ -37,10 +40,22 @@ public:
     QPushButton* stopButton() const { return m_stop; }
     QLineEdit* outDirEdit() const { return m_outDir; }
     QSpinBox* stepsBox() const { return m_steps; }
+    /** What can be resumed from the workspace: TrainingRecords with caller state, then the GradientCheckpoint. */
+    QComboBox* sourceBox() const { return m_source; }
+    QComboBox* profileBox() const { return m_profile; }
+    QPushButton* profilesButton() const { return m_editProfiles; }
+    /** The selected profile (the default one when the settings hold none). */
+    ResumeProfile currentProfile() const;
+    /** Rereads the profiles from QSettings (after another window changed them). */
+    void reloadProfiles();
+    /** Opens the profile dialog; its result is saved to QSettings when accepted. */
+    void editProfiles();
+    /** The request Start would run now. */
+    ResumeRunner::Request currentRequest() const;
     QString recordPath() const { return m_record; }
     /** Micro-batch steps per epoch of the record's run (dataset_size / batch_size), 0 if unknown. */
     quint64 stepsPerEpoch() const { return m_stepsPerEpoch; }
-    /** Default run directory for a record: DIR for DIR/checkpoint/record-N.*, else the record's folder. */
+    /** Default run directory: DIR for DIR/checkpoint/record-N.* and DIR/graph/step-N.json, else the file's folder. */
     static QString runDirectoryOf(const QString& recordPath);
 
 public Q_SLOTS:
@@ -55,7 +70,26 @@ Q_SIGNALS:
     void message(const QString& text, bool error);
 
 private:
+    struct Check {
+        QString name, status, detail;
+    };
+    struct Source {
+        QString path;
+        QString label;
+        quint64 step = 0;
+        quint64 stepsPerEpoch = 0;
+        bool blocked = false;
+        std::vector<Check> checks;
+    };
+    static Source graphSource(const GraphData& graph);
+    void showSource(int index);
+    void showChecks(const std::vector<Check>& checks);
     void updateButtons();
+    std::vector<Source> m_sources;
+    QList<ResumeProfile> m_profiles;
+    QComboBox* m_source;
+    QComboBox* m_profile;
+    QPushButton* m_editProfiles;
     ResumeRunner* m_runner;
     QLabel* m_title;
     QTreeWidget* m_checks;
