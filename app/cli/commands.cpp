@@ -4,6 +4,7 @@
 
 #include "app/cli/args.h"
 #include "app/cli/graphdispatch.h"
+#include "app/cli/parallelfor.h"
 #include "core/codec/schema.h"
 #include "core/diff/diff.h"
 #include "core/edit/edit.h"
@@ -172,7 +173,7 @@ int cmdTensors(const std::vector<std::string>& argv)
     auto r = open(a.positional()[0], a);
     if (!r)
         return failWith(r.error());
-    const auto rows = tensorRows(**r, a.value("--filter").value_or(""));
+    const auto rows = tensorRows(**r, a.value("--filter").value_or(""), Progress::none(), cli::threadedFor());
     if (a.flag("--json")) {
         out(tensorsJson(**r, rows));
         return 0;
