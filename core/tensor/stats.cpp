@@ -503,10 +503,23 @@ std::vector<TensorStats> computeStatsMany(std::span<const StatsInput> tensors, c
         return tensors[task.tensor].bytes.data() + task.first * kernels[task.tensor]->elementSize;
     };
 
+    // A tensor of one chunk (at most 1 MiB of f32) is binned right after its moments, while it is
+    // still in cache; the chunks of larger tensors need the range of all of them first.
+    std::vector<bool> singleChunk(tensors.size(), false);
+    for (size_t j = 0; j < tasks.size(); ++j)
+        singleChunk[tasks[j].tensor] = tasks[j].first == 0 && tasks[j].count == tensors[tasks[j].tensor].bytes.size() / kernels[tasks[j].tensor]->elementSize;
     std::vector<Partial> partials(tasks.size());
+    std::vector<std::vector<uint64_t>> chunkHist(tasks.size());
+    const auto binChunk = [&](size_t j, const BinRange& r) {
+        chunkHist[j].assign(r.bins, 0);
+        kernels[tasks[j].tensor]->histogram(chunkBytes(tasks[j]), tasks[j].count, r, chunkHist[j].data());
+    };
     runAll(parallel, tasks.size(), [&](size_t j) {
         const Task& task = tasks[j];
         partials[j] = kernels[task.tensor]->moments(chunkBytes(task), task.count, o.histogramBins && o.logHistogram);
+        if (singleChunk[task.tensor])
+            if (const auto r = binRange(partials[j], o))
+                binChunk(j, *r);
     });
     std::vector<Partial> merged(tensors.size());
     for (size_t j = 0; j < tasks.size(); ++j)
@@ -520,14 +533,11 @@ std::vector<TensorStats> computeStatsMany(std::span<const StatsInput> tensors, c
     if (!o.histogramBins)
         return out;
 
-    // Second read: the bins need the tensor's range, known only now.
-    std::vector<std::vector<uint64_t>> chunkHist(tasks.size());
+    // Second read of the larger tensors: their bins need the range of all their chunks.
     runAll(parallel, tasks.size(), [&](size_t j) {
-        const Task& task = tasks[j];
-        if (const auto& r = ranges[task.tensor]) {
-            chunkHist[j].assign(r->bins, 0);
-            kernels[task.tensor]->histogram(chunkBytes(task), task.count, *r, chunkHist[j].data());
-        }
+        if (!singleChunk[tasks[j].tensor])
+            if (const auto& r = ranges[tasks[j].tensor])
+                binChunk(j, *r);
     });
     for (size_t t = 0; t < tensors.size(); ++t)
         if (const auto& r = ranges[t]) {
