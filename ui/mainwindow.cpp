@@ -428,7 +428,7 @@ void MainWindow::openPaths(const QStringList& paths)
     m_progress->show();
     m_cancel->show();
     // setFuture() detaches the watcher from an older load: its result can no longer arrive
-    m_loadWatcher.setFuture(QtConcurrent::run(
+    m_loadWatcher.setFuture(QtConcurrent::run(backgroundPool(),
         [](QPromise<Workspace>& promise, QStringList inputs) {
             markBackgroundThread();
             promise.setProgressRange(0, 1000);

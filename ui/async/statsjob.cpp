@@ -25,6 +25,16 @@ void markBackgroundThread()
 #endif
 }
 
+QThreadPool* backgroundPool()
+{
+    static QThreadPool* const pool = [] {
+        auto* p = new QThreadPool(QCoreApplication::instance());
+        p->setMaxThreadCount(QThread::idealThreadCount() + 1);
+        return p;
+    }();
+    return pool;
+}
+
 ParallelFor qtParallelFor()
 {
     return [](size_t n, const std::function<void(size_t)>& body) {
@@ -32,7 +42,7 @@ ParallelFor qtParallelFor()
         std::iota(indices.begin(), indices.end(), size_t(0));
         // blocking: runs on the calling thread too, and takes pool threads only if they are free, so a
         // job already on the pool cannot deadlock waiting for itself
-        QtConcurrent::blockingMap(QThreadPool::globalInstance(), indices, [&body](size_t i) {
+        QtConcurrent::blockingMap(backgroundPool(), indices, [&body](size_t i) {
             markBackgroundThread();
             body(i);
         });
@@ -46,7 +56,7 @@ TensorStats tensorStats(const Record& record, size_t tensor, const StatsOptions&
 
 QFuture<StatsBatch> startStatsJob(std::vector<StatsRequest> requests, StatsOptions options)
 {
-    return QtConcurrent::run(
+    return QtConcurrent::run(backgroundPool(),
         [](QPromise<StatsBatch>& promise, std::vector<StatsRequest> reqs, StatsOptions opts) {
             constexpr uint64_t BatchBytes = uint64_t(32) << 20;
             constexpr size_t BatchTensors = 256;

@@ -5,6 +5,7 @@
 #include "core/record/record.h"
 
 #include <QFuture>
+#include <QThreadPool>
 
 #include <memory>
 #include <vector>
@@ -32,7 +33,16 @@ using StatsBatch = std::vector<StatsItem>;
  */
 QFuture<StatsBatch> startStatsJob(std::vector<StatsRequest> requests, StatsOptions options);
 
-/** A ParallelFor for core's statistics on QtConcurrent's global thread pool (the caller helps). */
+/**
+ * The thread pool of the app's long-running background work (loading, statistics). Not
+ * QThreadPool::globalInstance(): Qt 6.4's raster paint engine splits some drawing into tasks on the
+ * global pool and waits for them, so a global pool busy with statistics stalled the GUI thread's
+ * painting for hundreds of milliseconds. One thread more than the cores, so that a single tensor's
+ * histogram (detail view) is not queued behind a whole record's statistics.
+ */
+QThreadPool* backgroundPool();
+
+/** A ParallelFor for core's statistics on backgroundPool() (the calling thread helps). */
 ParallelFor qtParallelFor();
 
 /**

@@ -139,7 +139,7 @@ void TensorDetailWidget::requestStats()
     const quint64 generation = ++m_statsGeneration;
     ++m_pending;
     m_hist->clearStats(tr("computing…"));
-    QtConcurrent::run([record, index, opts] { return tensorStats(*record, index, opts); })
+    QtConcurrent::run(backgroundPool(), [record, index, opts] { return tensorStats(*record, index, opts); })
         .then(this, [this, generation, opts](TensorStats st) {
             if (generation == m_statsGeneration) { // a newer request owns the widgets
                 const TensorEntry* t = m_doc->workspace().tensor(m_ref);
