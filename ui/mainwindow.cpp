@@ -44,6 +44,7 @@
 #include <QStatusBar>
 #include <QTableView>
 #include <QToolBar>
+#include <QTimer>
 #include <QToolButton>
 #include <QTreeView>
 #include <QUndoStack>
@@ -110,14 +111,12 @@ MainWindow::MainWindow(QWidget* parent)
         }
         onWorkspaceLoaded(m_loadWatcher.result());
     });
-    connect(&m_statsWatcher, &QFutureWatcher<StatsItem>::resultsReadyAt, this, [this](int begin, int end) {
-        for (int i = begin; i < end; ++i) {
-            const StatsItem item = m_statsWatcher.resultAt(i);
-            m_tensorModel->setStats(item.row, item.stats);
-        }
+    connect(&m_statsWatcher, &QFutureWatcher<StatsBatch>::resultsReadyAt, this, [this](int begin, int end) {
+        for (int i = begin; i < end; ++i)
+            m_tensorModel->setStats(m_statsWatcher.resultAt(i));
     });
-    connect(&m_statsWatcher, &QFutureWatcher<StatsItem>::progressValueChanged, m_progress, &QProgressBar::setValue);
-    connect(&m_statsWatcher, &QFutureWatcher<StatsItem>::finished, this, [this] {
+    connect(&m_statsWatcher, &QFutureWatcher<StatsBatch>::progressValueChanged, m_progress, &QProgressBar::setValue);
+    connect(&m_statsWatcher, &QFutureWatcher<StatsBatch>::finished, this, [this] {
         m_statsRunning = false;
         m_progress->hide();
         m_cancel->hide();
@@ -480,8 +479,9 @@ void MainWindow::openPaths(const QStringList& paths, bool lenient)
     m_progress->show();
     m_cancel->show();
     // setFuture() detaches the watcher from an older load: its result can no longer arrive
-    m_loadWatcher.setFuture(QtConcurrent::run(
+    m_loadWatcher.setFuture(QtConcurrent::run(backgroundPool(),
         [](QPromise<Workspace>& promise, QStringList inputs, bool lenient) {
+            markBackgroundThread();
             promise.setProgressRange(0, 1000);
             int last = -1;
             Progress progress;
@@ -551,20 +551,39 @@ void MainWindow::onWorkspaceLoaded(Workspace ws)
             logMessage(tr("Diff needs two readable records; %1 opened.").arg(recs.size()), true);
         }
     }
+    // Starting the statistics and selecting the first tensor (which builds the detail and optimizer
+    // plots) run in later event-loop turns: each step is short, but together with the model resets
+    // above they held the GUI thread for one long stall while a large record opened.
+    m_settling = true;
+    const quint64 generation = ++m_openGeneration;
     Q_EMIT loadFinished();
-    startStats();
+    QTimer::singleShot(0, this, [this, generation] {
+        if (generation != m_openGeneration)
+            return; // another workspace arrived meanwhile; its own steps follow
+        startStats();
+        QTimer::singleShot(0, this, [this, generation] {
+            if (generation != m_openGeneration)
+                return;
+            selectFirstTensor();
+            m_settling = false;
+            checkIdle();
+        });
+    });
+}
+
+void MainWindow::selectFirstTensor()
+{
     // show something useful right away: the first parameter (or tensor)
     const Workspace& w = m_doc->workspace();
-    if (!w.records.empty()) {
-        for (size_t r = 0; r < w.records.size(); ++r)
-            if (!w.records[r].record->params.empty()) {
-                selectParam(qs(w.records[r].record->params.front().id));
-                break;
-            }
-        if (!m_detail->tensor().valid() && m_tensorModel->rowCount() > 0)
-            selectTensor(m_tensorModel->refAt(0));
-    }
-    checkIdle();
+    if (w.records.empty())
+        return;
+    for (size_t r = 0; r < w.records.size(); ++r)
+        if (!w.records[r].record->params.empty()) {
+            selectParam(qs(w.records[r].record->params.front().id));
+            break;
+        }
+    if (!m_detail->tensor().valid() && m_tensorModel->rowCount() > 0)
+        selectTensor(m_tensorModel->refAt(0));
 }
 
 void MainWindow::startStats()
@@ -594,7 +613,7 @@ void MainWindow::startStats()
 
 bool MainWindow::isIdle() const
 {
-    return !m_loading && !m_statsRunning && !m_detail->isBusy()
+    return !m_loading && !m_statsRunning && !m_settling && !m_detail->isBusy()
         && !m_optimizer->isBusy() && !m_diff->isBusy();
 }
 

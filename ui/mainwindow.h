@@ -91,6 +91,7 @@ private:
     void createDocks();
     void onWorkspaceLoaded(Workspace ws);
     void startStats();
+    void selectFirstTensor();
     void updateLearningRateCurve();
     void checkIdle();
     void updateTitle();
@@ -132,10 +133,12 @@ private:
     QHash<QString, QDockWidget*> m_panels;
 
     QFutureWatcher<Workspace> m_loadWatcher;
-    QFutureWatcher<StatsItem> m_statsWatcher;
+    QFutureWatcher<StatsBatch> m_statsWatcher;
     quint64 m_loadGeneration = 0;
     bool m_loading = false;
     bool m_statsRunning = false;
+    bool m_settling = false;        ///< a loaded workspace's later steps (statistics, first selection) are queued
+    quint64 m_openGeneration = 0;   ///< which loaded workspace those queued steps belong to
     bool m_syncing = false;   ///< a cross-link update is in progress: do not echo it back
     QString m_lastSearch;
     int m_searchHit = -1;

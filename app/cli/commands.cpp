@@ -5,6 +5,7 @@
 #include "app/cli/args.h"
 #include "app/cli/cmd_diff.h"
 #include "app/cli/graphdispatch.h"
+#include "app/cli/parallelfor.h"
 #include "core/codec/schema.h"
 #include "core/diff/diff.h"
 #include "core/edit/edit.h"
@@ -195,7 +196,7 @@ int cmdTensors(const std::vector<std::string>& argv)
     auto r = open(a.positional()[0], a);
     if (!r)
         return failWith(r.error());
-    const auto rows = tensorRows(**r, a.value("--filter").value_or(""));
+    const auto rows = tensorRows(**r, a.value("--filter").value_or(""), Progress::none(), cli::threadedFor());
     if (a.flag("--json")) {
         out(tensorsJson(**r, rows));
         return 0;

@@ -225,6 +225,26 @@ TensorStats Record::stats(const TensorEntry& t, const StatsOptions& options) con
     return computeStats(t.dtype, payload(t), options);
 }
 
+std::vector<TensorStats> Record::stats(std::span<const size_t> indices, const StatsOptions& options, const ParallelFor& parallel) const
+{
+    // legacy tensors are widened into buffers that live until the batch is done
+    std::vector<std::vector<double>> widened;
+    widened.reserve(indices.size()); // never reallocates: the spans below point into its elements
+    std::vector<StatsInput> inputs;
+    inputs.reserve(indices.size());
+    for (size_t i : indices) {
+        const TensorEntry& t = tensors[i];
+        if (t.legacy) {
+            widened.push_back(legacyValues(*this, t, 0, UINT64_MAX));
+            const auto& v = widened.back();
+            inputs.push_back({DType::F64, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(v.data()), v.size() * sizeof(double))});
+        } else {
+            inputs.push_back({t.dtype, payload(t)});
+        }
+    }
+    return computeStatsMany(inputs, options, parallel);
+}
+
 std::vector<double> Record::values(const TensorEntry& t, uint64_t first, uint64_t count) const
 {
     if (t.legacy)

@@ -114,6 +114,11 @@ public:
     std::span<const uint8_t> payload(const TensorEntry& t) const;
     /** Statistics of one tensor (legacy tensors included). */
     TensorStats stats(const TensorEntry& t, const StatsOptions& options = {}) const;
+    /**
+     * Statistics of the tensors at \a indices (into `tensors`), all chunks of all of them spread
+     * over \a parallel (computeStatsMany); results in the order of \a indices.
+     */
+    std::vector<TensorStats> stats(std::span<const size_t> indices, const StatsOptions& options, const ParallelFor& parallel) const;
     /** Values [first, first+count) as doubles. */
     std::vector<double> values(const TensorEntry& t, uint64_t first, uint64_t count) const;
     uint64_t tensorBytes() const;

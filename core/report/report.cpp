@@ -143,21 +143,34 @@ bool globMatch(std::string_view p, std::string_view t)
     return pi == p.size();
 }
 
-std::vector<TensorRow> tensorRows(const Record& r, std::string_view filter, const Progress& progress)
+std::vector<TensorRow> tensorRows(const Record& r, std::string_view filter, const Progress& progress, const ParallelFor& parallel)
 {
+    constexpr uint64_t BatchBytes = uint64_t(64) << 20;
+    std::vector<size_t> selected;
+    for (size_t i = 0; i < r.tensors.size(); ++i)
+        if (filter.empty() || globMatch(filter, r.tensors[i].path))
+            selected.push_back(i);
     std::vector<TensorRow> rows;
+    rows.reserve(selected.size());
     StatsOptions so;
     so.histogramBins = 0;
-    uint64_t total = r.tensorBytes(), done = 0;
-    for (const auto& t : r.tensors) {
-        if (!filter.empty() && !globMatch(filter, t.path))
-            continue;
+    const uint64_t total = r.tensorBytes();
+    uint64_t done = 0;
+    for (size_t first = 0; first < selected.size();) {
         if (progress.cancelled())
             break;
-        rows.push_back({&t, r.stats(t, so)});
-        done += t.bytes;
+        size_t last = first;
+        uint64_t batch = 0;
+        while (last < selected.size() && (last == first || batch + r.tensors[selected[last]].bytes <= BatchBytes))
+            batch += r.tensors[selected[last++]].bytes;
+        const std::span<const size_t> indices(selected.data() + first, last - first);
+        auto stats = r.stats(indices, so, parallel);
+        for (size_t k = 0; k < indices.size(); ++k)
+            rows.push_back({&r.tensors[indices[k]], std::move(stats[k])});
+        done += batch;
         if (total)
             progress.report(double(done) / double(total));
+        first = last;
     }
     return rows;
 }

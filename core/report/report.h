@@ -27,8 +27,12 @@ struct TensorRow {
     const TensorEntry* entry;
     TensorStats stats;
 };
-/** Statistics of the tensors whose path matches \a filter (empty = all), in file order. */
-std::vector<TensorRow> tensorRows(const Record& r, std::string_view filter, const Progress& progress = Progress::none());
+/**
+ * Statistics of the tensors whose path matches \a filter (empty = all), in file order, computed in
+ * batches of about 64 MiB whose chunks \a parallel spreads (progress and cancellation per batch).
+ */
+std::vector<TensorRow> tensorRows(const Record& r, std::string_view filter, const Progress& progress = Progress::none(),
+    const ParallelFor& parallel = {});
 /** `ckpt tensors --json`: the contract's per-tensor objects. */
 std::string tensorsJson(const Record& r, const std::vector<TensorRow>& rows);
 

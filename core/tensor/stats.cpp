@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 
 namespace ckpt {
 
@@ -20,145 +21,542 @@ T load(const uint8_t* p)
     return v;
 }
 
-/// Element readers: raw storage → double, exactly.
-struct F32R { using S = float; static double get(S v) { return v; } };
-struct F64R { using S = double; static double get(S v) { return v; } };
-struct F16R { using S = uint16_t; static double get(S v) { return halfToFloat(v); } };
-struct BF16R { using S = uint16_t; static double get(S v) { return bf16ToFloat(v); } };
-template<class T> struct IntR { using S = T; static double get(S v) { return static_cast<double>(v); } };
+constexpr double Inf = std::numeric_limits<double>::infinity();
+constexpr double MaxFinite = std::numeric_limits<double>::max();
+
+/// Four lanes of T in one GCC/Clang vector (SSE2: two registers of doubles, AVX2: one).
+template<class T> struct Vec4Of;
+#define CKPT_VEC4(T)                                                                                               \
+    template<> struct Vec4Of<T> { typedef T type __attribute__((vector_size(4 * sizeof(T)))); }
+CKPT_VEC4(double); CKPT_VEC4(float); CKPT_VEC4(int64_t); CKPT_VEC4(uint64_t); CKPT_VEC4(int32_t); CKPT_VEC4(uint32_t);
+CKPT_VEC4(int16_t); CKPT_VEC4(uint16_t); CKPT_VEC4(int8_t); CKPT_VEC4(uint8_t);
+#undef CKPT_VEC4
+template<class T>
+using Vec4 = typename Vec4Of<T>::type;
+
+// The vector loops are compiled twice, for AVX2 (one 256-bit register per Vec4<double>) and for the
+// x86-64 baseline, and the loader picks one at run time (ifunc). Both run the same operations in the
+// same order, so their results are bit-identical. The baseline has to split every vector in two and
+// is much slower; every x86-64 machine since 2013 (and this project's CI machine) has AVX2.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define CKPT_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define CKPT_VECTOR_CLONES
+#endif
+// Vec4<double> values never cross a non-inlined call, so the ABI note about AVX arguments is moot.
+#pragma GCC diagnostic ignored "-Wpsabi"
+using V = Vec4<double>;
+using VMask = Vec4<int64_t>;
+
+template<class T>
+[[gnu::always_inline]] inline Vec4<T> load4(const uint8_t* p)
+{
+    Vec4<T> v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+}
+
+/// Element readers: raw storage → double, exactly and without branches, one at a time (get) or four
+/// at a time (get4, the vectorised loops).
+struct F32R {
+    using S = float;
+    static double get(S v) { return v; }
+    [[gnu::always_inline]] static V get4(const uint8_t* p) { return __builtin_convertvector(load4<float>(p), V); }
+};
+struct F64R {
+    using S = double;
+    static double get(S v) { return v; }
+    [[gnu::always_inline]] static V get4(const uint8_t* p) { return load4<double>(p); }
+};
+struct F16R {
+    using S = uint16_t;
+    // Exact: one multiplication by 2^112 rebases the exponent (and normalises subnormals); Inf/NaN
+    // get the all-ones exponent back. Same values as halfToFloat, branch-free.
+    static double get(S h)
+    {
+        const float magnitude = std::bit_cast<float>(uint32_t(h & 0x7fffu) << 13) * 0x1p112f;
+        const uint32_t special = (h & 0x7c00u) == 0x7c00u ? 0x7f800000u : 0u;
+        return std::bit_cast<float>(std::bit_cast<uint32_t>(magnitude) | special | (uint32_t(h & 0x8000u) << 16));
+    }
+    [[gnu::always_inline]] static V get4(const uint8_t* p)
+    {
+        using U = Vec4<uint32_t>;
+        using F = Vec4<float>;
+        const U h = __builtin_convertvector(load4<uint16_t>(p), U);
+        const F magnitude = reinterpret_cast<F>((h & 0x7fffu) << 13) * 0x1p112f;
+        const U special = reinterpret_cast<U>((h & 0x7c00u) == 0x7c00u) & 0x7f800000u;
+        return __builtin_convertvector(reinterpret_cast<F>(reinterpret_cast<U>(magnitude) | special | ((h & 0x8000u) << 16)), V);
+    }
+};
+struct BF16R {
+    using S = uint16_t;
+    static double get(S v) { return std::bit_cast<float>(uint32_t(v) << 16); }
+    [[gnu::always_inline]] static V get4(const uint8_t* p)
+    {
+        using U = Vec4<uint32_t>;
+        return __builtin_convertvector(reinterpret_cast<Vec4<float>>(__builtin_convertvector(load4<uint16_t>(p), U) << 16), V);
+    }
+};
+template<class T>
+struct IntR {
+    using S = T;
+    static double get(S v) { return static_cast<double>(v); }
+    [[gnu::always_inline]] static V get4(const uint8_t* p) { return __builtin_convertvector(load4<T>(p), V); }
+};
+
+[[gnu::always_inline]] inline double laneSum(V v) { return (v[0] + v[1]) + (v[2] + v[3]); }
+
+/** What one block, chunk or tensor contributes; merged in a fixed order. */
+struct Partial {
+    uint64_t count = 0, finite = 0, nan = 0, zeros = 0;
+    double sum = 0, sumSq = 0;
+    double min = Inf, max = -Inf;
+    double minAbs = Inf;        ///< smallest non-zero |x| (only when a log histogram is asked for)
+    /// Of the finite values: the mean as shift + mean, and Σ(x - shift - mean)². The shift is a value
+    /// of the chunk, so that means of values far from zero (1e15 ± 1000 in int64) keep the resolution
+    /// of their spread rather than the ulp of their offset.
+    double shift = 0, mean = 0, m2 = 0;
+};
+
+/** Chan, Golub & LeVeque's pairwise update: exact in exact arithmetic, stable in floating point. */
+void mergeInto(Partial& a, const Partial& b)
+{
+    if (b.finite) {
+        if (!a.finite) {
+            a.shift = b.shift;
+            a.mean = b.mean;
+            a.m2 = b.m2;
+        } else {
+            const double n = double(a.finite + b.finite);
+            // the shifts are values of the tensor: their difference is exact when they are close
+            const double delta = (b.shift - a.shift) + (b.mean - a.mean);
+            a.mean += delta * (double(b.finite) / n);
+            a.m2 += b.m2 + delta * delta * (double(a.finite) * double(b.finite) / n);
+        }
+    }
+    a.count += b.count;
+    a.finite += b.finite;
+    a.nan += b.nan;
+    a.zeros += b.zeros;
+    a.sum += b.sum;
+    a.sumSq += b.sumSq;
+    a.min = std::min(a.min, b.min);
+    a.max = std::max(a.max, b.max);
+    a.minAbs = std::min(a.minAbs, b.minAbs);
+}
+
+/// Independent accumulators of the careful (scalar) path: several additions in flight.
+constexpr size_t Lanes = 8;
+/// Values per block: 16 KiB of f64 at most, so the block's second sweep reads from L1.
+constexpr size_t BlockElements = 2048;
+
+template<size_t N>
+double laneSum(const double (&v)[N])
+{
+    double r[N];
+    std::copy(v, v + N, r);
+    for (size_t w = N / 2; w > 0; w /= 2)
+        for (size_t k = 0; k < w; ++k)
+            r[k] += r[k + w];
+    return r[0];
+}
 
 /**
- * First pass: counts, sums and extrema. Four independent accumulator lanes let the compiler keep
- * several additions in flight (and vectorise the float case); the order of additions is fixed, so the
- * result is deterministic for a given tensor.
+ * One block, the general case (NaN/±Inf present, a log histogram's smallest |x| wanted, the last few
+ * elements): a first sweep for the census, sums and extrema, a second over the same (now
+ * L1-resident) values for the deviations from the block's mean (the corrected two-pass algorithm).
+ * Non-finite values are masked by selects; counts are kept as doubles (exact below 2^53).
+ */
+template<class R, bool TrackMinAbs>
+Partial carefulBlock(const uint8_t* p, size_t n, double shift)
+{
+    using S = typename R::S;
+    double sum[Lanes] = {}, sq[Lanes] = {}, fin[Lanes] = {}, nan[Lanes] = {}, zer[Lanes] = {};
+    double lo[Lanes], hi[Lanes], amin[Lanes];
+    std::fill(lo, lo + Lanes, Inf);
+    std::fill(hi, hi + Lanes, -Inf);
+    std::fill(amin, amin + Lanes, Inf);
+    const auto one = [&](size_t k, double x) {
+        const bool finite = std::fabs(x) <= MaxFinite; // false for NaN and ±Inf
+        const double xf = finite ? x : 0.0;
+        sum[k] += xf;
+        sq[k] += xf * xf;
+        fin[k] += finite ? 1.0 : 0.0;
+        nan[k] += x != x ? 1.0 : 0.0;
+        zer[k] += x == 0.0 ? 1.0 : 0.0;
+        const double forMin = finite ? x : Inf, forMax = finite ? x : -Inf;
+        lo[k] = forMin < lo[k] ? forMin : lo[k];
+        hi[k] = forMax > hi[k] ? forMax : hi[k];
+        if constexpr (TrackMinAbs) {
+            const double a = std::fabs(xf);
+            const double candidate = a > 0.0 ? a : Inf;
+            amin[k] = candidate < amin[k] ? candidate : amin[k];
+        }
+    };
+    size_t i = 0;
+    for (; i + Lanes <= n; i += Lanes)
+        for (size_t k = 0; k < Lanes; ++k)
+            one(k, R::get(load<S>(p + (i + k) * sizeof(S))));
+    for (size_t k = 0; i < n; ++i, ++k)
+        one(k, R::get(load<S>(p + i * sizeof(S))));
+
+    Partial out;
+    out.count = n;
+    out.finite = uint64_t(laneSum(fin));
+    out.nan = uint64_t(laneSum(nan));
+    out.zeros = uint64_t(laneSum(zer));
+    out.sum = laneSum(sum);
+    out.sumSq = laneSum(sq);
+    for (size_t k = 0; k < Lanes; ++k) {
+        out.min = std::min(out.min, lo[k]);
+        out.max = std::max(out.max, hi[k]);
+        out.minAbs = std::min(out.minAbs, amin[k]);
+    }
+    if (!out.finite)
+        return out;
+    const double m = out.sum / double(out.finite) - shift;
+    double dev[Lanes] = {}, dev2[Lanes] = {};
+    const auto deviation = [&](size_t k, double x) {
+        const double d = std::fabs(x) <= MaxFinite ? (x - shift) - m : 0.0;
+        dev[k] += d;
+        dev2[k] += d * d;
+    };
+    i = 0;
+    for (; i + Lanes <= n; i += Lanes)
+        for (size_t k = 0; k < Lanes; ++k)
+            deviation(k, R::get(load<S>(p + (i + k) * sizeof(S))));
+    for (size_t k = 0; i < n; ++i, ++k)
+        deviation(k, R::get(load<S>(p + i * sizeof(S))));
+    const double d = laneSum(dev);
+    // Σd is the rounding error of m times n; folding it back makes the mean and M2 exact to first order
+    out.shift = shift;
+    out.mean = m + d / double(out.finite);
+    out.m2 = std::max(0.0, laneSum(dev2) - d * d / double(out.finite));
+    return out;
+}
+
+/**
+ * One block of finite values, the common case, vectorised: \a n is a multiple of 4. The same two
+ * sweeps as carefulBlock without the masks; any NaN or ±Inf makes the sum non-finite, and then the
+ * block is left to carefulBlock (returns false). Nine vector operations per four elements in the
+ * first sweep (convert, add, multiply and add, min, max, compare-and-count zeros), five in the second.
  */
 template<class R>
-void firstPass(std::span<const uint8_t> bytes, TensorStats& s)
+CKPT_VECTOR_CLONES bool finiteBlock(const uint8_t* p, size_t n, double shift, Partial& out)
 {
     using S = typename R::S;
-    const size_t n = bytes.size() / sizeof(S);
-    const uint8_t* p = bytes.data();
-    double sum[4] = {0, 0, 0, 0}, sq[4] = {0, 0, 0, 0};
-    double lo[4], hi[4];
-    for (int k = 0; k < 4; ++k) {
-        lo[k] = std::numeric_limits<double>::infinity();
-        hi[k] = -std::numeric_limits<double>::infinity();
-    }
-    uint64_t zeros[4] = {0, 0, 0, 0}, nonFinite[4] = {0, 0, 0, 0}, nans = 0;
-    size_t i = 0;
-    auto one = [&](int k, double x) {
-        if (!std::isfinite(x)) {
-            ++nonFinite[k];
-            nans += std::isnan(x);
-            return;
-        }
+    const V one = {1, 1, 1, 1}, zero = {};
+    // two independent sets of accumulators: the adds' latency, not the loads, bounds a single set
+    V sum[2] = {}, sq[2] = {}, zer[2] = {}, lo[2] = {one * Inf, one * Inf}, hi[2] = {one * -Inf, one * -Inf};
+    const auto step = [&](int k, size_t i) {
+        const V x = R::get4(p + i * sizeof(S));
         sum[k] += x;
         sq[k] += x * x;
-        lo[k] = std::min(lo[k], x);
-        hi[k] = std::max(hi[k], x);
-        zeros[k] += (x == 0.0);
+        zer[k] += reinterpret_cast<V>(reinterpret_cast<VMask>(one) & (x == zero));
+        lo[k] = x < lo[k] ? x : lo[k];
+        hi[k] = x > hi[k] ? x : hi[k];
     };
-    for (; i + 4 <= n; i += 4) {
-        for (int k = 0; k < 4; ++k)
-            one(k, R::get(load<S>(p + (i + k) * sizeof(S))));
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        step(0, i);
+        step(1, i + 4);
     }
-    for (; i < n; ++i)
-        one(0, R::get(load<S>(p + i * sizeof(S))));
-    s.count = n;
-    s.nan = nans;
-    s.inf = nonFinite[0] + nonFinite[1] + nonFinite[2] + nonFinite[3] - nans;
-    s.finite = n - nonFinite[0] - nonFinite[1] - nonFinite[2] - nonFinite[3];
-    s.zeros = zeros[0] + zeros[1] + zeros[2] + zeros[3];
-    s.sum = (sum[0] + sum[1]) + (sum[2] + sum[3]);
-    const double ssq = (sq[0] + sq[1]) + (sq[2] + sq[3]);
-    s.l2 = std::sqrt(ssq);
-    s.min = std::min(std::min(lo[0], lo[1]), std::min(lo[2], lo[3]));
-    s.max = std::max(std::max(hi[0], hi[1]), std::max(hi[2], hi[3]));
-    if (s.finite) {
-        s.mean = s.sum / double(s.finite);
-        const double var = std::max(0.0, ssq / double(s.finite) - s.mean * s.mean);
-        s.std = std::sqrt(var);
+    if (i < n)
+        step(0, i);
+    out.sum = laneSum(sum[0] + sum[1]);
+    out.sumSq = laneSum(sq[0] + sq[1]);
+    if (!std::isfinite(out.sum) || !std::isfinite(out.sumSq))
+        return false; // a NaN or ±Inf (or sums beyond the double range): the careful path decides
+    out.count = out.finite = n;
+    out.nan = 0;
+    out.zeros = uint64_t(laneSum(zer[0] + zer[1]));
+    const V l = lo[0] < lo[1] ? lo[0] : lo[1], h = hi[0] > hi[1] ? hi[0] : hi[1];
+    out.min = std::min(std::min(l[0], l[1]), std::min(l[2], l[3]));
+    out.max = std::max(std::max(h[0], h[1]), std::max(h[2], h[3]));
+    const double m = out.sum / double(n) - shift;
+    V dev[2] = {}, dev2[2] = {};
+    const auto deviation = [&](int k, size_t i) {
+        const V d = (R::get4(p + i * sizeof(S)) - shift) - m;
+        dev[k] += d;
+        dev2[k] += d * d;
+    };
+    for (i = 0; i + 8 <= n; i += 8) {
+        deviation(0, i);
+        deviation(1, i + 4);
     }
+    if (i < n)
+        deviation(0, i);
+    const double d = laneSum(dev[0] + dev[1]);
+    out.shift = shift;
+    out.mean = m + d / double(n);
+    out.m2 = std::max(0.0, laneSum(dev2[0] + dev2[1]) - d * d / double(n));
+    return true;
 }
 
 template<class R>
-void histogramPass(std::span<const uint8_t> bytes, TensorStats& s, uint32_t bins, bool logScale)
+Partial chunkMoments(const uint8_t* p, size_t n, bool trackMinAbs)
 {
     using S = typename R::S;
-    const size_t n = bytes.size() / sizeof(S);
-    const uint8_t* p = bytes.data();
-    s.histogram.assign(bins, 0);
-    double lo = s.min, hi = s.max;
-    if (logScale) {
-        lo = std::numeric_limits<double>::infinity();
-        hi = -lo;
-        for (size_t i = 0; i < n; ++i) {
-            const double x = std::fabs(R::get(load<S>(p + i * sizeof(S))));
-            if (std::isfinite(x) && x > 0) {
-                const double l = std::log10(x);
-                lo = std::min(lo, l);
-                hi = std::max(hi, l);
-            }
-        }
-        if (!(lo <= hi)) {
-            s.histogram.clear();
-            return;
-        }
-    }
-    s.histLo = lo;
-    s.histHi = hi;
-    const double width = hi - lo;
-    const double scale = width > 0 ? double(bins) / width : 0.0;
-    uint64_t* h = s.histogram.data();
-    const uint32_t last = bins - 1;
+    double shift = 0;
     for (size_t i = 0; i < n; ++i) {
-        double x = R::get(load<S>(p + i * sizeof(S)));
-        if (logScale) {
-            x = std::fabs(x);
-            if (!(x > 0) || !std::isfinite(x))
-                continue;
-            x = std::log10(x);
-        } else if (!std::isfinite(x)) {
-            continue;
+        const double x = R::get(load<S>(p + i * sizeof(S)));
+        if (std::isfinite(x)) {
+            shift = x;
+            break;
         }
-        const auto b = static_cast<uint32_t>((x - lo) * scale);
-        ++h[std::min(b, last)];
     }
+    Partial acc;
+    for (size_t i = 0; i < n; i += BlockElements) {
+        const size_t m = std::min(BlockElements, n - i);
+        const uint8_t* q = p + i * sizeof(S);
+        const size_t vectorPart = trackMinAbs ? 0 : m / 4 * 4;
+        Partial part;
+        if (vectorPart && finiteBlock<R>(q, vectorPart, shift, part)) {
+            mergeInto(acc, part);
+            if (vectorPart < m)
+                mergeInto(acc, carefulBlock<R, false>(q + vectorPart * sizeof(S), m - vectorPart, shift));
+        } else {
+            mergeInto(acc, trackMinAbs ? carefulBlock<R, true>(q, m, shift) : carefulBlock<R, false>(q, m, shift));
+        }
+    }
+    return acc;
 }
 
+/** The bins of one histogram: bin = floor((v - lo) * scale) clamped to the last, v = x or log10|x|. */
+struct BinRange {
+    double lo = 0;
+    double hi = 0;
+    double scale = 0;   ///< bins / (hi - lo); 0 for a constant tensor (everything in bin 0)
+    uint32_t bins = 0;
+    bool logScale = false;
+};
+
+/**
+ * The histogram of one chunk, added into \a out (bins counters). Bin indices of a block are computed
+ * first (a vectorisable loop; non-finite values go to an extra bin that is dropped), then counted
+ * into four interleaved sub-histograms so that runs of equal bins do not serialise on one counter.
+ */
 template<class R>
-void compute(std::span<const uint8_t> bytes, TensorStats& s, const StatsOptions& o)
+CKPT_VECTOR_CLONES void chunkHistogram(const uint8_t* p, size_t n, const BinRange& r, uint64_t* out)
 {
-    firstPass<R>(bytes, s);
-    if (o.histogramBins && s.finite)
-        histogramPass<R>(bytes, s, o.histogramBins, o.logHistogram);
+    using S = typename R::S;
+    const uint32_t bins = r.bins, dropped = bins;
+    const double last = double(bins - 1);
+    std::vector<uint32_t> counts(4 * size_t(bins + 1), 0);
+    uint32_t* c[4] = {counts.data(), counts.data() + (bins + 1), counts.data() + 2 * (bins + 1), counts.data() + 3 * (bins + 1)};
+    uint32_t idx[BlockElements];
+    for (size_t i = 0; i < n; i += BlockElements) {
+        const size_t m = std::min(BlockElements, n - i);
+        const uint8_t* q = p + i * sizeof(S);
+        if (!r.logScale) {
+            using I = Vec4<int32_t>;
+            const V lastV = V{1, 1, 1, 1} * last;
+            const I droppedV = I{1, 1, 1, 1} * int32_t(dropped);
+            size_t j = 0;
+            for (; j + 4 <= m; j += 4) {
+                const V x = R::get4(q + j * sizeof(S));
+                const V position = (x - r.lo) * r.scale;
+                const I bin = __builtin_convertvector(position < lastV ? position : lastV, I);
+                const I finite = __builtin_convertvector((x - x) == V{}, I); // x - x is NaN for NaN and ±Inf
+                const I chosen = (bin & finite) | (droppedV & ~finite);
+                std::memcpy(idx + j, &chosen, sizeof chosen);
+            }
+            for (; j < m; ++j) {
+                const double x = R::get(load<S>(q + j * sizeof(S)));
+                const double position = std::min((x - r.lo) * r.scale, last);
+                idx[j] = std::fabs(x) <= MaxFinite ? uint32_t(int32_t(position)) : dropped;
+            }
+        } else {
+            for (size_t j = 0; j < m; ++j) {
+                const double a = std::fabs(R::get(load<S>(q + j * sizeof(S))));
+                if (a > 0 && a <= MaxFinite) {
+                    const double position = std::clamp((std::log10(a) - r.lo) * r.scale, 0.0, last);
+                    idx[j] = uint32_t(int32_t(position));
+                } else {
+                    idx[j] = dropped;
+                }
+            }
+        }
+        size_t j = 0;
+        for (; j + 4 <= m; j += 4) {
+            ++c[0][idx[j]];
+            ++c[1][idx[j + 1]];
+            ++c[2][idx[j + 2]];
+            ++c[3][idx[j + 3]];
+        }
+        for (; j < m; ++j)
+            ++c[0][idx[j]];
+    }
+    for (uint32_t b = 0; b < bins; ++b)
+        out[b] += uint64_t(c[0][b]) + c[1][b] + c[2][b] + c[3][b];
+}
+
+struct Kernel {
+    uint32_t elementSize = 0;
+    Partial (*moments)(const uint8_t*, size_t, bool) = nullptr;
+    void (*histogram)(const uint8_t*, size_t, const BinRange&, uint64_t*) = nullptr;
+};
+
+template<class R>
+constexpr Kernel kernel()
+{
+    return {uint32_t(sizeof(typename R::S)), &chunkMoments<R>, &chunkHistogram<R>};
+}
+
+const Kernel* kernelFor(DType d)
+{
+    static constexpr Kernel f32 = kernel<F32R>(), f64 = kernel<F64R>(), f16 = kernel<F16R>(), bf16 = kernel<BF16R>(),
+                            i64 = kernel<IntR<int64_t>>(), i32 = kernel<IntR<int32_t>>(), i16 = kernel<IntR<int16_t>>(),
+                            i8 = kernel<IntR<int8_t>>(), u64 = kernel<IntR<uint64_t>>(), u32 = kernel<IntR<uint32_t>>(),
+                            u16 = kernel<IntR<uint16_t>>(), u8 = kernel<IntR<uint8_t>>();
+    switch (d) {
+    case DType::F32: case DType::Flex32: return &f32;
+    case DType::F64: return &f64;
+    case DType::F16: return &f16;
+    case DType::BF16: return &bf16;
+    case DType::I64: return &i64;
+    case DType::I32: return &i32;
+    case DType::I16: return &i16;
+    case DType::I8: return &i8;
+    case DType::U64: return &u64;
+    case DType::U32: return &u32;
+    case DType::U16: return &u16;
+    case DType::U8: case DType::Bool: return &u8;
+    case DType::QFloat: return nullptr;
+    }
+    return nullptr;
+}
+
+void runAll(const ParallelFor& parallel, size_t n, const std::function<void(size_t)>& body)
+{
+    if (!parallel || n <= 1) {
+        for (size_t i = 0; i < n; ++i)
+            body(i);
+        return;
+    }
+    parallel(n, body);
+}
+
+TensorStats finish(const Partial& p)
+{
+    TensorStats s;
+    s.count = p.count;
+    s.finite = p.finite;
+    s.nan = p.nan;
+    s.inf = p.count - p.finite - p.nan;
+    s.zeros = p.zeros;
+    s.sum = p.sum;
+    s.l2 = std::sqrt(p.sumSq);
+    if (p.finite) {
+        s.min = p.min;
+        s.max = p.max;
+        s.mean = p.shift + p.mean;
+        s.std = std::sqrt(p.m2 / double(p.finite));
+    } else {
+        s.min = s.max = s.mean = s.std = std::numeric_limits<double>::quiet_NaN();
+    }
+    return s;
+}
+
+/** The histogram's bins for a tensor, or nothing when it has no value to bin. */
+std::optional<BinRange> binRange(const Partial& p, const StatsOptions& o)
+{
+    if (!o.histogramBins || !p.finite)
+        return std::nullopt;
+    BinRange r;
+    r.bins = o.histogramBins;
+    r.logScale = o.logHistogram;
+    double lo = p.min, hi = p.max;
+    if (o.logHistogram) {
+        if (!(p.minAbs <= MaxFinite))
+            return std::nullopt; // only zeros
+        // log10 is monotonic, so the range of log10|x| is the log of the range of |x|
+        lo = std::log10(p.minAbs);
+        hi = std::log10(std::max(std::fabs(p.min), std::fabs(p.max)));
+    }
+    r.lo = lo;
+    r.hi = hi;
+    r.scale = hi > lo ? double(r.bins) / (hi - lo) : 0.0;
+    return r;
 }
 
 } // namespace
 
-TensorStats computeStats(DType dtype, std::span<const uint8_t> bytes, const StatsOptions& o)
+std::vector<TensorStats> computeStatsMany(std::span<const StatsInput> tensors, const StatsOptions& o, const ParallelFor& parallel)
 {
-    TensorStats s;
-    s.min = s.max = s.mean = s.std = std::numeric_limits<double>::quiet_NaN();
-    switch (dtype) {
-    case DType::F32: case DType::Flex32: compute<F32R>(bytes, s, o); break;
-    case DType::F64: compute<F64R>(bytes, s, o); break;
-    case DType::F16: compute<F16R>(bytes, s, o); break;
-    case DType::BF16: compute<BF16R>(bytes, s, o); break;
-    case DType::I64: compute<IntR<int64_t>>(bytes, s, o); break;
-    case DType::I32: compute<IntR<int32_t>>(bytes, s, o); break;
-    case DType::I16: compute<IntR<int16_t>>(bytes, s, o); break;
-    case DType::I8: compute<IntR<int8_t>>(bytes, s, o); break;
-    case DType::U64: compute<IntR<uint64_t>>(bytes, s, o); break;
-    case DType::U32: compute<IntR<uint32_t>>(bytes, s, o); break;
-    case DType::U16: compute<IntR<uint16_t>>(bytes, s, o); break;
-    case DType::U8: case DType::Bool: compute<IntR<uint8_t>>(bytes, s, o); break;
-    case DType::QFloat: break;
+    struct Task {
+        size_t tensor;
+        size_t first;
+        size_t count;
+    };
+    std::vector<Task> tasks;
+    std::vector<const Kernel*> kernels(tensors.size());
+    for (size_t t = 0; t < tensors.size(); ++t) {
+        kernels[t] = kernelFor(tensors[t].dtype);
+        if (!kernels[t])
+            continue;
+        const size_t n = tensors[t].bytes.size() / kernels[t]->elementSize;
+        for (size_t first = 0; first < n; first += StatsChunkElements)
+            tasks.push_back({t, first, std::min(StatsChunkElements, n - first)});
     }
-    if (s.finite == 0) {
-        s.min = s.max = s.mean = s.std = std::numeric_limits<double>::quiet_NaN();
+    const auto chunkBytes = [&](const Task& task) {
+        return tensors[task.tensor].bytes.data() + task.first * kernels[task.tensor]->elementSize;
+    };
+
+    // A tensor of one chunk (at most 1 MiB of f32) is binned right after its moments, while it is
+    // still in cache; the chunks of larger tensors need the range of all of them first.
+    std::vector<bool> singleChunk(tensors.size(), false);
+    for (size_t j = 0; j < tasks.size(); ++j)
+        singleChunk[tasks[j].tensor] = tasks[j].first == 0 && tasks[j].count == tensors[tasks[j].tensor].bytes.size() / kernels[tasks[j].tensor]->elementSize;
+    std::vector<Partial> partials(tasks.size());
+    std::vector<std::vector<uint64_t>> chunkHist(tasks.size());
+    const auto binChunk = [&](size_t j, const BinRange& r) {
+        chunkHist[j].assign(r.bins, 0);
+        kernels[tasks[j].tensor]->histogram(chunkBytes(tasks[j]), tasks[j].count, r, chunkHist[j].data());
+    };
+    runAll(parallel, tasks.size(), [&](size_t j) {
+        const Task& task = tasks[j];
+        partials[j] = kernels[task.tensor]->moments(chunkBytes(task), task.count, o.histogramBins && o.logHistogram);
+        if (singleChunk[task.tensor])
+            if (const auto r = binRange(partials[j], o))
+                binChunk(j, *r);
+    });
+    std::vector<Partial> merged(tensors.size());
+    for (size_t j = 0; j < tasks.size(); ++j)
+        mergeInto(merged[tasks[j].tensor], partials[j]);
+    std::vector<TensorStats> out(tensors.size());
+    std::vector<std::optional<BinRange>> ranges(tensors.size());
+    for (size_t t = 0; t < tensors.size(); ++t) {
+        out[t] = finish(merged[t]);
+        ranges[t] = binRange(merged[t], o);
     }
-    return s;
+    if (!o.histogramBins)
+        return out;
+
+    // Second read of the larger tensors: their bins need the range of all their chunks.
+    runAll(parallel, tasks.size(), [&](size_t j) {
+        if (!singleChunk[tasks[j].tensor])
+            if (const auto& r = ranges[tasks[j].tensor])
+                binChunk(j, *r);
+    });
+    for (size_t t = 0; t < tensors.size(); ++t)
+        if (const auto& r = ranges[t]) {
+            out[t].histogram.assign(r->bins, 0);
+            out[t].histLo = r->lo;
+            out[t].histHi = r->hi;
+        }
+    for (size_t j = 0; j < tasks.size(); ++j) {
+        auto& h = out[tasks[j].tensor].histogram;
+        for (size_t b = 0; b < chunkHist[j].size(); ++b)
+            h[b] += chunkHist[j][b];
+    }
+    return out;
+}
+
+TensorStats computeStats(DType dtype, std::span<const uint8_t> bytes, const StatsOptions& o, const ParallelFor& parallel)
+{
+    const StatsInput input{dtype, bytes};
+    return std::move(computeStatsMany(std::span<const StatsInput>(&input, 1), o, parallel).front());
 }
 
 TensorStats computeStats(std::span<const double> values, const StatsOptions& o)

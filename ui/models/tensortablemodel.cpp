@@ -48,12 +48,29 @@ int TensorTableModel::rowOf(TensorRef ref) const
 
 void TensorTableModel::setStats(int row, const TensorStats& stats)
 {
-    if (row < 0 || size_t(row) >= m_stats.size())
-        return;
-    if (!m_stats[size_t(row)])
-        ++m_statsCount;
-    m_stats[size_t(row)] = stats;
-    Q_EMIT dataChanged(index(row, MinColumn), index(row, InfColumn));
+    setStats(StatsBatch{{row, stats}});
+}
+
+void TensorTableModel::setStats(const StatsBatch& batch)
+{
+    int runFirst = -1, runLast = -1;
+    const auto flush = [&] {
+        if (runFirst >= 0)
+            Q_EMIT dataChanged(index(runFirst, MinColumn), index(runLast, InfColumn));
+    };
+    for (const StatsItem& item : batch) {
+        if (item.row < 0 || size_t(item.row) >= m_stats.size())
+            continue;
+        if (!m_stats[size_t(item.row)])
+            ++m_statsCount;
+        m_stats[size_t(item.row)] = item.stats;
+        if (item.row != runLast + 1 || runFirst < 0) {
+            flush();
+            runFirst = item.row;
+        }
+        runLast = item.row;
+    }
+    flush();
 }
 
 int TensorTableModel::rowCount(const QModelIndex& parent) const

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "ui/async/statsjob.h"
 #include "ui/workspace/workspace.h"
 
 #include <QAbstractTableModel>
@@ -31,6 +32,8 @@ public:
     TensorRef refAt(int row) const { return m_rows[size_t(row)]; }
     int rowOf(TensorRef ref) const;
     void setStats(int row, const TensorStats& stats);
+    /** Many rows at once: one dataChanged per run of consecutive rows, so views and proxies re-sort once. */
+    void setStats(const StatsBatch& batch);
     const std::optional<TensorStats>& statsAt(int row) const { return m_stats[size_t(row)]; }
     int statsCount() const { return m_statsCount; }
 

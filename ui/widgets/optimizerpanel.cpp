@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/widgets/optimizerpanel.h"
 
+#include "ui/async/statsjob.h"
 #include "ui/document/checkpointdocument.h"
 #include "ui/models/formatting.h"
 #include "ui/models/modelroles.h"
@@ -135,10 +136,10 @@ void OptimizerPanel::showParam(const QString& id)
         ++i;
         auto record = ws.records[size_t(ref.record)].record;
         ++m_pending;
-        QtConcurrent::run([record, index = size_t(ref.tensor)] {
+        QtConcurrent::run(backgroundPool(), [record, index = size_t(ref.tensor)] {
             StatsOptions o;
             o.histogramBins = 64;
-            return record->stats(record->tensors[index], o);
+            return tensorStats(*record, index, o);
         }).then(this, [this, plot, title, generation](TensorStats st) {
             if (generation == m_generation) // the plots of an older selection are gone
                 plot->setStats(st, tr("%1\nmean %2 · std %3\nmin %4 · max %5").arg(title, formatNumber(st.mean),

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/widgets/tensordetailwidget.h"
 
+#include "ui/async/statsjob.h"
 #include "ui/document/checkpointdocument.h"
 #include "ui/models/formatting.h"
 #include "ui/plots/histogramplot.h"
@@ -138,7 +139,7 @@ void TensorDetailWidget::requestStats()
     const quint64 generation = ++m_statsGeneration;
     ++m_pending;
     m_hist->clearStats(tr("computing…"));
-    QtConcurrent::run([record, index, opts] { return record->stats(record->tensors[index], opts); })
+    QtConcurrent::run(backgroundPool(), [record, index, opts] { return tensorStats(*record, index, opts); })
         .then(this, [this, generation, opts](TensorStats st) {
             if (generation == m_statsGeneration) { // a newer request owns the widgets
                 const TensorEntry* t = m_doc->workspace().tensor(m_ref);
