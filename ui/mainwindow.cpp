@@ -686,6 +686,8 @@ bool MainWindow::find(const QString& text)
         const Workspace& ws = m_doc->workspace();
         for (size_t r = 0; r < ws.records.size() && hits.size() < MaxSearchHits; ++r) {
             const Record& rec = *ws.records[r].record;
+            if (rec.kind == RecordKind::GradientCheckpoint)
+                continue; // its fields are searched through the graph below, which selects the node
             const TapeIndex& ix = *ws.records[r].index;
             for (uint32_t n = 0; n < rec.tape.nodes.size() && hits.size() < MaxSearchHits; ++n) {
                 if (ix.keyOf[n] != UINT32_MAX && rec.tape.isStr(ix.keyOf[n]) && matches(rec.tape.str(ix.keyOf[n])))

@@ -390,7 +390,7 @@ private Q_SLOTS:
                 continue;
             ++changedRows;
             QCOMPARE(table->item(row, 0)->text(), QString::fromStdString(first.path));
-            QVERIFY(table->item(row, 2)->data(Qt::EditRole).toDouble() > 0); // max |a - b|
+            QVERIFY(table->item(row, 3)->data(Qt::EditRole).toDouble() > 0); // max |b - a| (after Path, Status, Matched by)
         }
         QCOMPARE(changedRows, 1);
     }

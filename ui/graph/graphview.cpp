@@ -16,6 +16,7 @@
 #include <QLabel>
 #include <QLocale>
 #include <QPainter>
+#include <QScopeGuard>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSpinBox>
@@ -1280,6 +1281,18 @@ QString GraphView::tensorText(const QString& what, const std::optional<std::stri
 QString GraphView::exportImage(const QString& path)
 {
     const QRectF bounds = m_scene->itemsBoundingRect().adjusted(-10, -10, 10, 10);
+    // Boxes keep a pixmap cache for panning; an export paints them anew, so an SVG gets vector
+    // shapes and text (not embedded bitmaps) and a PNG is drawn at its own resolution.
+    std::vector<std::pair<QGraphicsItem*, QGraphicsItem::CacheMode>> cached;
+    for (QGraphicsItem* item : m_scene->items())
+        if (item->cacheMode() != QGraphicsItem::NoCache) {
+            cached.emplace_back(item, item->cacheMode());
+            item->setCacheMode(QGraphicsItem::NoCache);
+        }
+    const auto restoreCache = qScopeGuard([&] {
+        for (const auto& [item, mode] : cached)
+            item->setCacheMode(mode);
+    });
     if (path.endsWith(QLatin1String(".svg"), Qt::CaseInsensitive)) {
         QSvgGenerator gen;
         gen.setFileName(path);
