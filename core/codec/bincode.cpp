@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/codec/bincode.h"
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstring>
