@@ -13,6 +13,7 @@
 #include <QGridLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QPointer>
 #include <QLineEdit>
 #include <QScrollArea>
 #include <QSortFilterProxyModel>
@@ -113,6 +114,9 @@ void OptimizerPanel::showParam(const QString& id)
         delete item->widget();
         delete item;
     }
+    // The plots just deleted may still have statistics on their way: a new generation, also when
+    // nothing is shown now, keeps those results from reaching them.
+    const quint64 generation = ++m_generation;
     if (id.isEmpty())
         return;
     const Workspace& ws = m_doc->workspace();
@@ -124,7 +128,6 @@ void OptimizerPanel::showParam(const QString& id)
         e ? qs(e->optimizer) : tr("no optimizer entry"),
         e && e->time ? QString::number(qulonglong(*e->time)) : tr("—"),
         e && e->amsgrad ? tr(" · AMSGrad") : QString()));
-    const quint64 generation = ++m_generation;
     int i = 0;
     for (const TensorRef ref : refs) {
         auto* plot = new HistogramPlot(m_plotsHost);
@@ -140,8 +143,8 @@ void OptimizerPanel::showParam(const QString& id)
             StatsOptions o;
             o.histogramBins = 64;
             return tensorStats(*record, index, o);
-        }).then(this, [this, plot, title, generation](TensorStats st) {
-            if (generation == m_generation) // the plots of an older selection are gone
+        }).then(this, [this, plot = QPointer<HistogramPlot>(plot), title, generation](TensorStats st) {
+            if (generation == m_generation && plot) // the plots of an older selection are gone
                 plot->setStats(st, tr("%1\nmean %2 · std %3\nmin %4 · max %5").arg(title, formatNumber(st.mean),
                     formatNumber(st.std), formatNumber(st.min), formatNumber(st.max)));
             if (--m_pending == 0)
