@@ -3,6 +3,7 @@
 // Interpreting a decoded envelope: what kind of record it is, where its tensors, parameters,
 // optimizer entries, pending gradients, scheduler and caller state are (format spec §5 - §9).
 #include "core/codec/msgpack.h"
+#include "core/record/errors.h"
 #include "core/record/record.h"
 #include "core/tensor/shape.h"
 
@@ -37,16 +38,6 @@ std::string_view tensorRoleName(TensorRole r)
 }
 
 namespace {
-
-Error invalidAt(const Tape& t, uint32_t node, std::string path, std::string what)
-{
-    Error e;
-    e.code = ErrorCode::Invalid;
-    e.what = std::move(what);
-    e.recordPath = std::move(path);
-    e.offset = t[node].srcOffset;
-    return e;
-}
 
 bool looksLikeParamIdKey(std::string_view k)
 {

@@ -8,6 +8,7 @@
 // record kind fixes (envelope, metadata, TensorData, ParamSerde, adaptor enums, optimizer states,
 // GradientsParamsRecord, the parameter contract) is checked as serde would check it.
 #include "core/codec/msgpack.h"
+#include "core/record/errors.h"
 #include "core/record/record.h"
 #include "core/tensor/shape.h"
 
@@ -17,16 +18,6 @@
 namespace ckpt {
 
 namespace {
-
-Error typeErrorAt(const Tape& t, uint32_t node, std::string path, std::string what)
-{
-    Error e;
-    e.code = ErrorCode::Invalid;
-    e.what = std::move(what);
-    e.recordPath = std::move(path);
-    e.offset = t[node].srcOffset;
-    return e;
-}
 
 std::string found(const Tape& t, uint32_t node)
 {
@@ -51,7 +42,7 @@ public:
         std::initializer_list<std::string_view> required, std::initializer_list<std::string_view> optional = {})
     {
         if (!m_t.isMap(map))
-            return std::unexpected(typeErrorAt(m_t, map, path, "expected " + what + ", " + found(m_t, map)));
+            return std::unexpected(invalidAt(m_t, map, path, "expected " + what + ", " + found(m_t, map)));
         std::vector<std::string_view> names(required);
         names.insert(names.end(), optional.begin(), optional.end());
         std::vector<std::optional<uint32_t>> out(names.size());
@@ -63,7 +54,7 @@ public:
                 if (m_t.str(k) != names[i])
                     continue;
                 if (out[i])
-                    err = typeErrorAt(m_t, k, path, "duplicate field `" + std::string(names[i]) + "` in " + what);
+                    err = invalidAt(m_t, k, path, "duplicate field `" + std::string(names[i]) + "` in " + what);
                 out[i] = v;
             }
         });
@@ -71,7 +62,7 @@ public:
             return std::unexpected(*err);
         for (size_t i = 0; i < required.size(); ++i)
             if (!out[i])
-                return std::unexpected(typeErrorAt(m_t, map, path, "missing field `" + std::string(names[i]) + "` in " + what));
+                return std::unexpected(invalidAt(m_t, map, path, "missing field `" + std::string(names[i]) + "` in " + what));
         return out;
     }
 
@@ -81,7 +72,7 @@ public:
         if (m_t[node].kind == Kind::Bin && firstInvalidUtf8(m_t.bin(node).data(), m_t.bin(node).size()) == m_t.bin(node).size())
             return {};
         if (!m_t.isStr(node))
-            return std::unexpected(typeErrorAt(m_t, node, path, "expected a string, " + found(m_t, node)));
+            return std::unexpected(invalidAt(m_t, node, path, "expected a string, " + found(m_t, node)));
         return {};
     }
 
@@ -89,7 +80,7 @@ public:
     {
         auto v = m_t.asU64(node);
         if (!v || *v > max)
-            return std::unexpected(typeErrorAt(m_t, node, path, std::string("expected a ") + type + ", "
+            return std::unexpected(invalidAt(m_t, node, path, std::string("expected a ") + type + ", "
                 + (v ? "found " + std::to_string(*v) : found(m_t, node))));
         return *v;
     }
@@ -98,7 +89,7 @@ public:
     Result<std::pair<std::string, uint32_t>> variant(uint32_t node, const std::string& path, const std::string& what)
     {
         if (!m_t.isMap(node) || m_t[node].count != 1 || !m_t.isStr(node + 1))
-            return std::unexpected(typeErrorAt(m_t, node, path, "expected " + what + " as a one-entry map {variant: value}, "
+            return std::unexpected(invalidAt(m_t, node, path, "expected " + what + " as a one-entry map {variant: value}, "
                 + (m_t.isMap(node) ? "found a map of " + std::to_string(m_t[node].count) + " entries" : found(m_t, node))));
         return std::pair{std::string(m_t.str(node + 1)), m_t[node + 1].end};
     }
@@ -118,7 +109,7 @@ public:
             const std::string_view name = m_t.str(node);
             if (kUnit.contains(name) || (name == "Bool" && !m_dtypes021))
                 return *dtypeFromName(name);
-            return std::unexpected(typeErrorAt(m_t, node, path, "expected a DType (F64 F32 Flex32 F16 BF16 I64 I32 I16 I8 U64 U32 U16 U8 "
+            return std::unexpected(invalidAt(m_t, node, path, "expected a DType (F64 F32 Flex32 F16 BF16 I64 I32 I16 I8 U64 U32 U16 U8 "
                 + std::string(m_dtypes021 ? "{Bool: store} {QFloat: scheme}" : "Bool QFloat") + "), found \"" + std::string(name) + "\""));
         }
         if (m_t.isMap(node) && m_t[node].count == 1 && m_t.isStr(node + 1)) {
@@ -133,10 +124,10 @@ public:
             if (name == "Bool" && m_dtypes021) {
                 if (m_t.isStr(payload) && (m_t.str(payload) == "Native" || m_t.str(payload) == "U8" || m_t.str(payload) == "U32"))
                     return DType::Bool;
-                return std::unexpected(typeErrorAt(m_t, payload, appendKeyToPath(path, "Bool"), "expected a BoolStore (Native, U8, U32)"));
+                return std::unexpected(invalidAt(m_t, payload, appendKeyToPath(path, "Bool"), "expected a BoolStore (Native, U8, U32)"));
             }
         }
-        return std::unexpected(typeErrorAt(m_t, node, path, "expected a DType, " + found(m_t, node)));
+        return std::unexpected(invalidAt(m_t, node, path, "expected a DType, " + found(m_t, node)));
     }
 
     /// TensorData {bytes (serde_bytes), shape: Vec<usize>, dtype: DType}, and len == numel * size.
@@ -149,9 +140,9 @@ public:
             return std::unexpected(f.error());
         const uint32_t bytes = *(*f)[0], shape = *(*f)[1], dt = *(*f)[2];
         if (m_t[bytes].kind != Kind::Bin && m_t[bytes].kind != Kind::Str) // serde_bytes also takes a string's bytes
-            return std::unexpected(typeErrorAt(m_t, bytes, appendKeyToPath(path, "bytes"), "expected the tensor's bytes, " + found(m_t, bytes)));
+            return std::unexpected(invalidAt(m_t, bytes, appendKeyToPath(path, "bytes"), "expected the tensor's bytes, " + found(m_t, bytes)));
         if (!m_t.isArray(shape))
-            return std::unexpected(typeErrorAt(m_t, shape, appendKeyToPath(path, "shape"), "expected the shape as a sequence of usize, " + found(m_t, shape)));
+            return std::unexpected(invalidAt(m_t, shape, appendKeyToPath(path, "shape"), "expected the shape as a sequence of usize, " + found(m_t, shape)));
         uint64_t numel = 1;
         bool overflow = false;
         uint64_t i = 0;
@@ -176,7 +167,7 @@ public:
         const bool u32Bools = *d == DType::Bool && m_t.isMap(dt) && m_t.isStr(m_t[dt + 1].end) && m_t.str(m_t[dt + 1].end) == "U32";
         const uint64_t size = dtypeSize(*d, u32Bools);
         if (size != 0 && (overflow || numel > UINT64_MAX / size || numel * size != m_t[bytes].count))
-            return std::unexpected(typeErrorAt(m_t, bytes, appendKeyToPath(path, "bytes"), "tensor of shape " + shapeString(shapeOf(shape))
+            return std::unexpected(invalidAt(m_t, bytes, appendKeyToPath(path, "bytes"), "tensor of shape " + shapeString(shapeOf(shape))
                 + " and dtype " + std::string(dtypeName(*d)) + " needs " + (overflow ? std::string("more than 2^64") : std::to_string(numel * size))
                 + " bytes, found " + std::to_string(m_t[bytes].count)));
         return *d;
@@ -325,7 +316,7 @@ public:
         const std::string what = family + " optimizer state";
         if (family == "Fp32Master") {
             if (m_t[state].count != 2)
-                return std::unexpected(typeErrorAt(m_t, state, path, "expected the Fp32Master state (master tensor, Option<inner state>), found a tuple of "
+                return std::unexpected(invalidAt(m_t, state, path, "expected the Fp32Master state (master tensor, Option<inner state>), found a tuple of "
                     + std::to_string(m_t[state].count)));
             const uint32_t master = state + 1, inner = m_t[master].end;
             if (auto d = tensorData(master, appendIndexToPath(path, 0)); !d)
@@ -380,7 +371,7 @@ public:
                         momentumBelow = momentumBelow || m_t.find(v, k).has_value();
             });
             if (momentumBelow)
-                return std::unexpected(typeErrorAt(m_t, state, path, "missing field `momentum` in the optimizer state"));
+                return std::unexpected(invalidAt(m_t, state, path, "missing field `momentum` in the optimizer state"));
         }
         if (family.empty())
             return anyValue(state, path);
@@ -392,7 +383,7 @@ public:
         if (family == "SGD" || (family == "SGD/Muon" && (!mom || m_t[*mom].kind == Kind::Nil)))
             return {}; // SgdState { momentum: None }
         if (!mom)
-            return std::unexpected(typeErrorAt(m_t, state, path, "missing field `momentum` in an " + what));
+            return std::unexpected(invalidAt(m_t, state, path, "missing field `momentum` in an " + what));
         if (family == "Adam/AdamW") {
             auto m = fields(*mom, p, "an AdaptiveMomentumState {time, moment_1, moment_2, max_moment_2}", {"time", "moment_1", "moment_2"}, {"max_moment_2"});
             if (!m)
@@ -425,7 +416,7 @@ public:
     Result<void> optimizer(uint32_t node, const std::string& path)
     {
         if (!m_t.isMap(node))
-            return std::unexpected(typeErrorAt(m_t, node, path, "expected the optimizer record (a map of parameter id to adaptor state), " + found(m_t, node)));
+            return std::unexpected(invalidAt(m_t, node, path, "expected the optimizer record (a map of parameter id to adaptor state), " + found(m_t, node)));
         // One Rust type for every entry: the first entry whose field names tell the family decides.
         struct Entry {
             uint32_t state;
@@ -437,7 +428,7 @@ public:
             if (!res)
                 return;
             if (!m_t.isStr(k)) {
-                res = std::unexpected(typeErrorAt(m_t, k, path, "expected a parameter id string as the optimizer map's key, " + found(m_t, k)));
+                res = std::unexpected(invalidAt(m_t, k, path, "expected a parameter id string as the optimizer map's key, " + found(m_t, k)));
                 return;
             }
             const std::string p = appendKeyToPath(path, m_t.str(k));
@@ -447,7 +438,7 @@ public:
                 return;
             }
             if (v1->first != "V1") {
-                res = std::unexpected(typeErrorAt(m_t, v + 1, p, "unknown variant `" + v1->first + "` of the adaptor record, expected `V1`"));
+                res = std::unexpected(invalidAt(m_t, v + 1, p, "unknown variant `" + v1->first + "` of the adaptor record, expected `V1`"));
                 return;
             }
             const std::string pv = appendKeyToPath(p, "V1");
@@ -458,7 +449,7 @@ public:
             }
             const std::string& rn = rank->first;
             if (rn.size() != 5 || !rn.starts_with("Rank") || rn[4] < '0' || rn[4] > '8') {
-                res = std::unexpected(typeErrorAt(m_t, v1->second + 1, pv, "unknown variant `" + rn + "`, expected Rank0 ... Rank8"));
+                res = std::unexpected(invalidAt(m_t, v1->second + 1, pv, "unknown variant `" + rn + "`, expected Rank0 ... Rank8"));
                 return;
             }
             entries.push_back({rank->second, appendKeyToPath(pv, rn), familyOf(rank->second)});
@@ -471,7 +462,7 @@ public:
                 decider = &e;
         for (const auto& e : entries) {
             if (decider && !e.family.empty() && !compatible(decider->family, e.family))
-                return std::unexpected(typeErrorAt(m_t, e.state, e.path, "expected the same optimizer state type as " + decider->path + " ("
+                return std::unexpected(invalidAt(m_t, e.state, e.path, "expected the same optimizer state type as " + decider->path + " ("
                     + decider->family + "), found a " + e.family + " state"));
             const std::string family = decider ? (decider->family == "SGD" && e.family != "SGD" ? std::string("SGD/Muon") : decider->family)
                                                : (e.family == "momentum" ? std::string("SGD/Muon") : e.family);
@@ -490,7 +481,7 @@ public:
         const uint32_t list = *(*f)[0];
         const std::string lp = appendKeyToPath(path, "gradients");
         if (!m_t.isArray(list))
-            return std::unexpected(typeErrorAt(m_t, list, lp, "expected a sequence of (u64, DType, TensorData), " + found(m_t, list)));
+            return std::unexpected(invalidAt(m_t, list, lp, "expected a sequence of (u64, DType, TensorData), " + found(m_t, list)));
         std::unordered_set<uint64_t> ids;
         Result<void> res;
         uint64_t i = 0;
@@ -499,7 +490,7 @@ public:
                 return;
             const std::string ep = appendIndexToPath(lp, i++);
             if (!m_t.isArray(e) || m_t[e].count != 3) {
-                res = std::unexpected(typeErrorAt(m_t, e, ep, "expected a tuple of 3 (u64 id, DType, TensorData), "
+                res = std::unexpected(invalidAt(m_t, e, ep, "expected a tuple of 3 (u64 id, DType, TensorData), "
                     + (m_t.isArray(e) ? "found a tuple of " + std::to_string(m_t[e].count) : found(m_t, e))));
                 return;
             }
@@ -510,7 +501,7 @@ public:
                 return;
             }
             if (!ids.insert(*id).second) {
-                res = std::unexpected(typeErrorAt(m_t, idNode, appendIndexToPath(ep, 0), "duplicate pending gradient for parameter id " + std::to_string(*id)
+                res = std::unexpected(invalidAt(m_t, idNode, appendIndexToPath(ep, 0), "duplicate pending gradient for parameter id " + std::to_string(*id)
                     + " (Ruda's GradientsParams::from_record rejects it)"));
                 return;
             }
@@ -520,7 +511,7 @@ public:
                 return;
             }
             if (!isFloat(*native)) {
-                res = std::unexpected(typeErrorAt(m_t, dtNode, appendIndexToPath(ep, 1), "a pending gradient must have a float dtype, found "
+                res = std::unexpected(invalidAt(m_t, dtNode, appendIndexToPath(ep, 1), "a pending gradient must have a float dtype, found "
                     + std::string(dtypeName(*native))));
                 return;
             }
@@ -530,7 +521,7 @@ public:
                 return;
             }
             if (!isFloat(*stored))
-                res = std::unexpected(typeErrorAt(m_t, tNode, appendIndexToPath(ep, 2), "a pending gradient's data must be a float tensor, found "
+                res = std::unexpected(invalidAt(m_t, tNode, appendIndexToPath(ep, 2), "a pending gradient's data must be a float tensor, found "
                     + std::string(dtypeName(*stored))));
         });
         return res;
@@ -545,7 +536,7 @@ public:
         const uint32_t list = *(*f)[0];
         const std::string lp = appendKeyToPath(path, "entries");
         if (!m_t.isArray(list))
-            return std::unexpected(typeErrorAt(m_t, list, lp, "expected a sequence of (u64, Vec<usize>, DType), " + found(m_t, list)));
+            return std::unexpected(invalidAt(m_t, list, lp, "expected a sequence of (u64, Vec<usize>, DType), " + found(m_t, list)));
         Result<void> res;
         uint64_t i = 0;
         m_t.forEachChild(list, [&](uint32_t e) {
@@ -553,7 +544,7 @@ public:
                 return;
             const std::string ep = appendIndexToPath(lp, i++);
             if (!m_t.isArray(e) || m_t[e].count != 3) {
-                res = std::unexpected(typeErrorAt(m_t, e, ep, "expected a tuple of 3 (u64 id, shape, DType), "
+                res = std::unexpected(invalidAt(m_t, e, ep, "expected a tuple of 3 (u64 id, shape, DType), "
                     + (m_t.isArray(e) ? "found a tuple of " + std::to_string(m_t[e].count) : found(m_t, e))));
                 return;
             }
@@ -563,7 +554,7 @@ public:
                 return;
             }
             if (!m_t.isArray(shape)) {
-                res = std::unexpected(typeErrorAt(m_t, shape, appendIndexToPath(ep, 1), "expected the shape as a sequence of usize, " + found(m_t, shape)));
+                res = std::unexpected(invalidAt(m_t, shape, appendIndexToPath(ep, 1), "expected the shape as a sequence of usize, " + found(m_t, shape)));
                 return;
             }
             uint64_t j = 0;
@@ -588,7 +579,7 @@ public:
         const uint32_t b = *(*f)[2];
         const bool unit = m_t[b].kind == Kind::Nil || (m_t.isArray(b) && m_t[b].count == 0 && m_r.recorder != Recorder::PrettyJson && m_r.recorder != Recorder::JsonGz);
         if (!unit)
-            return std::unexpected(typeErrorAt(m_t, b, "_b", "expected the unit struct PhantomData (" + std::string(
+            return std::unexpected(invalidAt(m_t, b, "_b", "expected the unit struct PhantomData (" + std::string(
                 m_r.recorder == Recorder::PrettyJson || m_r.recorder == Recorder::JsonGz ? "null" : "[]") + "), " + found(m_t, b)));
         auto m = fields(*(*f)[0], "metadata", "the metadata {float, int, format, version, settings}", {"float", "int", "format", "version", "settings"});
         if (!m)
@@ -625,7 +616,7 @@ public:
             if (!version)
                 return std::unexpected(version.error());
             if (*version != 1)
-                return std::unexpected(typeErrorAt(m_t, e[0], "item[0]", "ModelStateTrainingRecord version " + std::to_string(*version)
+                return std::unexpected(invalidAt(m_t, e[0], "item[0]", "ModelStateTrainingRecord version " + std::to_string(*version)
                     + ": Ruda restores only version 1"));
             if (auto r = anyValue(e[1], "item[1]", true); !r)
                 return r;
