@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/codec/json.h"
 
+#include "core/codec/jsonscan.h"
 #include "core/util/charconv.h"
 
 #include <algorithm>
@@ -150,20 +151,6 @@ void appendUtf8(std::string& out, uint32_t cp)
         out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
         out += static_cast<char>(0x80 | (cp & 0x3F));
     }
-}
-
-/** SWAR test: does any of the 8 bytes in \a w end a plain ASCII run of a string? */
-inline bool wordNeedsAttention(uint64_t w)
-{
-    constexpr uint64_t ones = 0x0101010101010101ull;
-    constexpr uint64_t highs = 0x8080808080808080ull;
-    const uint64_t below0x20 = (w - ones * 0x20) & ~w;
-    const uint64_t quote = w ^ (ones * '"');
-    const uint64_t backslash = w ^ (ones * '\\');
-    const uint64_t isQuote = (quote - ones) & ~quote;
-    const uint64_t isBackslash = (backslash - ones) & ~backslash;
-    // Bytes >= 0x80 are caught by the high bit of w itself.
-    return ((below0x20 | isQuote | isBackslash | w) & highs) != 0;
 }
 
 constexpr uint64_t kProgressStep = 16u << 20;
@@ -664,7 +651,7 @@ private:
             while (m_i + 8 <= m_n) {
                 uint64_t w;
                 std::memcpy(&w, m_s + m_i, 8);
-                if (wordNeedsAttention(w))
+                if (jsonWordNeedsAttention(w))
                     break;
                 m_i += 8;
             }

@@ -10,6 +10,7 @@
 // and position. So accept/reject and every error stays the general reader's; this file only has to
 // be right about the inputs it accepts, and tests/core/tst_graph_fast.cpp checks that it agrees
 // with the general reader on them.
+#include "core/codec/jsonscan.h"
 #include "core/graph/checkpoint.h"
 #include "core/util/stringindex.h"
 
@@ -20,19 +21,6 @@
 namespace ckpt {
 
 namespace {
-
-/** SWAR: does any of the 8 bytes end a plain string run ('"', '\\', a control byte or >= 0x80)? */
-inline bool needsAttention(uint64_t w)
-{
-    constexpr uint64_t ones = 0x0101010101010101ull;
-    constexpr uint64_t highs = 0x8080808080808080ull;
-    const uint64_t below0x20 = (w - ones * 0x20) & ~w;
-    const uint64_t quote = w ^ (ones * '"');
-    const uint64_t backslash = w ^ (ones * '\\');
-    const uint64_t isQuote = (quote - ones) & ~quote;
-    const uint64_t isBackslash = (backslash - ones) & ~backslash;
-    return ((below0x20 | isQuote | isBackslash | w) & highs) != 0;
-}
 
 class FastReader {
 public:
@@ -106,7 +94,7 @@ private:
             while (m_e - m_p >= 8) {
                 uint64_t w;
                 std::memcpy(&w, m_p, 8);
-                if (needsAttention(w))
+                if (jsonWordNeedsAttention(w))
                     break;
                 m_p += 8;
             }
