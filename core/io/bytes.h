@@ -64,8 +64,11 @@ Result<BytesPtr> readStdin();
  * Writes \a data to \a path atomically: a temporary file in the same directory, fsync, rename over the
  * target, fsync of the directory. On any failure the temporary file is removed and an existing
  * \a path is left exactly as it was. The temporary file is unnamed (O_TMPFILE) until it is complete,
- * so a process killed while writing leaves nothing behind; where the file system has no O_TMPFILE it
- * is a uniquely named hidden file beside the target, and a stale one never blocks a later save.
+ * so a process killed while writing leaves nothing behind, except when the kill falls between naming
+ * the complete file and the rename; where the file system has no O_TMPFILE it is a uniquely named
+ * hidden file beside the target (".NAME.ckpt-HOST-PID-N-RANDOM.tmp") from the start. A stale one never
+ * blocks a later save, and the next successful save of the same target removes those whose writing
+ * process is gone.
  */
 Result<void> writeFileAtomic(const std::string& path, std::span<const uint8_t> data);
 
