@@ -106,17 +106,16 @@ struct Buffer {
     std::string kind;
 };
 
-py::object makeBuffer(std::shared_ptr<const void> owner, const BytesPtr& bytes)
+/// \a kind: "mapping" (the file's pages), "inflated" (the decompressed stream of a .gz) or "memory".
+py::object makeBuffer(std::shared_ptr<const void> owner, const BytesPtr& bytes, std::string kind)
 {
     Buffer b;
     b.owner = std::move(owner);
     if (bytes) {
         b.begin = bytes->data();
         b.size = bytes->size();
-        b.kind = dynamic_cast<const VectorBytes*>(bytes.get()) ? "memory" : "mapping";
-    } else {
-        b.kind = "memory";
     }
+    b.kind = std::move(kind);
     return py::cast(std::move(b));
 }
 
@@ -189,7 +188,7 @@ struct PyRecord {
     py::object bufferObject()
     {
         if (!buffer)
-            buffer = makeBuffer(record, record->tape.source);
+            buffer = makeBuffer(record, record->tape.source, isGzipped(record->recorder) ? "inflated" : "mapping");
         return buffer;
     }
 
@@ -294,13 +293,14 @@ struct PyGradientCheckpoint {
     std::string path;
     std::optional<std::string> carPath;
     std::shared_ptr<const CarStore> car;
+    BytesPtr carBytes;
     py::object buffer;    ///< owner of optimizer_state views
     py::object carBuffer; ///< owner of CAR block views
 
     py::object bufferObject()
     {
         if (!buffer)
-            buffer = makeBuffer(checkpoint, nullptr);
+            buffer = makeBuffer(checkpoint, nullptr, "memory"); // optimizer_state blobs are decoded from JSON arrays
         return buffer;
     }
 };
@@ -353,8 +353,8 @@ py::object openAny(const py::object& pathObj, const std::optional<std::string>& 
         g.checkpoint = std::make_shared<const GradientCheckpoint>(unwrapIn(loadGradientCheckpoint(bytes, true), path));
         g.carPath = blocks ? blocks : carBeside(path);
         if (g.carPath) {
-            auto carBytes = unwrap(mapFile(*g.carPath));
-            g.car = std::make_shared<const CarStore>(unwrapIn(CarStore::open(carBytes), *g.carPath));
+            g.carBytes = unwrap(mapFile(*g.carPath));
+            g.car = std::make_shared<const CarStore>(unwrapIn(CarStore::open(g.carBytes), *g.carPath));
         }
         return py::cast(std::move(g));
     }
@@ -623,7 +623,7 @@ PYBIND11_MODULE(ckpt, m)
             if (!data)
                 raise(Error(data.error()).withFile(*g.carPath));
             if (!g.carBuffer)
-                g.carBuffer = makeBuffer(g.car, nullptr);
+                g.carBuffer = makeBuffer(g.car, g.carBytes, "mapping");
             return blobArray(*data, v.value_or(inferBlobView("", data->size())), g.carBuffer);
         }, py::arg("what"), py::arg("view") = py::none(),
             "an optimizer_state blob by key, or a CAR block by CID (zero-copy view of the CAR mapping), as a read-only array")
