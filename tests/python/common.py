@@ -78,7 +78,7 @@ class SafetensorsError(Exception):
 
 def read_safetensors(path):
     """Returns (header dict, metadata dict, {name: bytes}, raw header bytes) and checks the layout rules."""
-    data = open(path, "rb").read()
+    data = read_bytes(path)
     if len(data) < 8:
         raise SafetensorsError("shorter than the 8-byte header length")
     (n,) = struct.unpack("<Q", data[:8])
