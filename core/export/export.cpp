@@ -302,10 +302,11 @@ Result<ExportSummary> exportSafetensors(const Record& r, const ExportSelection& 
     for (size_t i = 0; i < pieces->size(); ++i) {
         const Piece& p = (*pieces)[i];
         appendJsonQuoted(header, p.entry->path);
-        header += ":{\"dtype\":\"" + p.dtype + "\",\"shape\":[";
+        header.append(":{\"dtype\":\"").append(p.dtype).append("\",\"shape\":[");
         for (size_t d = 0; d < p.entry->shape.size(); ++d)
-            header += (d ? "," : "") + std::to_string(p.entry->shape[d]);
-        header += "],\"data_offsets\":[" + std::to_string(begin[i]) + "," + std::to_string(begin[i] + p.bytes.size()) + "]},";
+            header.append(d ? "," : "").append(std::to_string(p.entry->shape[d]));
+        header.append("],\"data_offsets\":[").append(std::to_string(begin[i])).append(",");
+        header.append(std::to_string(begin[i] + p.bytes.size())).append("]},");
     }
     header += "\"__metadata__\":{\"ckpt\":";
     appendJsonQuoted(header, exportMetadataJson(r, what));
