@@ -90,6 +90,14 @@ T unwrapIn(Result<T> r, const std::string& file)
     return std::move(*r);
 }
 
+/// Runs \a f with the GIL released (core work: decoding, statistics, writing) and returns its result.
+template<class F>
+auto withoutGil(F&& f)
+{
+    py::gil_scoped_release unlocked;
+    return f();
+}
+
 py::object parseJson(const std::string& s) { return py::module_::import("json").attr("loads")(s); }
 
 std::string fspath(const py::object& p) { return py::str(py::module_::import("os").attr("fspath")(p)); }
@@ -221,18 +229,27 @@ py::array recordArray(py::object self, const std::string& path)
         raise(Error(safetensorsDtypeFor(t).error()).withFile(r.file)); // QFloat: no numpy dtype
     if (t.legacy) {
         auto values = r.values(t, 0, t.numel);
-        // Legacy payloads are numbers on the tape: converted (a copy) into the dtype numpy shows.
-        if (descr[1] == 'f') {
-            if (descr == "<f8")
-                return ownedArray<double>(descr, t.shape, std::move(values));
-            if (descr == "<f2") {
-                std::vector<uint16_t> h(values.size());
-                for (size_t i = 0; i < h.size(); ++i)
-                    h[i] = doubleToHalf(values[i]);
-                return ownedArray<uint16_t>(descr, t.shape, std::move(h));
-            }
-            return ownedArray<float>(descr, t.shape, std::vector<float>(values.begin(), values.end()));
+        // Legacy payloads are numbers on the tape: converted (a copy) into the dtype numpy shows
+        // (exact: the numbers are the dtype's values widened).
+        auto as = [&]<class T>(T) {
+            return ownedArray<T>(descr, t.shape, std::vector<T>(values.begin(), values.end()));
+        };
+        if (descr == "<f2") {
+            std::vector<uint16_t> h(values.size());
+            for (size_t i = 0; i < h.size(); ++i)
+                h[i] = doubleToHalf(values[i]);
+            return ownedArray<uint16_t>(descr, t.shape, std::move(h));
         }
+        if (descr == "<f8")
+            return as(double{});
+        if (descr == "<f4")
+            return as(float{});
+        if (descr == "<i8")
+            return as(int64_t{});
+        if (descr == "<i4")
+            return as(int32_t{});
+        if (descr == "<i2")
+            return as(int16_t{});
         return ownedArray<double>("<f8", t.shape, std::move(values));
     }
     const auto bytes = r.payload(t);
@@ -358,11 +375,7 @@ py::object openAny(const py::object& pathObj, const std::optional<std::string>& 
         }
         return py::cast(std::move(g));
     }
-    Result<std::shared_ptr<const Record>> r = std::unexpected(Error{});
-    {
-        py::gil_scoped_release unlocked;
-        r = openRecord(path, o);
-    }
+    auto r = withoutGil([&] { return openRecord(path, o); });
     auto record = unwrap(std::move(r));
     return py::cast(PyRecord{std::move(record), o, run, py::object()});
 }
@@ -381,11 +394,7 @@ py::object recordDiff(const Record& a, const Record& b, double tolerance)
 {
     DiffOptions o;
     o.tolerance = tolerance;
-    Result<RecordDiff> d = std::unexpected(Error{});
-    {
-        py::gil_scoped_release unlocked;
-        d = diffRecords(a, b, o);
-    }
+    auto d = withoutGil([&] { return diffRecords(a, b, o); });
     return parseJson(diffJson(unwrap(std::move(d)), a, b));
 }
 
@@ -462,12 +471,8 @@ PYBIND11_MODULE(ckpt, m)
         .def("info", [](const PyRecord& w) { return parseJson(infoJson(w.r())); }, "`ckpt info --json`")
         .def("tree", [](const PyRecord& w, int depth) { return parseJson(treeJson(w.r(), depth)); }, py::arg("depth") = -1, "`ckpt tree --json`")
         .def("tensors", [](const PyRecord& w, const std::string& filter) {
-            std::string json;
-            {
-                py::gil_scoped_release unlocked;
-                json = tensorsJson(w.r(), tensorRows(w.r(), filter, Progress::none(), cli::threadedFor()));
-            }
-            return parseJson(json);
+            // Statistics on every hardware thread, as `ckpt tensors`.
+            return parseJson(withoutGil([&] { return tensorsJson(w.r(), tensorRows(w.r(), filter, Progress::none(), cli::threadedFor())); }));
         }, py::arg("filter") = "", "one dict per tensor in file order, with exactly the fields of `ckpt tensors --json`")
         .def("array", &recordArray, py::arg("path"),
             "a read-only numpy array viewing the tensor's bytes in the mapping (no copy; .base is the Buffer); "
@@ -477,12 +482,7 @@ PYBIND11_MODULE(ckpt, m)
             o.histogramBins = bins;
             o.logHistogram = logHistogram;
             const TensorEntry& t = w.tensor(path);
-            TensorStats s;
-            {
-                py::gil_scoped_release unlocked;
-                s = w.r().stats(t, o);
-            }
-            return statsDict(s);
+            return statsDict(withoutGil([&] { return w.r().stats(t, o); }));
         }, py::arg("path"), py::arg("bins") = 0, py::arg("log") = false,
             "statistics of one tensor (float nan where undefined); bins > 0 adds a histogram")
         .def("show", [](const PyRecord& w, const std::string& path, uint64_t limit) {
@@ -508,7 +508,8 @@ PYBIND11_MODULE(ckpt, m)
             ImportSummary summary;
             auto tape = unwrap(importedEnvelope(w.r(), file, summary));
             for (const auto& warning : summary.warnings)
-                PyErr_WarnEx(PyExc_UserWarning, (file.name + ": " + warning).c_str(), 1);
+                if (PyErr_WarnEx(PyExc_UserWarning, (file.name + ": " + warning).c_str(), 1) < 0)
+                    throw py::error_already_set(); // warnings turned into errors
             return PyRecord::derived(w, std::move(tape));
         }, py::arg("path"), "a new Record with the tensors of a safetensors file put in (as `ckpt import`)")
         .def("save", [](const PyRecord& w, const py::object& pathObj, const std::optional<std::string>& recorder,
@@ -524,20 +525,12 @@ PYBIND11_MODULE(ckpt, m)
             }
             std::vector<std::string> messages;
             if (rec == w.r().recorder && prec == w.r().precision) {
-                Result<void> s;
-                {
-                    py::gil_scoped_release unlocked;
-                    s = resaveRecord(w.r(), path);
-                }
+                auto s = withoutGil([&] { return resaveRecord(w.r(), path); });
                 if (!s)
                     raise(Error(s.error()).withFile(path));
                 return messages;
             }
-            Result<SaveAsResult> s = std::unexpected(Error{});
-            {
-                py::gil_scoped_release unlocked;
-                s = saveRecordAs(w.r(), rec, prec, path, w.options);
-            }
+            auto s = withoutGil([&] { return saveRecordAs(w.r(), rec, prec, path, w.options); });
             auto result = unwrap(std::move(s));
             messages = result.notes;
             messages.insert(messages.end(), result.warnings.begin(), result.warnings.end());
@@ -551,11 +544,7 @@ PYBIND11_MODULE(ckpt, m)
             if (!format)
                 raise(ErrorCode::Usage, "the output ends in .safetensors or .npz", path);
             auto sel = unwrap(parseExportSelection(what));
-            Result<ExportSummary> s = std::unexpected(Error{});
-            {
-                py::gil_scoped_release unlocked;
-                s = *format == ExportFormat::Safetensors ? exportSafetensors(w.r(), sel, path) : exportNpz(w.r(), sel, path);
-            }
+            auto s = withoutGil([&] { return *format == ExportFormat::Safetensors ? exportSafetensors(w.r(), sel, path) : exportNpz(w.r(), sel, path); });
             auto summary = unwrapIn(std::move(s), w.r().file);
             py::dict d;
             d["tensors"] = summary.tensors;

@@ -49,8 +49,8 @@ commands:
 Bincode records take --schema-from OTHER.mpk or --schema S.json on every reading command, and
 --scheduler step|linear|cosine|noam|exponential|constant where the bytes cannot tell StepLr's i32
 from a usize; `convert IN OUT.bin` writes with the layout they name (tuples stay tuples).
-Records open only if the real typed decoders would accept them; info, tree, tensors, show and
-state take --lenient to look at a damaged file anyway (the output says it is partial and why).
+Records open only if the real typed decoders would accept them; info, tree, tensors, show,
+state and export take --lenient to look at a damaged file anyway (the output says it is partial and why).
 Exit codes: 0 success, 1 invalid input or failed operation, 2 usage error.
 )";
 
