@@ -8,8 +8,10 @@ numpy is imported before it, as peer_python.py's statistics time starts after `i
   python_ckpt.py MODULE_DIR open FILE      import ckpt + ckpt.open (lazy: no payload byte read)
   python_ckpt.py MODULE_DIR touch FILE     + r.array() of every tensor, every byte read once (numpy sum of
                                            the bytes): the peers' full decode puts every payload in memory
-  python_ckpt.py MODULE_DIR tensors FILE   + r.tensors(): the rows of `ckpt tensors --json` (full
-                                           statistics with 256-bin histograms), as python3 msgpack + numpy's
+  python_ckpt.py MODULE_DIR tensors FILE   + r.tensors(): the rows of `ckpt tensors --json` (every payload
+                                           read: counts, sum, l2, min, max, mean, std; no histogram)
+  python_ckpt.py MODULE_DIR stats FILE     + r.stats(path, bins=256) of every tensor: the fields and the
+                                           256-bin histogram peer_python.py's numpy statistics compute
 """
 import json
 import sys
@@ -38,8 +40,15 @@ def main():
         rows = r.tensors()
         result["tensors_s"] = time.perf_counter() - t2
         result["checksum"] = sum(t["sum"] or 0 for t in rows)
+    elif mode == "stats":
+        checksum = 0.0
+        for p in r.paths():
+            s = r.stats(p, bins=256)
+            checksum += s["sum"]
+        result["stats_s"] = time.perf_counter() - t2
+        result["checksum"] = checksum
     elif mode != "open":
-        sys.exit("usage: python_ckpt.py MODULE_DIR open|touch|tensors FILE")
+        sys.exit("usage: python_ckpt.py MODULE_DIR open|touch|tensors|stats FILE")
     result["total_s"] = time.perf_counter() - t0
     print(json.dumps(result))
 
