@@ -240,7 +240,16 @@ std::string exportMetadataJson(const Record& r, const ExportSelection& what)
     } else {
         j += "null";
     }
-    j += ",\"state\":" + (r.stateNode ? valueToJson(r.tape, *r.stateNode) : std::string("null"));
+    // The state as JSON, unless tensors in it would make the metadata as large as the tensors
+    // themselves (a Bin is written as an array of numbers): those are exported as tensors anyway.
+    uint64_t stateBinBytes = 0;
+    if (r.stateNode)
+        for (uint32_t n = *r.stateNode; n < r.tape[*r.stateNode].end; ++n)
+            stateBinBytes += r.tape[n].kind == Kind::Bin ? r.tape[n].count : 0;
+    constexpr uint64_t kStateBinLimit = 64 << 10;
+    j += ",\"state\":" + (r.stateNode && stateBinBytes <= kStateBinLimit ? valueToJson(r.tape, *r.stateNode) : std::string("null"));
+    if (stateBinBytes > kStateBinLimit)
+        j.append(",\"state_omitted\":\"the continuation state holds ").append(std::to_string(stateBinBytes)).append(" payload bytes (its tensors are exported as tensors)\"");
     j += ",\"what\":[";
     bool first = true;
     for (auto [on, name] : {std::pair{what.params, "params"}, {what.optimizer, "optimizer"}, {what.gradients, "gradients"}, {what.other, "other"}})

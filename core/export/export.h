@@ -39,8 +39,9 @@ Result<std::string> safetensorsDtypeFor(const TensorEntry& t);
 /**
  * The JSON document kept under `__metadata__["ckpt"]` (and as `ckpt-metadata.json` in a .npz): the
  * source file's kind, recorder, precision, envelope metadata, scheduler (kind, description, value),
- * continuation state (exact integers), which roles were exported, and per tensor its role,
- * parameter id, optimizer state name and Burn dtype.
+ * continuation state (exact integers; null with a `state_omitted` note when tensors in it hold more
+ * than 64 KiB, which would be written as arrays of numbers), which roles were exported, and per
+ * tensor its role, parameter id, optimizer state name and Burn dtype.
  */
 std::string exportMetadataJson(const Record& r, const ExportSelection& what);
 

@@ -54,7 +54,7 @@ std::vector<uint8_t> bf16Bytes(const std::vector<float>& v)
  * A TrainingRecord: params fc (F32 [2, 3]) and emb (BF16 [4]), a module field mask (Bool [3]) that
  * is no parameter; Adam state for fc; one pending gradient; state {step: u64 max, seed, counts (I64 [2])}.
  */
-std::shared_ptr<const Record> buildRecord()
+std::shared_ptr<const Record> buildRecord(uint64_t countsLength = 2)
 {
     TapeBuilder b;
     beginEnvelope(b, makeMetadata(Recorder::NamedMpk, Precision::Full, "0.20.0")); // bare Bool dtype
@@ -116,10 +116,10 @@ std::shared_ptr<const Record> buildRecord()
     b.key("seed");
     b.uinteger(7);
     b.key("counts");
-    std::vector<uint8_t> counts(16);
+    std::vector<uint8_t> counts(countsLength * 8);
     const int64_t c[2] = {-5, int64_t(1) << 40};
     std::memcpy(counts.data(), c, 16);
-    tensor(b, "I64", {2}, counts);
+    tensor(b, "I64", {countsLength}, counts);
     b.end();
     b.end();
     endEnvelope(b);
@@ -223,6 +223,18 @@ private slots:
             QCOMPARE(uint64_t(st.data.data() - file->bytes->data()), 8 + n + st.begin);
         }
         QCOMPARE(file->find("item[3].gradients[0][2]") ? file->find("item[3].gradients[0][2]")->dtype : std::string(), std::string("F32"));
+    }
+
+    void metadataOmitsALargeState()
+    {
+        // 8 KiB of tensor in the caller state: written as numbers, it stays in the metadata.
+        const std::string small = exportMetadataJson(*buildRecord(1024), {});
+        QVERIFY(small.find("\"state\":{\"step\":18446744073709551615") != std::string::npos);
+        QVERIFY(small.find("state_omitted") == std::string::npos);
+        // 80 KiB would make a metadata string of hundreds of KiB: omitted, and said so.
+        const std::string large = exportMetadataJson(*buildRecord(10240), {});
+        QVERIFY(large.find("\"state\":null,\"state_omitted\":\"the continuation state holds 81920 payload bytes") != std::string::npos);
+        QVERIFY(large.size() < 4096);
     }
 
     void selectionByRole()
