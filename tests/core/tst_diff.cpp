@@ -14,8 +14,10 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <atomic>
 #include <cmath>
 #include <cstring>
+#include <thread>
 
 using namespace ckpt;
 
@@ -303,6 +305,68 @@ private Q_SLOTS:
         QVERIFY(!m1->byteEqual);
         QCOMPARE(*m1->maxAbs, double(0.1f));
         QCOMPARE(d->changed, uint64_t(2));
+    }
+
+    void parallelChunkedDiffIsTheSerialOne()
+    {
+        // Tensors over several chunks: one moved only in its last chunk (its equal chunks are read
+        // again for the norms), one byte-equal, one with every element moved, and a small one.
+        const size_t n = 3 * StatsChunkElements + 1000;
+        std::vector<float> base(n), tail(n), all(n);
+        for (size_t i = 0; i < n; ++i) {
+            base[i] = float(std::sin(double(i) * 0.001));
+            tail[i] = i + 10 >= n ? base[i] + 0.5f : base[i];
+            all[i] = base[i] * 1.25f - 0.125f;
+        }
+        auto a = index(buildRecord({{"big", 1, base}, {"same", 2, base}, {"moved", 3, base}, {"small", 4, {1.0f, 2.0f}}}), "a");
+        auto b = index(buildRecord({{"big", 1, tail}, {"same", 2, base}, {"moved", 3, all}, {"small", 4, {1.0f, 3.0f}}}), "b");
+        QVERIFY(a && b);
+        auto serial = diffRecords(*a, *b);
+        // bodies in reverse order, from two threads: what a pool may do
+        const ParallelFor twoThreads = [](size_t count, const std::function<void(size_t)>& body) {
+            std::atomic<size_t> next{0};
+            auto work = [&] {
+                for (size_t i; (i = next.fetch_add(1)) < count;)
+                    body(count - 1 - i);
+            };
+            std::thread helper(work);
+            work();
+            helper.join();
+        };
+        std::vector<double> reported;
+        Progress progress;
+        progress.onProgress = [&](double f) { reported.push_back(f); };
+        auto parallel = diffRecords(*a, *b, {}, progress, twoThreads);
+        QVERIFY(serial && parallel);
+        QCOMPARE(parallel->entries.size(), serial->entries.size());
+        for (size_t k = 0; k < serial->entries.size(); ++k) {
+            const TensorDiff &x = serial->entries[k], &y = parallel->entries[k];
+            QCOMPARE(y.status, x.status);
+            QCOMPARE(y.byteEqual, x.byteEqual);
+            QCOMPARE(y.maxAbs, x.maxAbs); // exactly: merged in chunk order whatever ran where
+            QCOMPARE(y.meanAbs, x.meanAbs);
+            QCOMPARE(y.relL2, x.relL2);
+            QCOMPARE(y.cosine, x.cosine);
+            QCOMPARE(y.differing, x.differing);
+            QVERIFY(y.histogram.positive == x.histogram.positive && y.histogram.negative == x.histogram.negative && y.histogram.zero == x.histogram.zero);
+        }
+        QVERIFY(!reported.empty() && reported.back() == 1.0);
+        // against one plain pass over the pair (compareTensorValues): same counts, sums to rounding
+        const auto* big = entry(*parallel, "item[0].big.param");
+        QVERIFY(big && !big->byteEqual);
+        QCOMPARE(big->differing, uint64_t(10));
+        QCOMPARE(big->histogram.zero, uint64_t(n - 10));
+        TensorDiff reference;
+        compareTensorValues(DType::F32, f32Bytes(base), DType::F32, f32Bytes(tail), n, 0, reference);
+        QCOMPARE(*big->maxAbs, *reference.maxAbs);
+        QVERIFY(std::abs(*big->relL2 - *reference.relL2) <= 1e-12 * *reference.relL2);
+        QVERIFY(std::abs(*big->cosine - *reference.cosine) <= 1e-12);
+        QVERIFY(entry(*parallel, "item[0].same.param")->byteEqual);
+        QCOMPARE(entry(*parallel, "item[0].moved.param")->differing, uint64_t(n));
+        // cancelled between batches: an error, not a partial diff
+        Progress cancel;
+        cancel.isCancelled = [] { return true; };
+        QVERIFY(!diffRecords(*a, *b, {}, cancel, twoThreads));
     }
 
     void deltaHistogramBins()
