@@ -30,6 +30,7 @@
 #include <QVBoxLayout>
 #include <QtConcurrent>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <unordered_map>
@@ -406,6 +407,13 @@ DiffPanel::DiffPanel(QWidget* parent)
     ll->addWidget(m_lossNote);
     ll->addWidget(m_lossPlot, 1);
     m_lossPlot->legend->setVisible(true);
+    // the legend in a row of its own below the axes: inside them it would cover curves or a marker
+    auto* legendRow = new QCPLayoutGrid;
+    m_lossPlot->plotLayout()->addElement(1, 0, legendRow);
+    legendRow->setMargins(QMargins(5, 0, 5, 5));
+    legendRow->addElement(0, 0, m_lossPlot->legend);
+    m_lossPlot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    m_lossPlot->plotLayout()->setRowStretchFactor(1, 0.001);
     m_lossPlot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     m_lossPlot->xAxis->setLabel(tr("epoch"));
     m_lossPlot->yAxis->setLabel(tr("loss"));
@@ -705,8 +713,10 @@ void DiffPanel::applyGraphSide()
         for (const auto& key : g.changed[side])
             if (const auto it = index.find(key); it != index.end())
                 seeds.push_back(it->second);
+        std::sort(seeds.begin(), seeds.end());
+        seeds.erase(std::unique(seeds.begin(), seeds.end()), seeds.end()); // a node and its edges' ends count once
         // nothing moved on this side (no seed): the whole graph stays
-        m_graphView->showNodes(tr("What changed in %1 (%n node(s) and their neighbours)", "", int(seeds.size())).arg(side ? tr("B") : tr("A")), seeds, 1);
+        m_graphView->showNodes(tr("What changed in %1 (%n node(s), with their neighbours)", "", int(seeds.size())).arg(side ? tr("B") : tr("A")), seeds, 1);
     }
     auto swatch = [](const QColor& c, const QString& text) {
         return QStringLiteral("<span style=\"background-color:%1\">&nbsp;&nbsp;&nbsp;&nbsp;</span>&nbsp;%2").arg(c.name(), text);
@@ -802,8 +812,10 @@ void DiffPanel::showLosses(const RunLosses& l)
             auto* label = new QCPItemText(m_lossPlot);
             label->position->setTypeX(QCPItemPosition::ptPlotCoords);
             label->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
-            label->position->setCoords(*x, 0.02);
-            label->setPositionAlignment(Qt::AlignTop | (side ? Qt::AlignLeft : Qt::AlignRight));
+            // centred over its line, A a little lower than B: two checkpoints at one step stay readable
+            label->position->setCoords(*x, side ? 0.02 : 0.09);
+            label->setPositionAlignment(Qt::AlignTop | Qt::AlignHCenter);
+            label->setBrush(QBrush(QColor(255, 255, 255, 220)));
             label->setText(QStringLiteral(" %1 ").arg(sideName[side]));
             label->setColor(sideColour[side]);
             label->setFont(QFont(font().family(), font().pointSize(), QFont::Bold));
@@ -831,7 +843,7 @@ void DiffPanel::showLosses(const RunLosses& l)
     m_lossNote->setText(where(0) + QStringLiteral(" &nbsp; · &nbsp; ") + where(1) + (sameRun ? tr(" &nbsp; (one run: its history is drawn once)") : QString()));
     m_lossPlot->rescaleAxes();
     // a little room around the curves, so the markers at the ends stay visible
-    m_lossPlot->xAxis->scaleRange(1.04);
+    m_lossPlot->xAxis->scaleRange(1.08);
     m_lossPlot->yAxis->scaleRange(1.08);
     m_lossPlot->replot(QCustomPlot::rpQueuedReplot);
 }
