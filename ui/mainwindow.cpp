@@ -550,6 +550,11 @@ void MainWindow::onWorkspaceLoaded(Workspace ws)
         if (recs.size() == 2) {
             m_diff->compare(recs[0], recs[1]);
             raisePanel(QStringLiteral("diff"));
+            // a diff is a table and its plots: it takes two thirds of the height from the Tensor panel below
+            QTimer::singleShot(0, this, [this] {
+                resizeDocks({m_panels.value(QStringLiteral("diff")), m_panels.value(QStringLiteral("detail"))}, {height() * 2 / 3, height() / 3},
+                    Qt::Vertical);
+            });
         } else if (graphs) {
             m_diff->compareGraphs(m_diffPaths[0], m_diffPaths[1]);
             raisePanel(QStringLiteral("diff"));

@@ -38,7 +38,7 @@ set(cases
   "loss|${FIXTURES}/runs/mechint-0.20.0-pre.6"
   "graph|${SRC_DIR}/tests/data/graph/worked_example.json"
   "resume|${TRAINED}"
-  "diff|--diff,${FIXTURES}/runs/mlplay-0.16.1/checkpoint/model-10.mpk,${FIXTURES}/models/burn-0.16.1_full_connect4.mpk"
+  "diff|--diff,${TRAINED}/checkpoint/record-20.mpk,${TRAINED}/checkpoint/record-40.mpk"
   "diff-graph|--diff,${TRAINED}/graph/step-20.json,${TRAINED_B}/graph/step-40.json"
   "diff-loss|--diff,${TRAINED}/checkpoint/record-20.mpk,${TRAINED_B}/checkpoint/record-40.mpk")
 # launcher.cpp resizes the window to this for --screenshot.

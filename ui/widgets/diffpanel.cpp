@@ -27,6 +27,7 @@
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTextDocument>
+#include <QTimer>
 #include <QVBoxLayout>
 #include <QtConcurrent>
 
@@ -441,6 +442,24 @@ QColor DiffPanel::removedColour() { return QColor(238, 140, 140); }
 QColor DiffPanel::opChangedColour() { return QColor(206, 150, 236); }
 QColor DiffPanel::tensorsChangedColour() { return QColor(250, 214, 110); }
 
+void DiffPanel::shareSplit(double tableShare)
+{
+    m_tableShare = tableShare;
+    // a panel in a dock tab behind another has no height yet: the share waits for its first real one
+    const int h = m_split->height();
+    if (m_tableShare <= 0 || !isVisible() || h < 150)
+        return;
+    m_split->setSizes({int(h * m_tableShare), h - int(h * m_tableShare)});
+    m_tableShare = 0;
+}
+
+void DiffPanel::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    if (m_tableShare > 0)
+        QTimer::singleShot(0, this, [this] { shareSplit(m_tableShare); }); // once the layout has sized the splitter
+}
+
 void DiffPanel::showTab(Tab tab)
 {
     m_tabs->setCurrentIndex(int(tab));
@@ -534,6 +553,8 @@ void DiffPanel::compare(std::shared_ptr<const Record> a, std::shared_ptr<const R
                             .arg(qs(precisionName(d->precision->a)), qs(precisionName(d->precision->b)),
                                 d->precision->roundingOnly ? tr(" (rounding only)") : QString());
         fillTable(m_table, rows, m_readers);
+        // the table as tall as the plots (left alone, the plots' minimum squeezes it to two rows)
+        shareSplit(0.5);
         showRows(tr("<b>A</b> %1<br><b>B</b> %2<br>added %3 · removed %4 · changed %5 · unchanged %6 · renamed %7 · "
                     "%8 state difference(s)%9")
                      .arg(qs(d->a).toHtmlEscaped(), qs(d->b).toHtmlEscaped())
@@ -690,7 +711,7 @@ void DiffPanel::showGraphDiff(std::shared_ptr<const GraphSides> sides)
         return;
     }
     // the graph is what a GradientCheckpoint diff is about: it gets most of the panel's height
-    m_split->setSizes({m_split->height() / 3, m_split->height() * 2 / 3});
+    shareSplit(1.0 / 3);
     applyGraphSide();
 }
 
@@ -781,20 +802,23 @@ void DiffPanel::showLosses(const RunLosses& l)
     // two files of one run share its history: drawn once, in grey, with both checkpoints marked on it
     const bool sameRun = !l.directory[0].isEmpty() && l.directory[0] == l.directory[1];
     int curves = 0;
-    for (int side = 0; side < (sameRun ? 1 : 2); ++side)
-        for (const LossCurve& c : l.history[side].curves) {
-            if (!c.metric.contains(QLatin1String("Loss"), Qt::CaseInsensitive))
-                continue; // other metrics live on other scales
-            auto* g = m_lossPlot->addGraph();
-            g->setName((sameRun ? tr("A and B") : sideName[side]) + QLatin1Char(' ') + c.split + QLatin1Char('/') + c.metric);
-            QPen pen(sameRun ? QColor(90, 90, 90) : sideColour[side]);
-            pen.setWidthF(c.split == QLatin1String("valid") ? 2.0 : 1.2);
-            if (c.split == QLatin1String("valid"))
-                pen.setStyle(Qt::DashLine);
-            g->setPen(pen);
-            g->setData(c.x, c.y, true);
-            ++curves;
-        }
+    // validation curves first and pale (their per-batch lines zigzag), training on top in full colour
+    for (const bool training : {false, true})
+        for (int side = 0; side < (sameRun ? 1 : 2); ++side)
+            for (const LossCurve& c : l.history[side].curves) {
+                if (!c.metric.contains(QLatin1String("Loss"), Qt::CaseInsensitive))
+                    continue; // other metrics live on other scales
+                if ((c.split == QLatin1String("train")) != training)
+                    continue;
+                auto* g = m_lossPlot->addGraph();
+                g->setName((sameRun ? tr("A and B") : sideName[side]) + QLatin1Char(' ') + c.split + QLatin1Char('/') + c.metric);
+                QColor colour = sameRun ? QColor(90, 90, 90) : sideColour[side];
+                if (!training)
+                    colour.setAlpha(110);
+                g->setPen(QPen(colour, training ? 1.8 : 1.0));
+                g->setData(c.x, c.y, true);
+                ++curves;
+            }
     // where each checkpoint lies on its history (and a GradientCheckpoint's own loss)
     const bool byStep = curves == 0; // no logs: the checkpoints' own losses by their step
     int marks = 0;

@@ -98,6 +98,9 @@ private:
     void showDetail(int row);
     void finishDetail(PairValues values, const QString& title);
     void showGraphDiff(std::shared_ptr<const GraphSides> sides);
+    /** Gives the table this share of the height between it and the tabs (now, or once the panel has a height). */
+    void shareSplit(double tableShare);
+    void resizeEvent(QResizeEvent* event) override;
     void applyGraphSide();
     void loadLosses(const QString& a, const QString& b, std::optional<double> lossA, std::optional<double> lossB);
     void showLosses(const RunLosses& losses);
@@ -128,6 +131,7 @@ private:
     quint64 m_generation = 0, m_detailGeneration = 0;
     bool m_busy = false, m_detailBusy = false, m_lossBusy = false;
     bool m_fillingRows = false;
+    double m_tableShare = 0;  ///< a split waiting for the panel's first real height (0: none)
 };
 
 } // namespace ckpt::ui
