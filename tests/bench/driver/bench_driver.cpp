@@ -13,7 +13,11 @@
 //                                                 on data msgpack has already loaded)
 //   ckpt-bench sum FILE                           plain summing loops over the file's bytes (the machine's limit)
 //   ckpt-bench convert IN OUT [--schema-from MPK] open IN, write it in OUT's recorder (full precision)
-//   ckpt-bench diff A B                           open both + diffRecords
+//   ckpt-bench diff A B                           open both + diffRecords (parallel: the CLI's executor,
+//                                                 one thread per core)
+//   ckpt-bench stats-both A B                     open both + one statistics pass over both records'
+//                                                 tensors (256-bin histograms; the same executor), the
+//                                                 peer the diff's target is set against
 //   ckpt-bench gc FILE                            GradientCheckpoint parse + typed decode + topological order
 //   ckpt-bench gc-verify FILE                     not timed: the fast reader takes FILE (else the gc figures
 //                                                 would time the general reader) and its checkpoint is the
@@ -38,6 +42,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <numeric>
 #include <string>
 #include <thread>
 #include <unistd.h>
@@ -227,7 +232,7 @@ int verifyFastReader(const std::string& path)
 
 int usage()
 {
-    std::fprintf(stderr, "usage: ckpt-bench open|touch|stats|sum|convert|diff|gc|gc-verify|layout FILE [OUT|B] [--schema-from MPK]\n");
+    std::fprintf(stderr, "usage: ckpt-bench open|touch|stats|stats-both|sum|convert|diff|gc|gc-verify|layout FILE [OUT|B] [--schema-from MPK]\n");
     return 2;
 }
 
@@ -323,6 +328,26 @@ int main(int argc, char** argv)
         if (!converted)
             return failWith(converted.error());
         out.add("save_s", secondsSince(t1));
+    } else if (cmd == "stats-both" && args.size() == 3) {
+        auto a = open(args[1], schemaFrom);
+        if (!a)
+            return failWith(a.error());
+        auto b = open(args[2], schemaFrom);
+        if (!b)
+            return failWith(b.error());
+        out.add("open_s", secondsSince(t0));
+        const auto t1 = Clock::now();
+        const ParallelFor parallel = cli::threadedFor();
+        double checksum = 0;
+        for (const Record* r : {a->get(), b->get()}) {
+            std::vector<size_t> all(r->tensors.size());
+            std::iota(all.begin(), all.end(), size_t(0));
+            for (const auto& st : r->stats(all, StatsOptions{}, parallel))
+                checksum += st.sum;
+        }
+        out.add("stats_s", secondsSince(t1));
+        out.add("tensor_bytes", (*a)->tensorBytes() + (*b)->tensorBytes());
+        out.add("checksum", checksum);
     } else if (cmd == "diff" && args.size() == 3) {
         auto a = open(args[1], schemaFrom);
         if (!a)
@@ -332,7 +357,7 @@ int main(int argc, char** argv)
             return failWith(b.error());
         out.add("open_s", secondsSince(t0));
         const auto t1 = Clock::now();
-        auto d = diffRecords(**a, **b);
+        auto d = diffRecords(**a, **b, {}, Progress::none(), cli::threadedFor());
         if (!d)
             return failWith(d.error());
         out.add("diff_s", secondsSince(t1));
