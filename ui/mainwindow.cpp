@@ -310,7 +310,8 @@ void MainWindow::createDocks()
         // messages, undo) have next to nothing to show and cannot shrink below the tensor plot, so
         // they step aside until records are open again (View lists them meanwhile; an error still
         // raises the messages).
-        const bool graphOnly = ws.graph && ws.records.empty();
+        // (the Record tree lists a GradientCheckpoint's own fields as a record: those do not count)
+        const bool graphOnly = ws.graph && std::ranges::all_of(ws.records, [](const LoadedRecord& lr) { return lr.record->kind == RecordKind::GradientCheckpoint; });
         if (graphOnly && m_hiddenForGraph.isEmpty()) {
             for (const QString& name : {QStringLiteral("detail"), QStringLiteral("messages"), QStringLiteral("undo")})
                 if (QDockWidget* dock = m_panels.value(name); dock && dock->isVisible()) {
@@ -453,11 +454,16 @@ QStringList MainWindow::panelNames()
 {
     return {QStringLiteral("tree"), QStringLiteral("tensors"), QStringLiteral("optimizer"), QStringLiteral("scheduler"),
         QStringLiteral("state"), QStringLiteral("graph"), QStringLiteral("loss"), QStringLiteral("diff"),
-        QStringLiteral("resume")};
+        QStringLiteral("diff-graph"), QStringLiteral("diff-loss"), QStringLiteral("resume")};
 }
 
 bool MainWindow::raisePanel(const QString& name)
 {
+    // the Diff panel's graph and loss tabs, for --screenshot --panel diff-graph|diff-loss
+    if (name == QLatin1String("diff-graph") || name == QLatin1String("diff-loss")) {
+        m_diff->showTab(name == QLatin1String("diff-graph") ? DiffPanel::Tab::Graph : DiffPanel::Tab::Loss);
+        return raisePanel(QStringLiteral("diff"));
+    }
     QDockWidget* dock = m_panels.value(name);
     if (!dock)
         return false;
@@ -544,6 +550,11 @@ void MainWindow::onWorkspaceLoaded(Workspace ws)
         if (recs.size() == 2) {
             m_diff->compare(recs[0], recs[1]);
             raisePanel(QStringLiteral("diff"));
+            // a diff is a table and its plots: it takes two thirds of the height from the Tensor panel below
+            QTimer::singleShot(0, this, [this] {
+                resizeDocks({m_panels.value(QStringLiteral("diff")), m_panels.value(QStringLiteral("detail"))}, {height() * 2 / 3, height() / 3},
+                    Qt::Vertical);
+            });
         } else if (graphs) {
             m_diff->compareGraphs(m_diffPaths[0], m_diffPaths[1]);
             raisePanel(QStringLiteral("diff"));

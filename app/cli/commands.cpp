@@ -422,7 +422,7 @@ int cmdDiff(const std::vector<std::string>& argv)
     auto rb = open(a.positional()[1], a);
     if (!rb)
         return failWith(rb.error());
-    auto d = diffRecords(**ra, **rb, o);
+    auto d = diffRecords(**ra, **rb, o, Progress::none(), cli::threadedFor());
     if (!d)
         return failWith(d.error());
     if (a.flag("--json")) {

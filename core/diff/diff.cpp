@@ -201,30 +201,158 @@ std::optional<DType> narrowerFloatOrInt(DType a, DType b)
     return sa < sb ? a : b;
 }
 
-/** One tensor's pair of payloads; a changed dtype also checks whether it is exact rounding. */
-void comparePayloads(DType da, std::span<const uint8_t> pa, DType db, std::span<const uint8_t> pb, uint64_t numel, double tol, TensorDiff& d)
+// The f32 block loop is compiled for AVX2 and for the x86-64 baseline, picked at run time (as
+// core/tensor/stats.cpp's loops are); both run the same operations in the same order.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define CKPT_DIFF_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define CKPT_DIFF_CLONES
+#endif
+#pragma GCC diagnostic ignored "-Wpsabi" // the vectors never cross a non-inlined call
+using V4 = double __attribute__((vector_size(32)));
+using F4 = float __attribute__((vector_size(16)));
+using I4 = int64_t __attribute__((vector_size(32)));
+using U4 = uint64_t __attribute__((vector_size(32)));
+
+/// Four lanes of everything a block of finite f32 pairs adds up (lanes merged in a fixed order).
+struct F32Lanes {
+    V4 sumAbs = {}, dot = {}, na = {}, nb = {}, nd = {}, maxAbs = {};
+    I4 differing = {};
+    std::array<FlatHistogram, 4> hist{};
+};
+
+/// \a m (a multiple of 4) finite pairs: d = y - x in double four at a time, its bin as deltaBin computes it.
+CKPT_DIFF_CLONES void finiteF32Block(const uint8_t* pa, const uint8_t* pb, size_t m, double tol, F32Lanes& L)
 {
+    const V4 tolerance = {tol, tol, tol, tol};
+    const I4 lowest = {DeltaHistogram::minExp, DeltaHistogram::minExp, DeltaHistogram::minExp, DeltaHistogram::minExp};
+    const I4 highest = {DeltaHistogram::maxExp, DeltaHistogram::maxExp, DeltaHistogram::maxExp, DeltaHistogram::maxExp};
+    constexpr int64_t bins = int64_t(DeltaHistogram::bins);
+    for (size_t j = 0; j < m; j += 4) {
+        F4 xf, yf;
+        std::memcpy(&xf, pa + 4 * j, 16);
+        std::memcpy(&yf, pb + 4 * j, 16);
+        const V4 x = __builtin_convertvector(xf, V4), y = __builtin_convertvector(yf, V4);
+        const V4 d = y - x;
+        const U4 bits = reinterpret_cast<U4>(d);
+        const V4 ad = reinterpret_cast<V4>(bits & 0x7fffffffffffffffull);
+        L.differing -= reinterpret_cast<I4>(ad > tolerance); // a true lane is -1
+        L.maxAbs = ad > L.maxAbs ? ad : L.maxAbs;
+        L.sumAbs += ad;
+        L.dot += x * y;
+        L.na += x * x;
+        L.nb += y * y;
+        L.nd += d * d;
+        // deltaBin: bins + nonZero * (1 + k - sign * (2k + 2)), k the clamped binary exponent
+        I4 e = reinterpret_cast<I4>((bits >> 52) & 0x7ffu) - 1023;
+        e = e < lowest ? lowest : e;
+        e = e > highest ? highest : e;
+        const I4 k = e - lowest;
+        const I4 sign = reinterpret_cast<I4>(bits >> 63);
+        const I4 nonZero = -reinterpret_cast<I4>(d != V4{});
+        const I4 index = bins + nonZero * (1 + k - sign * (2 * k + 2));
+        for (int l = 0; l < 4; ++l)
+            ++L.hist[size_t(l)][size_t(index[l])];
+    }
+}
+
+/**
+ * f32 pairs, the common case, at memory speed: blocks of finite values take finiteF32Block (four
+ * independent lanes of sums, maxima, counts and histograms, so that no element waits for the
+ * previous one's additions or bin increment); a block holding a NaN or an infinity (or a tail that
+ * is not a multiple of four) takes PairAccumulator::step, which sorts those out. For finite values
+ * the numbers are step's: d = y - x in double, the same bins; only the order of the additions differs.
+ */
+void accumulateF32(const uint8_t* pa, const uint8_t* pb, uint64_t first, uint64_t count, PairAccumulator& acc)
+{
+    constexpr size_t Block = 1024;
+    F32Lanes lanes;
+    uint64_t fast = 0;
+    for (uint64_t i0 = first; i0 < first + count; i0 += Block) {
+        const size_t m = size_t(std::min<uint64_t>(Block, first + count - i0));
+        const uint8_t* qa = pa + 4 * i0;
+        const uint8_t* qb = pb + 4 * i0;
+        uint32_t special = 0; // an all-ones exponent: NaN or infinity
+        for (size_t j = 0; j < m; ++j)
+            special |= uint32_t((ld<uint32_t>(qa + 4 * j) & 0x7f800000u) == 0x7f800000u) | uint32_t((ld<uint32_t>(qb + 4 * j) & 0x7f800000u) == 0x7f800000u);
+        if (special || m % 4) {
+            for (size_t j = 0; j < m; ++j)
+                acc.step(ld<float>(qa + 4 * j), ld<float>(qb + 4 * j));
+            continue;
+        }
+        finiteF32Block(qa, qb, m, acc.tol, lanes);
+        fast += m;
+    }
+    for (int l = 0; l < 4; ++l) {
+        acc.maxAbs = std::max(acc.maxAbs, lanes.maxAbs[l]);
+        acc.sumAbs += lanes.sumAbs[l];
+        acc.dot += lanes.dot[l];
+        acc.na += lanes.na[l];
+        acc.nb += lanes.nb[l];
+        acc.nd += lanes.nd[l];
+        acc.differing += uint64_t(lanes.differing[l]);
+        for (size_t k = 0; k < acc.histogram.size(); ++k)
+            acc.histogram[k] += lanes.hist[size_t(l)][k];
+    }
+    acc.finitePairs += fast;
+}
+
+/// One pass's partial numbers: an accumulator and the count of elements a dtype change did not round to.
+struct PairPartial {
     PairAccumulator acc;
-    acc.tol = tol;
+    uint64_t notRounding = 0;
+
+    /** Folds \a o in (partials are merged in chunk order, so the result does not depend on the threads). */
+    void merge(const PairPartial& o)
+    {
+        acc.maxAbs = std::max(acc.maxAbs, o.acc.maxAbs);
+        acc.sumAbs += o.acc.sumAbs;
+        acc.dot += o.acc.dot;
+        acc.na += o.acc.na;
+        acc.nb += o.acc.nb;
+        acc.nd += o.acc.nd;
+        acc.finitePairs += o.acc.finitePairs;
+        acc.differing += o.acc.differing;
+        for (size_t k = 0; k < acc.histogram.size(); ++k)
+            acc.histogram[k] += o.acc.histogram[k];
+        notRounding += o.notRounding;
+    }
+};
+
+/** Elements [first, first + count) of a pair of payloads into \a out; a changed dtype also checks whether it is exact rounding. */
+void accumulateRange(DType da, std::span<const uint8_t> pa, DType db, std::span<const uint8_t> pb, uint64_t first, uint64_t count,
+    PairPartial& out)
+{
+    PairAccumulator& acc = out.acc;
     if (da == DType::F32 && db == DType::F32) {
-        // The common case gets a loop without dtype dispatch.
-        for (uint64_t i = 0; i < numel; ++i)
-            acc.step(ld<float>(pa.data() + 4 * i), ld<float>(pb.data() + 4 * i));
-        acc.finish(d);
+        accumulateF32(pa.data(), pb.data(), first, count, acc); // the common case, without dtype dispatch
         return;
     }
     const auto narrow = narrowerFloatOrInt(da, db);
-    uint64_t notRounding = 0;
-    for (uint64_t i = 0; i < numel; ++i) {
+    for (uint64_t i = first; i < first + count; ++i) {
         const double x = elementAt(da, pa, i), y = elementAt(db, pb, i);
         acc.step(x, y);
         if (narrow) {
             const double wide = *narrow == da ? y : x, stored = *narrow == da ? x : y;
-            notRounding += !sameValue(roundTo(*narrow, wide), stored) && !sameValue(roundTo(*narrow, double(float(wide))), stored);
+            out.notRounding += !sameValue(roundTo(*narrow, wide), stored) && !sameValue(roundTo(*narrow, double(float(wide))), stored);
         }
     }
-    acc.finish(d);
-    d.precisionChange = narrow && notRounding == 0;
+}
+
+void finishPair(DType da, DType db, const PairPartial& p, TensorDiff& d)
+{
+    p.acc.finish(d);
+    if (da != db)
+        d.precisionChange = narrowerFloatOrInt(da, db) && p.notRounding == 0;
+}
+
+/** One tensor's pair of payloads in one pass on the caller's thread. */
+void comparePayloads(DType da, std::span<const uint8_t> pa, DType db, std::span<const uint8_t> pb, uint64_t numel, double tol, TensorDiff& d)
+{
+    PairPartial p;
+    p.acc.tol = tol;
+    accumulateRange(da, pa, db, pb, 0, numel, p);
+    finishPair(da, db, p, d);
 }
 
 /// Keys a tensor can be found by on the other side.
@@ -286,13 +414,27 @@ std::vector<std::pair<std::optional<size_t>, MatchKind>> matchTensors(const Reco
     return partner;
 }
 
-/// Compares one matched pair; fills status and numbers.
-void comparePair(const Record& ra, const TensorEntry& ta, const Record& rb, const TensorEntry& tb, double tol, TensorDiff& e)
+/// Status of a compared pair from its numbers (or its dtype change).
+void settleStatus(const TensorEntry& ta, const TensorEntry& tb, TensorDiff& e)
 {
-    if (ta.shape != tb.shape) {
-        e.status = DiffStatus::ShapeChanged;
-        return;
-    }
+    if (ta.dtype != tb.dtype)
+        e.status = DiffStatus::DTypeChanged;
+    else
+        e.status = e.differing > 0 ? DiffStatus::Changed : DiffStatus::Unchanged;
+}
+
+/// A pair whose payloads are byte-identical: unchanged, without decoding a value.
+void setByteEqual(const TensorEntry& ta, TensorDiff& e)
+{
+    e.byteEqual = true;
+    e.maxAbs = e.meanAbs = e.relL2 = 0.0;
+    e.histogram.zero = ta.numel;
+    e.status = DiffStatus::Unchanged;
+}
+
+/// Pairs the chunked driver does not split: quantized payloads (bytes only) and legacy {value, shape} payloads (decoded whole).
+void compareWhole(const Record& ra, const TensorEntry& ta, const Record& rb, const TensorEntry& tb, double tol, TensorDiff& e)
+{
     if (ta.dtype == DType::QFloat || tb.dtype == DType::QFloat) {
         // Quantized payloads have no element view here: only their bytes can be compared.
         const auto pa = ra.payload(ta), pb = rb.payload(tb);
@@ -300,29 +442,145 @@ void comparePair(const Record& ra, const TensorEntry& ta, const Record& rb, cons
         e.status = ta.dtype != tb.dtype ? DiffStatus::DTypeChanged : e.byteEqual ? DiffStatus::Unchanged : DiffStatus::Changed;
         return;
     }
-    if (!ta.legacy && !tb.legacy && ta.dtype == tb.dtype) {
-        const auto pa = ra.payload(ta), pb = rb.payload(tb);
-        if (pa.size() == pb.size() && std::memcmp(pa.data(), pb.data(), pa.size()) == 0) {
-            e.byteEqual = true;
-            e.maxAbs = e.meanAbs = e.relL2 = 0.0;
-            e.histogram.zero = ta.numel;
-            e.status = DiffStatus::Unchanged;
-            return;
+    const auto va = ra.values(ta, 0, ta.numel), vb = rb.values(tb, 0, tb.numel);
+    std::vector<uint8_t> ba(va.size() * 8), bb(vb.size() * 8);
+    std::memcpy(ba.data(), va.data(), ba.size());
+    std::memcpy(bb.data(), vb.data(), bb.size());
+    comparePayloads(DType::F64, ba, DType::F64, bb, std::min(va.size(), vb.size()), tol, e);
+    settleStatus(ta, tb, e);
+}
+
+/**
+ * The tensor pairs' numbers, parallel over chunks of StatsChunkElements through \a parallel and
+ * streaming through the payloads in batches of about 64 MiB (progress and cancellation per batch).
+ * A chunk whose bytes are equal on both sides is not decoded; a pair whose chunks all are equal is
+ * unchanged without a value read. Only the equal chunks of a pair that changed elsewhere are read
+ * again, for its norms and cosine.
+ */
+bool comparePairs(const Record& a, const Record& b, std::vector<TensorDiff>& entries, double tol, const Progress& progress,
+    const ParallelFor& parallel)
+{
+    struct Chunk {
+        size_t entry;
+        uint64_t first, count;
+        bool equal = false;   ///< the chunk's bytes are the same on both sides (same dtype)
+        PairPartial partial;
+    };
+    const auto run = [&](size_t n, const std::function<void(size_t)>& body) {
+        if (!parallel || n <= 1)
+            for (size_t i = 0; i < n; ++i)
+                body(i);
+        else
+            parallel(n, body);
+    };
+    std::vector<size_t> pairs; // entries with both sides and the same shape
+    uint64_t totalBytes = 0, doneBytes = 0;
+    for (size_t k = 0; k < entries.size(); ++k) {
+        TensorDiff& e = entries[k];
+        if (!e.a || !e.b)
+            continue;
+        const TensorEntry &ta = a.tensors[*e.a], &tb = b.tensors[*e.b];
+        if (ta.shape != tb.shape) {
+            e.status = DiffStatus::ShapeChanged;
+            continue;
         }
+        pairs.push_back(k);
+        totalBytes += ta.bytes + tb.bytes;
     }
-    if (!ta.legacy && !tb.legacy) {
-        comparePayloads(ta.dtype, ra.payload(ta), tb.dtype, rb.payload(tb), ta.numel, tol, e);
-    } else {
-        const auto va = ra.values(ta, 0, ta.numel), vb = rb.values(tb, 0, tb.numel);
-        std::vector<uint8_t> ba(va.size() * 8), bb(vb.size() * 8);
-        std::memcpy(ba.data(), va.data(), ba.size());
-        std::memcpy(bb.data(), vb.data(), bb.size());
-        comparePayloads(DType::F64, ba, DType::F64, bb, std::min(va.size(), vb.size()), tol, e);
+    constexpr uint64_t BatchBytes = uint64_t(64) << 20;
+    for (size_t first = 0; first < pairs.size();) {
+        if (progress.cancelled())
+            return false;
+        size_t last = first;
+        uint64_t batchBytes = 0;
+        while (last < pairs.size()) {
+            const TensorDiff& e = entries[pairs[last]];
+            const uint64_t bytes = a.tensors[*e.a].bytes + b.tensors[*e.b].bytes;
+            if (last > first && batchBytes + bytes > BatchBytes)
+                break;
+            batchBytes += bytes;
+            ++last;
+        }
+        // tasks: a chunk of a splittable pair, or a whole pair of the other kinds
+        std::vector<Chunk> chunks;
+        std::vector<size_t> whole;
+        for (size_t p = first; p < last; ++p) {
+            const size_t k = pairs[p];
+            const TensorEntry &ta = a.tensors[*entries[k].a], &tb = b.tensors[*entries[k].b];
+            // a payload shorter than its shape says (a damaged record opened leniently) is read through
+            // Record::values, which clamps to the bytes there are
+            const auto shortPayload = [](const Record& r, const TensorEntry& t) { return r.payload(t).size() / dtypeSize(t.dtype) < t.numel; };
+            if (ta.legacy || tb.legacy || ta.dtype == DType::QFloat || tb.dtype == DType::QFloat || shortPayload(a, ta) || shortPayload(b, tb)) {
+                whole.push_back(k);
+                continue;
+            }
+            const uint64_t n = std::max<uint64_t>(ta.numel, 1); // an empty tensor is one empty chunk
+            for (uint64_t c = 0; c < n; c += StatsChunkElements)
+                chunks.push_back({k, c, std::min<uint64_t>(StatsChunkElements, ta.numel - std::min(c, ta.numel)), false, {}});
+        }
+        const auto accumulate = [&](Chunk& c) {
+            const TensorDiff& e = entries[c.entry];
+            const TensorEntry &ta = a.tensors[*e.a], &tb = b.tensors[*e.b];
+            c.partial.acc.tol = tol;
+            accumulateRange(ta.dtype, a.payload(ta), tb.dtype, b.payload(tb), c.first, c.count, c.partial);
+        };
+        run(chunks.size() + whole.size(), [&](size_t j) {
+            if (j >= chunks.size()) {
+                TensorDiff& e = entries[whole[j - chunks.size()]];
+                compareWhole(a, a.tensors[*e.a], b, b.tensors[*e.b], tol, e);
+                return;
+            }
+            Chunk& c = chunks[j];
+            const TensorDiff& e = entries[c.entry];
+            const TensorEntry &ta = a.tensors[*e.a], &tb = b.tensors[*e.b];
+            if (ta.dtype == tb.dtype && ta.bytes == tb.bytes) {
+                const size_t size = dtypeSize(ta.dtype);
+                const auto pa = a.payload(ta).subspan(c.first * size, c.count * size), pb = b.payload(tb).subspan(c.first * size, c.count * size);
+                if (std::memcmp(pa.data(), pb.data(), pa.size()) == 0) {
+                    c.equal = true;
+                    return;
+                }
+            }
+            accumulate(c);
+        });
+        // a pair changed in some chunk needs its equal chunks' values too (norms, cosine)
+        std::unordered_map<size_t, bool> allEqual;
+        for (const Chunk& c : chunks) {
+            auto [it, inserted] = allEqual.try_emplace(c.entry, true);
+            it->second = it->second && c.equal;
+        }
+        std::vector<size_t> again;
+        for (size_t j = 0; j < chunks.size(); ++j)
+            if (chunks[j].equal && !allEqual[chunks[j].entry])
+                again.push_back(j);
+        run(again.size(), [&](size_t j) { accumulate(chunks[again[j]]); });
+        // merge in chunk order: the same numbers whatever the number of threads
+        std::unordered_map<size_t, PairPartial> merged;
+        for (const Chunk& c : chunks) {
+            if (allEqual[c.entry])
+                continue;
+            auto [it, inserted] = merged.try_emplace(c.entry);
+            if (inserted)
+                it->second = c.partial;
+            else
+                it->second.merge(c.partial);
+        }
+        for (const auto& [k, equal] : allEqual) {
+            TensorDiff& e = entries[k];
+            const TensorEntry &ta = a.tensors[*e.a], &tb = b.tensors[*e.b];
+            if (equal) {
+                setByteEqual(ta, e);
+                continue;
+            }
+            finishPair(ta.dtype, tb.dtype, merged.at(k), e);
+            settleStatus(ta, tb, e);
+        }
+        doneBytes += batchBytes;
+        if (totalBytes)
+            progress.report(double(doneBytes) / double(totalBytes));
+        first = last;
     }
-    if (ta.dtype != tb.dtype)
-        e.status = DiffStatus::DTypeChanged;
-    else
-        e.status = e.differing > 0 ? DiffStatus::Changed : DiffStatus::Unchanged;
+    return true;
 }
 
 struct Leaf {
@@ -409,19 +667,14 @@ void compareTensorValues(DType dtypeA, std::span<const uint8_t> a, DType dtypeB,
     comparePayloads(dtypeA, a, dtypeB, b, numel, tolerance, out);
 }
 
-Result<RecordDiff> diffRecords(const Record& a, const Record& b, const DiffOptions& o, const Progress& progress)
+Result<RecordDiff> diffRecords(const Record& a, const Record& b, const DiffOptions& o, const Progress& progress, const ParallelFor& parallel)
 {
     RecordDiff d;
     d.a = a.file;
     d.b = b.file;
     const auto partner = matchTensors(a, b);
     std::vector<bool> matchedB(b.tensors.size(), false);
-    uint64_t totalBytes = 0, doneBytes = 0;
-    for (const auto& t : a.tensors)
-        totalBytes += t.bytes;
     for (size_t i = 0; i < a.tensors.size(); ++i) {
-        if (progress.cancelled())
-            return fail(ErrorCode::Cancelled, "diff cancelled");
         const auto& ta = a.tensors[i];
         TensorDiff e;
         e.path = ta.path;
@@ -437,18 +690,19 @@ Result<RecordDiff> diffRecords(const Record& a, const Record& b, const DiffOptio
             e.paramIdB = tb.paramId;
             if (tb.path != ta.path)
                 e.pathB = tb.path;
-            comparePair(a, ta, b, tb, o.tolerance, e);
-            ++(e.status == DiffStatus::Unchanged ? d.unchanged : d.changed);
-            d.renamed += e.renamed();
         } else {
             e.status = DiffStatus::Removed;
             ++d.removed;
         }
-        doneBytes += ta.bytes;
-        if (totalBytes)
-            progress.report(double(doneBytes) / double(totalBytes));
         d.entries.push_back(std::move(e));
     }
+    if (!comparePairs(a, b, d.entries, o.tolerance, progress, parallel))
+        return fail(ErrorCode::Cancelled, "diff cancelled");
+    for (const auto& e : d.entries)
+        if (e.a && e.b) {
+            ++(e.status == DiffStatus::Unchanged ? d.unchanged : d.changed);
+            d.renamed += e.renamed();
+        }
     for (size_t j = 0; j < b.tensors.size(); ++j) {
         if (matchedB[j])
             continue;

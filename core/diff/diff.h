@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/record/record.h"
+#include "core/tensor/stats.h"
 
 #include <array>
 
@@ -97,9 +98,14 @@ struct DiffOptions {
  * Compares two records tensor by tensor in one pass over both payloads (byte-equal payloads are not
  * decoded), and every non-tensor leaf by path. Tensors are paired by path and parameter id first,
  * then by parameter id alone (renames), then by path alone (re-initialised parameters).
+ *
+ * The payloads are streamed in batches of about 64 MiB (progress and cancellation per batch); every
+ * chunk of StatsChunkElements elements of every pair in a batch is one task for \a parallel (the
+ * caller's executor: core starts no thread). Chunk partials are merged in chunk order, so the
+ * numbers do not depend on the number of threads.
  */
 Result<RecordDiff> diffRecords(const Record& a, const Record& b, const DiffOptions& options = {},
-    const Progress& progress = Progress::none());
+    const Progress& progress = Progress::none(), const ParallelFor& parallel = {});
 
 /** Numbers of one pair of equally long payloads (exposed for the GradientCheckpoint diff's CAR blocks). */
 void compareTensorValues(DType dtypeA, std::span<const uint8_t> a, DType dtypeB, std::span<const uint8_t> b, uint64_t numel,

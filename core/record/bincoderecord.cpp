@@ -184,7 +184,9 @@ std::string schedulerTypeNamedByState(const Record& r)
 
 } // namespace
 
-std::vector<BuiltinLayout> builtinBincodeLayouts(DTypeTable table)
+namespace {
+
+std::vector<BuiltinLayout> makeBuiltinBincodeLayouts(DTypeTable table)
 {
     std::vector<BuiltinLayout> out;
     const auto optimizers = optimizerLayouts();
@@ -208,6 +210,25 @@ std::vector<BuiltinLayout> builtinBincodeLayouts(DTypeTable table)
     out.push_back({"built-in GradientsParamsRecord", withItem([&](BincodeSchema& s) { return gradientsRecord(s, table); }), {}});
     out.push_back({"built-in ckpt-train module record (Mlp)", withItem([&](BincodeSchema& s) { return ckptTrainModule(s, table); }), {}});
     return out;
+}
+
+} // namespace
+
+const std::vector<BuiltinLayout>& builtinBincodeLayouts(DTypeTable table)
+{
+    // Built once per table (thread-safe statics) and shared read-only: every bincode open without a
+    // schema tries them all, and building their schemas was a tenth of such an open.
+    static const std::vector<BuiltinLayout> burn014 = makeBuiltinBincodeLayouts(DTypeTable::Burn014),
+                                            burn016 = makeBuiltinBincodeLayouts(DTypeTable::Burn016),
+                                            burn017 = makeBuiltinBincodeLayouts(DTypeTable::Burn017),
+                                            burn021 = makeBuiltinBincodeLayouts(DTypeTable::Burn021);
+    switch (table) {
+    case DTypeTable::Burn014: return burn014;
+    case DTypeTable::Burn016: return burn016;
+    case DTypeTable::Burn017: return burn017;
+    case DTypeTable::Burn021: return burn021;
+    }
+    return burn021;
 }
 
 namespace {
@@ -310,7 +331,7 @@ Result<void> decodeBincodeRecord(const BytesPtr& decoded, const OpenOptions& opt
             Record record;
         };
         std::vector<Fit> fits;
-        const auto layouts = builtinBincodeLayouts(table);
+        const auto& layouts = builtinBincodeLayouts(table);
         for (const auto& layout : layouts) {
             if (!wanted.empty() && !layout.schedulerType.empty() && layout.schedulerType != wanted)
                 continue;
@@ -442,11 +463,11 @@ Result<std::optional<BincodeLayout>> jsonFloatLayout(const Record& record, const
     if (record.kind != RecordKind::TrainingRecord || !schedulerTypeNamedByState(record).size())
         return std::nullopt;
     const std::string wanted = schedulerTypeNamedByState(record);
-    for (auto& layout : builtinBincodeLayouts(dtypeTableForVersion(record.metadata.version))) {
+    for (const auto& layout : builtinBincodeLayouts(dtypeTableForVersion(record.metadata.version))) {
         if (layout.schedulerType != wanted || layout.name.find("ckpt-train TrainingRecord") == std::string::npos)
             continue;
         if (withLayoutValueKinds(record.tape, layout.schema))
-            return BincodeLayout{std::move(layout.schema), layout.name, {}};
+            return BincodeLayout{layout.schema, layout.name, {}};
     }
     return std::nullopt;
 }

@@ -69,6 +69,6 @@ struct BuiltinLayout {
  * f64, () and ComposedLrSchedulerRecord, GradientsParamsRecord, and ckpt-train's module record.
  * A layout is taken only when it decodes every byte into a consistent envelope.
  */
-std::vector<BuiltinLayout> builtinBincodeLayouts(DTypeTable table);
+const std::vector<BuiltinLayout>& builtinBincodeLayouts(DTypeTable table);
 
 } // namespace ckpt

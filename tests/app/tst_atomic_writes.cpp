@@ -17,6 +17,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <limits>
 #include <fcntl.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
@@ -108,11 +109,19 @@ private:
         QVERIFY(QFile::copy(m_small, target));
         const QByteArray before = digest(target);
 
-        QElapsedTimer clock;
-        clock.start();
-        const Finished uncut = run(program, args);
-        QVERIFY2(uncut.exitCode == 0, uncut.err.constData());
-        const qint64 duration = std::max<qint64>(clock.elapsed(), 20);
+        // The kill points are fractions of the fastest of three uncut runs: timed once on a loaded
+        // machine, a slow first run put most points after the end of the faster runs that followed.
+        qint64 duration = std::numeric_limits<qint64>::max();
+        for (int round = 0; round < 3; ++round) {
+            QFile::remove(target);
+            QVERIFY(QFile::copy(m_small, target));
+            QElapsedTimer clock;
+            clock.start();
+            const Finished uncut = run(program, args);
+            QVERIFY2(uncut.exitCode == 0, uncut.err.constData());
+            duration = std::min(duration, clock.elapsed());
+        }
+        duration = std::max<qint64>(duration, 20);
         const QByteArray after = digest(target);
         QVERIFY(after != before);
 

@@ -388,10 +388,14 @@ def measure_record(r, a, size, tools, work, json_max):
         if os.path.exists(out):
             os.remove(out)
 
-    # 5. diff
+    # 5. diff, against one statistics pass over both records (both parallel through the same
+    #    executor, both on pages the first read of the process touches)
+    r.measure([ours, "stats-both", mpk, other], [
+        ("stats.both_cold", "ours", "ckpt statistics pass over both records (parallel, first touch)", "stats_s"),
+    ], name)
     r.measure([ours, "diff", mpk, other], [
         ("diff.total", "ours", "ckpt open both + diff", "total_s"),
-        ("diff.only", "ours", "ckpt diff alone (both records, first touch)", "diff_s", "stats.pass_cold"),
+        ("diff.only", "ours", "ckpt diff alone (both records, parallel, first touch)", "diff_s", "stats.both_cold"),
     ], name)
 
     # 6. probes given a record (the app's event loop)
@@ -566,9 +570,9 @@ def compute_targets(report):
     js = jsizes[-1] if jsizes else size
     faster(7, f"PrettyJson {js} opened >= 2x faster than serde_json's typed load", "peer.load.json", "open.touch.json", js, 2)
     at_most(7, f"layout of {g} nodes <= 2 s", "layout", g, 2)
-    d, s1 = rows.best("diff.only", size), rows.best("stats.pass_cold", size)
-    add(7, f"diff {size} <= 1.5x one statistics pass (both first touch)",
-        f"{d / s1:.2f}x ({fmt_s(d)} vs {fmt_s(s1)})" if d and s1 else "not measured", (d / s1 <= 1.5) if d and s1 else None)
+    d, s2 = rows.best("diff.only", size), rows.best("stats.both_cold", size)
+    add(12, f"diff of two {size} records <= 1.5x one statistics pass over both (first touch)",
+        f"{d / s2:.2f}x ({fmt_s(d)} vs {fmt_s(s2)})" if d and s2 else "not measured", (d / s2 <= 1.5) if d and s2 else None)
     return out
 
 

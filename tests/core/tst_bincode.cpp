@@ -555,7 +555,7 @@ private Q_SLOTS:
             b.end(); b.end();
             b.end();
         });
-        auto layouts = builtinBincodeLayouts(DTypeTable::Burn021);
+        const auto& layouts = builtinBincodeLayouts(DTypeTable::Burn021);
         auto it = std::find_if(layouts.begin(), layouts.end(), [](const BuiltinLayout& l) { return l.name == "built-in SGD optimizer record"; });
         QVERIFY(it != layouts.end());
         auto opened = openRecordBytes(makeBytes(encode(sgd, it->schema)), "optim-1.bin");

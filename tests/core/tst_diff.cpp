@@ -14,8 +14,11 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <atomic>
 #include <cmath>
 #include <cstring>
+#include <limits>
+#include <thread>
 
 using namespace ckpt;
 
@@ -303,6 +306,101 @@ private Q_SLOTS:
         QVERIFY(!m1->byteEqual);
         QCOMPARE(*m1->maxAbs, double(0.1f));
         QCOMPARE(d->changed, uint64_t(2));
+    }
+
+    void parallelChunkedDiffIsTheSerialOne()
+    {
+        // Tensors over several chunks: one moved only in its last chunk (its equal chunks are read
+        // again for the norms), one byte-equal, one with every element moved, and a small one.
+        const size_t n = 3 * StatsChunkElements + 1000;
+        std::vector<float> base(n), tail(n), all(n);
+        for (size_t i = 0; i < n; ++i) {
+            base[i] = float(std::sin(double(i) * 0.001));
+            tail[i] = i + 10 >= n ? base[i] + 0.5f : base[i];
+            all[i] = base[i] * 1.25f - 0.125f;
+        }
+        auto a = index(buildRecord({{"big", 1, base}, {"same", 2, base}, {"moved", 3, base}, {"small", 4, {1.0f, 2.0f}}}), "a");
+        auto b = index(buildRecord({{"big", 1, tail}, {"same", 2, base}, {"moved", 3, all}, {"small", 4, {1.0f, 3.0f}}}), "b");
+        QVERIFY(a && b);
+        auto serial = diffRecords(*a, *b);
+        // bodies in reverse order, from two threads: what a pool may do
+        const ParallelFor twoThreads = [](size_t count, const std::function<void(size_t)>& body) {
+            std::atomic<size_t> next{0};
+            auto work = [&] {
+                for (size_t i; (i = next.fetch_add(1)) < count;)
+                    body(count - 1 - i);
+            };
+            std::thread helper(work);
+            work();
+            helper.join();
+        };
+        std::vector<double> reported;
+        Progress progress;
+        progress.onProgress = [&](double f) { reported.push_back(f); };
+        auto parallel = diffRecords(*a, *b, {}, progress, twoThreads);
+        QVERIFY(serial && parallel);
+        QCOMPARE(parallel->entries.size(), serial->entries.size());
+        for (size_t k = 0; k < serial->entries.size(); ++k) {
+            const TensorDiff &x = serial->entries[k], &y = parallel->entries[k];
+            QCOMPARE(y.status, x.status);
+            QCOMPARE(y.byteEqual, x.byteEqual);
+            QCOMPARE(y.maxAbs, x.maxAbs); // exactly: merged in chunk order whatever ran where
+            QCOMPARE(y.meanAbs, x.meanAbs);
+            QCOMPARE(y.relL2, x.relL2);
+            QCOMPARE(y.cosine, x.cosine);
+            QCOMPARE(y.differing, x.differing);
+            QVERIFY(y.histogram.positive == x.histogram.positive && y.histogram.negative == x.histogram.negative && y.histogram.zero == x.histogram.zero);
+        }
+        QVERIFY(!reported.empty() && reported.back() == 1.0);
+        // against a plain scalar pass written here (the kernel runs four lanes of vectors): the
+        // same counts and bins, the sums to rounding; with a NaN and an infinity in one block
+        std::vector<float> odd = all;
+        odd[5] = std::numeric_limits<float>::quiet_NaN();
+        odd[6] = std::numeric_limits<float>::infinity();
+        for (const auto* values : {&tail, &all, &odd}) {
+            TensorDiff got;
+            compareTensorValues(DType::F32, f32Bytes(base), DType::F32, f32Bytes(*values), n, 0.01, got);
+            double maxAbs = 0, sumAbs = 0, dot = 0, na = 0, nb = 0, nd = 0;
+            uint64_t finite = 0, differing = 0;
+            DeltaHistogram h;
+            for (size_t i = 0; i < n; ++i) {
+                const double x = base[i], y = (*values)[i];
+                if (std::isnan(y)) {
+                    ++differing;
+                    continue;
+                }
+                const double d = y - x;
+                differing += std::fabs(d) > 0.01;
+                h.add(d);
+                if (std::isinf(y)) {
+                    maxAbs = INFINITY;
+                    continue;
+                }
+                maxAbs = std::max(maxAbs, std::fabs(d));
+                sumAbs += std::fabs(d);
+                ++finite;
+                dot += x * y;
+                na += x * x;
+                nb += y * y;
+                nd += d * d;
+            }
+            QCOMPARE(*got.maxAbs, maxAbs);
+            QCOMPARE(got.differing, differing);
+            QVERIFY(got.histogram.positive == h.positive && got.histogram.negative == h.negative && got.histogram.zero == h.zero);
+            QVERIFY(std::abs(*got.meanAbs - sumAbs / double(finite)) <= 1e-12 * (sumAbs / double(finite)));
+            QVERIFY(std::abs(*got.relL2 - std::sqrt(nd) / std::sqrt(na)) <= 1e-12 * (std::sqrt(nd) / std::sqrt(na)));
+            QVERIFY(std::abs(*got.cosine - dot / (std::sqrt(na) * std::sqrt(nb))) <= 1e-12);
+        }
+        const auto* big = entry(*parallel, "item[0].big.param");
+        QVERIFY(big && !big->byteEqual);
+        QCOMPARE(big->differing, uint64_t(10));
+        QCOMPARE(big->histogram.zero, uint64_t(n - 10));
+        QVERIFY(entry(*parallel, "item[0].same.param")->byteEqual);
+        QCOMPARE(entry(*parallel, "item[0].moved.param")->differing, uint64_t(n));
+        // cancelled between batches: an error, not a partial diff
+        Progress cancel;
+        cancel.isCancelled = [] { return true; };
+        QVERIFY(!diffRecords(*a, *b, {}, cancel, twoThreads));
     }
 
     void deltaHistogramBins()

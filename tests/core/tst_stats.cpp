@@ -412,6 +412,35 @@ private Q_SLOTS:
         }
     }
 
+    // The one-sweep block moments (S2 - S1²/n around the chunk's first value) fall back to two
+    // sweeps when that difference would cancel. A first value 300 spreads away from the rest makes
+    // every block of its chunk ill-conditioned (κ ~ 3e5) while hardly moving the tensor's std: the
+    // two-sweep blocks stay within 1e-14 of the long-double std, the one-sweep ones drift to ~5e-13
+    // (checked: with the fallback disabled this test fails). Means that drift along the tensor, and
+    // the documented 1e-9 of checkAgainstReference for every other field, too.
+    void shiftFarFromTheBlocksMean()
+    {
+        for (DType d : {DType::F32, DType::F64}) {
+            auto [offset, spread] = offsetAndSpread(d);
+            std::vector<double> outlierFirst = uniform(300'000, offset - spread, offset + spread, 21 + uint32_t(d));
+            outlierFirst[0] = offset + 300 * spread;
+            outlierFirst[StatsChunkElements] = outlierFirst[0]; // the second chunk's shift too
+            std::vector<double> drift(300'000);
+            for (size_t i = 0; i < drift.size(); ++i)
+                drift[i] = offset + spread * (1000.0 * double(i) / double(drift.size()) + std::sin(double(i)));
+            const QByteArray name(dtypeName(d).data());
+            for (const auto& [values, what] : {std::pair{outlierFirst, name + " outlier first"}, std::pair{drift, name + " drifting mean"}}) {
+                const std::vector<uint8_t> bytes = encode(d, values);
+                checkAgainstReference(d, bytes, what);
+                const Reference r = reference(d, bytes);
+                const TensorStats s = computeStats(d, bytes, StatsOptions{0, false});
+                CHECK_NEAR(s.std, r.std, 1e-14L * r.std, "std to 1e-14");
+                if (QTest::currentTestFailed())
+                    return;
+            }
+        }
+    }
+
     void nonFiniteZerosSubnormalsExtremes()
     {
         for (DType d : allDTypes()) {

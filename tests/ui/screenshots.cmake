@@ -18,6 +18,17 @@ execute_process(COMMAND ${TRAIN} --out ${TRAINED} --steps 40 --checkpoint-every 
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "ckpt-train for the screenshots failed (exit ${rc}): ${err}")
 endif()
+# A second run for the diff views: another seed (other node ids, so the activation node does not
+# match by id) and gelu instead of relu: its graph diff against the first shows a removed node (relu,
+# A only), an added one (gelu, B only) and changed tensors elsewhere; its records and loss logs differ.
+set(TRAINED_B ${OUT_DIR}/trained-run-b)
+file(REMOVE_RECURSE ${TRAINED_B})
+execute_process(COMMAND ${TRAIN} --out ${TRAINED_B} --steps 40 --checkpoint-every 20 --layout all --scheduler cosine
+                        --sched-iters 200 --hidden 8 --dataset-size 64 --batch-size 8 --seed 7 --activation gelu
+  RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE err TIMEOUT 60)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "ckpt-train (second run) for the screenshots failed (exit ${rc}): ${err}")
+endif()
 set(cases
   "tree|${RUN}"
   "tensors|${RUN}"
@@ -27,7 +38,9 @@ set(cases
   "loss|${FIXTURES}/runs/mechint-0.20.0-pre.6"
   "graph|${SRC_DIR}/tests/data/graph/worked_example.json"
   "resume|${TRAINED}"
-  "diff|--diff,${FIXTURES}/runs/mlplay-0.16.1/checkpoint/model-10.mpk,${FIXTURES}/models/burn-0.16.1_full_connect4.mpk")
+  "diff|--diff,${TRAINED}/checkpoint/record-20.mpk,${TRAINED}/checkpoint/record-40.mpk"
+  "diff-graph|--diff,${TRAINED}/graph/step-20.json,${TRAINED_B}/graph/step-40.json"
+  "diff-loss|--diff,${TRAINED}/checkpoint/record-20.mpk,${TRAINED_B}/checkpoint/record-40.mpk")
 # launcher.cpp resizes the window to this for --screenshot.
 set(size 1600x1000)
 

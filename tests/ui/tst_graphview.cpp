@@ -345,6 +345,45 @@ private Q_SLOTS:
         QVERIFY2(view.breadcrumbs().last().contains(QStringLiteral("12 nodes")), qPrintable(view.breadcrumbs().last()));
     }
 
+    void nodesWithContextAndStatusColours()
+    {
+        // a diff's view: two changed nodes far apart on a 10k chain, with one hop of context each
+        const auto graph = generated(10000, chainEdges(10000));
+        GraphView view;
+        view.resize(1400, 900);
+        view.show();
+        view.setGraph(graph);
+        QHash<QString, QColor> status;
+        for (uint32_t i = 0; i < 10000; ++i) // every node coloured: one hash lookup each, not a search
+            status.insert(QString::asprintf("n%06u", i), i == 2000 || i == 7000 ? QColor(250, 214, 110) : QColor(225, 235, 246));
+        view.setNodeStatus(status);
+        QVERIFY(!view.showNodes(QStringLiteral("nothing"), {-1, 10000}, 1)); // no node of the graph: no breadcrumb
+        QCOMPARE(view.breadcrumbs().size(), 1);
+        QVERIFY(view.showNodes(QStringLiteral("changed"), {2000, 7000, 2000}, 1));
+        QCOMPARE(view.breadcrumbs().size(), 2);
+        QCOMPARE(view.nodeCount(), 6); // 1999..2001, 6999..7001
+        QCOMPARE(view.drawnEdgeCount(), 4);
+        QVERIFY(view.showNodes(QStringLiteral("wider"), {0}, 3));
+        QCOMPARE(view.nodeCount(), 4); // the first node has no producers
+        view.popTo(0);
+        QCOMPARE(view.nodeCount(), 10000);
+        // the provenance's orange (the whole chain is the loss's provenance) steps aside for the status colours
+        view.setNodeStatus({});
+        QVERIFY(view.showNodes(QStringLiteral("single boxes"), {5000}, 2));
+        const auto orangePixels = [&view] {
+            QTest::qWait(20);
+            const QImage image = view.canvas()->viewport()->grab().toImage();
+            int n = 0;
+            for (int y = 0; y < image.height(); ++y)
+                for (int x = 0; x < image.width(); ++x)
+                    n += QColor(image.pixel(x, y)) == QColor(255, 200, 120);
+            return n;
+        };
+        QVERIFY(orangePixels() > 100);
+        view.setProvenanceShown(false);
+        QCOMPARE(orangePixels(), 0);
+    }
+
 private:
     /** With CKPT_SHOT_DIR set, writes a PNG of the view there (screenshots to look at, not a check). */
     static void saveShot(GraphView& view, const QString& name)

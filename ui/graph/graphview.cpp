@@ -694,6 +694,41 @@ bool GraphView::showLossProvenance()
     return true;
 }
 
+bool GraphView::showNodes(const QString& title, const std::vector<int>& nodes, int contextHops)
+{
+    if (!m_graph)
+        return false;
+    const size_t n = m_graph->names.size();
+    std::vector<uint8_t> in(n, 0);
+    std::vector<uint32_t> frontier;
+    for (int v : nodes)
+        if (v >= 0 && size_t(v) < n && !in[size_t(v)]) {
+            in[size_t(v)] = 1;
+            frontier.push_back(uint32_t(v));
+        }
+    if (frontier.empty())
+        return false;
+    // the context: up and down from every seed at once, a breadth-first sweep per hop
+    std::vector<uint32_t> all = frontier;
+    for (int k = 0; k < contextHops && !frontier.empty(); ++k) {
+        std::vector<uint32_t> next;
+        for (uint32_t v : frontier)
+            for (const bool down : {false, true}) {
+                const auto& offset = down ? m_graph->outOffset : m_graph->inOffset;
+                const auto& target = down ? m_graph->out : m_graph->in;
+                for (uint32_t i = offset[v]; i < offset[v + 1]; ++i)
+                    if (!in[target[i]]) {
+                        in[target[i]] = 1;
+                        next.push_back(target[i]);
+                    }
+            }
+        all.insert(all.end(), next.begin(), next.end());
+        frontier = std::move(next);
+    }
+    pushScope(title, std::move(all));
+    return true;
+}
+
 QStringList GraphView::breadcrumbs() const
 {
     QStringList out;
@@ -896,7 +931,7 @@ void GraphView::updateHighlights()
         QColor status;
         auto look = [&](uint32_t local) {
             const uint32_t g = globalOf(local);
-            provenance = provenance || m_graph->onProvenance[g];
+            provenance = provenance || (m_provenanceShown && m_graph->onProvenance[g]);
             if (!status.isValid() && m_status[g].isValid())
                 status = m_status[g];
         };
@@ -946,9 +981,21 @@ void GraphView::setNodeStatus(const QHash<QString, QColor>& colourById)
     if (!m_graph)
         return;
     m_status.assign(m_graph->names.size(), QColor());
+    // by name through one hash: nodeIndex is a linear search, once per id it would be quadratic at 100k nodes
+    std::unordered_map<std::string_view, uint32_t> index;
+    index.reserve(m_graph->names.size() * 2);
+    for (uint32_t i = 0; i < m_graph->names.size(); ++i)
+        index.try_emplace(m_graph->names[i], i);
     for (auto it = colourById.begin(); it != colourById.end(); ++it)
-        if (const int v = nodeIndex(it.key()); v >= 0)
-            m_status[size_t(v)] = it.value();
+        if (const auto found = index.find(it.key().toStdString()); found != index.end())
+            m_status[found->second] = it.value();
+    updateHighlights();
+    m_minimapTimer->start();
+}
+
+void GraphView::setProvenanceShown(bool on)
+{
+    m_provenanceShown = on;
     updateHighlights();
     m_minimapTimer->start();
 }

@@ -149,6 +149,12 @@ public:
     bool showNeighbourhood(int node, int hops);
     /** A subgraph of the loss's provenance chain; false without one. */
     bool showLossProvenance();
+    /**
+     * A subgraph of \a nodes (graph node indices) and everything within \a contextHops edges up or
+     * down of them (e.g. a diff's changed nodes with their neighbours); pushed as a breadcrumb
+     * titled \a title. False when \a nodes holds no node of the graph.
+     */
+    bool showNodes(const QString& title, const std::vector<int>& nodes, int contextHops);
     /** Breadcrumb titles, the whole graph first. */
     QStringList breadcrumbs() const;
     /** Returns to breadcrumb \a depth (0: the whole graph). */
@@ -162,6 +168,11 @@ public:
      * its members agree on, or the first one. An empty map clears them.
      */
     void setNodeStatus(const QHash<QString, QColor>& colourById);
+    /**
+     * Whether the loss's provenance is coloured (on by default). A view coloured by other statuses
+     * turns it off: its orange would read as one of them.
+     */
+    void setProvenanceShown(bool on);
 
     GraphCanvas* canvas() const { return m_canvas; }
     GraphMinimap* minimap() const { return m_minimap; }
@@ -220,6 +231,7 @@ private:
     QString m_lastSearch;
     int m_searchHit = -1;
     double m_laidOutAspect = 0;                      ///< canvas aspect the shown layout was folded for
+    bool m_provenanceShown = true;
 };
 
 } // namespace ckpt::ui

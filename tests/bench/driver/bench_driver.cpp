@@ -6,13 +6,18 @@
 //   ckpt-bench open FILE [--schema-from MPK]      open + index (lazy: no payload byte is read)
 //   ckpt-bench touch FILE [--schema-from MPK]     open + index + read every payload byte once (the work
 //                                                 a peer's full decode does at least: every byte in memory)
-//   ckpt-bench stats FILE [--schema-from MPK]     open + statistics of every tensor (256-bin histogram),
+//   ckpt-bench stats FILE [--schema-from MPK]     open + statistics of every tensor (256-bin histogram, on
+//                                                 every hardware thread, as the app and the CLI run them),
 //                                                 then the same statistics pass again on resident pages
 //                                                 (stats_warm_s: the pass alone, as numpy's side is timed
 //                                                 on data msgpack has already loaded)
 //   ckpt-bench sum FILE                           plain summing loops over the file's bytes (the machine's limit)
 //   ckpt-bench convert IN OUT [--schema-from MPK] open IN, write it in OUT's recorder (full precision)
-//   ckpt-bench diff A B                           open both + diffRecords
+//   ckpt-bench diff A B                           open both + diffRecords (parallel: the CLI's executor,
+//                                                 one thread per core)
+//   ckpt-bench stats-both A B                     open both + one statistics pass over both records'
+//                                                 tensors (256-bin histograms; the same executor), the
+//                                                 peer the diff's target is set against
 //   ckpt-bench gc FILE                            GradientCheckpoint parse + typed decode + topological order
 //   ckpt-bench gc-verify FILE                     not timed: the fast reader takes FILE (else the gc figures
 //                                                 would time the general reader) and its checkpoint is the
@@ -22,6 +27,7 @@
 // Memory: a sampler thread reads /proc/self/statm every millisecond; resident minus shared pages is
 // the anonymous memory (RssAnon: heap, not the file mapping), and its maximum is reported as
 // peak_anon_bytes; peak_rss_bytes is the kernel's VmHWM (mapping pages included).
+#include "app/cli/parallelfor.h"
 #include "core/codec/json.h"
 #include "core/diff/diff.h"
 #include "core/graph/analysis.h"
@@ -36,6 +42,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <numeric>
 #include <string>
 #include <thread>
 #include <unistd.h>
@@ -173,16 +180,18 @@ struct StatsSummary {
 };
 
 /**
- * The statistics the app's tensor table shows, for every tensor of the record (256-bin histograms).
- * The one place the bench computes them: when core/tensor grows a parallel or chunked API, this is
- * where ckpt-bench drives it the way ui/ and app/cli do.
+ * The statistics the app's tensor table shows, for every tensor of the record (256-bin histograms),
+ * driven the way ui/ and app/cli drive them: all tensors in one call, every chunk of every tensor a
+ * task on the caller's executor (here the CLI's std::thread one, one worker per hardware thread).
  */
-StatsSummary statsOfEveryTensor(const Record& record)
+StatsSummary statsOfEveryTensor(const Record& record, const ParallelFor& parallel)
 {
     StatsOptions options; // 256 bins
+    std::vector<size_t> all(record.tensors.size());
+    for (size_t i = 0; i < all.size(); ++i)
+        all[i] = i;
     StatsSummary s;
-    for (const auto& t : record.tensors) {
-        const TensorStats st = record.stats(t, options);
+    for (const TensorStats& st : record.stats(all, options, parallel)) {
         s.checksum += st.sum;
         s.nonFinite += st.nan + st.inf;
     }
@@ -223,7 +232,7 @@ int verifyFastReader(const std::string& path)
 
 int usage()
 {
-    std::fprintf(stderr, "usage: ckpt-bench open|touch|stats|sum|convert|diff|gc|gc-verify|layout FILE [OUT|B] [--schema-from MPK]\n");
+    std::fprintf(stderr, "usage: ckpt-bench open|touch|stats|stats-both|sum|convert|diff|gc|gc-verify|layout FILE [OUT|B] [--schema-from MPK]\n");
     return 2;
 }
 
@@ -267,13 +276,15 @@ int main(int argc, char** argv)
             out.add("checksum", checksum);
         }
         if (cmd == "stats") {
+            const ParallelFor parallel = cli::threadedFor();
+            out.add("threads", uint64_t(std::max(1u, std::thread::hardware_concurrency())));
             const auto t1 = Clock::now();
-            const StatsSummary cold = statsOfEveryTensor(record);
+            const StatsSummary cold = statsOfEveryTensor(record, parallel);
             const double coldSeconds = secondsSince(t1);
             out.add("stats_s", coldSeconds);
             out.add("open_stats_s", secondsSince(t0));
             const auto t2 = Clock::now();
-            const StatsSummary warm = statsOfEveryTensor(record);
+            const StatsSummary warm = statsOfEveryTensor(record, parallel);
             const double warmSeconds = secondsSince(t2);
             out.add("stats_warm_s", warmSeconds);
             out.add("stats_warm_gbps", double(record.tensorBytes()) / warmSeconds / 1e9);
@@ -317,6 +328,26 @@ int main(int argc, char** argv)
         if (!converted)
             return failWith(converted.error());
         out.add("save_s", secondsSince(t1));
+    } else if (cmd == "stats-both" && args.size() == 3) {
+        auto a = open(args[1], schemaFrom);
+        if (!a)
+            return failWith(a.error());
+        auto b = open(args[2], schemaFrom);
+        if (!b)
+            return failWith(b.error());
+        out.add("open_s", secondsSince(t0));
+        const auto t1 = Clock::now();
+        const ParallelFor parallel = cli::threadedFor();
+        double checksum = 0;
+        for (const Record* r : {a->get(), b->get()}) {
+            std::vector<size_t> all(r->tensors.size());
+            std::iota(all.begin(), all.end(), size_t(0));
+            for (const auto& st : r->stats(all, StatsOptions{}, parallel))
+                checksum += st.sum;
+        }
+        out.add("stats_s", secondsSince(t1));
+        out.add("tensor_bytes", (*a)->tensorBytes() + (*b)->tensorBytes());
+        out.add("checksum", checksum);
     } else if (cmd == "diff" && args.size() == 3) {
         auto a = open(args[1], schemaFrom);
         if (!a)
@@ -326,7 +357,7 @@ int main(int argc, char** argv)
             return failWith(b.error());
         out.add("open_s", secondsSince(t0));
         const auto t1 = Clock::now();
-        auto d = diffRecords(**a, **b);
+        auto d = diffRecords(**a, **b, {}, Progress::none(), cli::threadedFor());
         if (!d)
             return failWith(d.error());
         out.add("diff_s", secondsSince(t1));
