@@ -394,7 +394,7 @@ py::object recordDiff(const Record& a, const Record& b, double tolerance)
 {
     DiffOptions o;
     o.tolerance = tolerance;
-    auto d = withoutGil([&] { return diffRecords(a, b, o); });
+    auto d = withoutGil([&] { return diffRecords(a, b, o, Progress::none(), cli::threadedFor()); }); // on every hardware thread, as `ckpt diff`
     return parseJson(diffJson(unwrap(std::move(d)), a, b));
 }
 
