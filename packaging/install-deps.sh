@@ -9,7 +9,8 @@
 # time are the peers of the benchmarks; xvfb and fonts let screenshots and GUI tests run headless;
 # help2man makes the man pages from --help, and desktop-file-utils, appstream, shared-mime-info,
 # bash-completion, zsh and man-db are what tests/packaging checks the installed desktop integration with;
-# slurm-wlm + munge give tests/ui/tst_slurmresume a real single-node Slurm on localhost.
+# slurm-wlm + munge give tests/ui/tst_slurmresume a real single-node Slurm on localhost;
+# pybind11-dev + python3-dev build the Python module `import ckpt` (python/), tested with python3-numpy.
 set -euo pipefail
 
 packages=(
@@ -21,6 +22,7 @@ packages=(
   librust-bincode-dev librust-flate2-dev librust-half-dev librust-serde-bytes-dev
   librust-data-encoding-dev librust-indexmap-dev
   python3 python3-msgpack python3-numpy graphviz time
+  pybind11-dev python3-dev
   xvfb xauth fonts-dejavu-core
   help2man desktop-file-utils appstream shared-mime-info bash-completion zsh man-db
   slurm-wlm munge

@@ -5,6 +5,7 @@
 #include "app/cli/args.h"
 #include "app/cli/cmd_graph.h"
 #include "core/diff/graphdiff.h"
+#include "core/graph/locate.h"
 #include "core/io/bytes.h"
 
 #include <cstdio>
@@ -26,17 +27,10 @@ int inputError(const std::string& file, const Error& e)
     return 1;
 }
 
-/// The CAR a trainer writes next to a checkpoint: graph/step-N.json -> graph/step-N.car.
+/// --blocks-a/-b, else the CAR a trainer writes next to the checkpoint.
 std::optional<std::string> carFor(const std::string& path, const std::optional<std::string>& given)
 {
-    if (given)
-        return given;
-    std::filesystem::path p(path);
-    p.replace_extension(".car");
-    std::error_code ec;
-    if (std::filesystem::is_regular_file(p, ec))
-        return p.string();
-    return std::nullopt;
+    return given ? given : carBeside(path);
 }
 
 std::string brief(const std::optional<std::string>& cid)

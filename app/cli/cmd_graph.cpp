@@ -8,6 +8,7 @@
 #include "core/graph/car.h"
 #include "core/graph/checkpoint.h"
 #include "core/graph/layout.h"
+#include "core/graph/locate.h"
 #include "core/graph/report.h"
 #include "core/io/bytes.h"
 
@@ -86,36 +87,7 @@ int showBlock(const std::string& carPath, const std::string& cidText, bool json,
 
 } // namespace
 
-bool looksLikeGradientCheckpoint(const std::string& path)
-{
-    std::error_code ec;
-    if (path == "-" || !std::filesystem::is_regular_file(path, ec))
-        return false;
-    auto bytes = mapFile(path);
-    if (!bytes)
-        return false;
-    const auto s = (*bytes)->span();
-    size_t i = 0;
-    auto ws = [&] {
-        while (i < s.size() && (s[i] == ' ' || s[i] == '\n' || s[i] == '\t' || s[i] == '\r'))
-            ++i;
-    };
-    ws();
-    if (i >= s.size() || s[i] != '{')
-        return false;
-    ++i;
-    ws();
-    if (i >= s.size() || s[i] != '"')
-        return false;
-    const size_t start = ++i;
-    while (i < s.size() && s[i] != '"' && i - start < 32)
-        ++i;
-    const std::string key(reinterpret_cast<const char*>(s.data()) + start, i - start);
-    for (const char* k : {"graph", "step", "loss_cid", "optimizer_state", "timestamp", "nodes", "edges"})
-        if (key == k)
-            return true;
-    return false;
-}
+bool looksLikeGradientCheckpoint(const std::string& path) { return looksLikeGradientCheckpointFile(path); }
 
 int cmdGraph(const std::vector<std::string>& argv)
 {

@@ -4,6 +4,7 @@
 
 #include "app/cli/args.h"
 #include "app/cli/cmd_diff.h"
+#include "app/cli/exportcommands.h"
 #include "app/cli/graphdispatch.h"
 #include "app/cli/parallelfor.h"
 #include "core/codec/schema.h"
@@ -12,6 +13,7 @@
 #include "core/io/bytes.h"
 #include "core/record/bincoderecord.h"
 #include "core/record/record.h"
+#include "core/record/saveas.h"
 #include "core/report/report.h"
 #include "core/run/run.h"
 
@@ -360,28 +362,11 @@ int cmdConvert(const std::vector<std::string>& argv)
             return usage("unknown precision '" + *p + "' (full, half, double)");
         precision = *pp;
     }
-    // Writing bincode needs the exact Rust layout: the input's own, or the one --schema /
-    // --schema-from / --scheduler name (tuples stay tuples, i32 stays i32), else derived from the input.
-    std::optional<BincodeLayout> target;
-    if (*recorder == Recorder::Bin || *recorder == Recorder::BinGz) {
-        auto layout = bincodeTargetLayout(**r, openOptions(a));
-        if (!layout)
-            return failWith(layout.error());
-        for (const auto& n : layout->notes)
-            std::fprintf(stderr, "ckpt: note: %s\n", n.c_str());
-        target = std::move(*layout);
-    } else if ((*recorder == Recorder::NamedMpk || *recorder == Recorder::NamedMpkGz)
-        && ((*r)->recorder == Recorder::PrettyJson || (*r)->recorder == Recorder::JsonGz)) {
-        // JSON floats are all f64; the record's layout (named, or ckpt-train's own) says which are f32.
-        auto layout = jsonFloatLayout(**r, openOptions(a));
-        if (!layout)
-            return failWith(layout.error());
-        if (*layout)
-            target = std::move(**layout);
-    }
-    auto res = convertRecord(**r, *recorder, precision, outPath, target ? &target->schema : nullptr);
+    auto res = saveRecordAs(**r, *recorder, precision, outPath, openOptions(a));
     if (!res)
-        return failWith(Error(res.error()).withFile(outPath));
+        return failWith(res.error());
+    for (const auto& n : res->notes)
+        std::fprintf(stderr, "ckpt: note: %s\n", n.c_str());
     for (const auto& w : res->warnings)
         std::fprintf(stderr, "ckpt: warning: %s: %s\n", outPath.c_str(), w.c_str());
     return 0;
@@ -587,6 +572,8 @@ const std::map<std::string, Command>& commandTable()
         {"loss", cmdLoss},
         {"schema", cmdSchema},
         {"check-resume", cmdCheckResume},
+        {"export", cmdExport},
+        {"import", cmdImport},
     };
     return table;
 }

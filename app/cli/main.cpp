@@ -41,12 +41,16 @@ commands:
                                 the type layout of a self-describing record (for bincode files),
                                 or the layout a bincode FILE's bytes settled with --schema-from
   check-resume FILE             the resume-readiness checklist
+  export FILE OUT.safetensors|OUT.npz [--what params,optimizer,gradients,other]
+                                the record's tensors for PyTorch/numpy, named by their paths
+  import FILE IN.safetensors -o OUT
+                                IN's tensors (same paths, shapes, dtypes) put into FILE, written to OUT
 
 Bincode records take --schema-from OTHER.mpk or --schema S.json on every reading command, and
 --scheduler step|linear|cosine|noam|exponential|constant where the bytes cannot tell StepLr's i32
 from a usize; `convert IN OUT.bin` writes with the layout they name (tuples stay tuples).
-Records open only if the real typed decoders would accept them; info, tree, tensors, show and
-state take --lenient to look at a damaged file anyway (the output says it is partial and why).
+Records open only if the real typed decoders would accept them; info, tree, tensors, show,
+state and export take --lenient to look at a damaged file anyway (the output says it is partial and why).
 Exit codes: 0 success, 1 invalid input or failed operation, 2 usage error.
 )";
 

@@ -20,6 +20,7 @@ number and never judges timings.
 """
 import argparse
 import datetime
+import glob
 import json
 import os
 import platform
@@ -35,6 +36,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 PY = "/usr/bin/python3"
 PEER_PY = os.path.join(HERE, "peer_python.py")
+PY_CKPT = os.path.join(HERE, "python_ckpt.py")  # our side of the Python rows, through the built module
 MIB = 1 << 20
 DEFAULT_RESULTS = os.path.join(HERE, "results", "latest.json")
 README = os.path.join(ROOT, "README.md")
@@ -326,6 +328,19 @@ def measure_record(r, a, size, tools, work, json_max):
         if kind in ("mpk", "mpk.gz"):
             r.measure([PY, PEER_PY, "load", f],
                       [(f"peer.pyload.{kind}", "peer", f"python3 read + msgpack.unpackb .{kind}", "total_s", f"open.touch.{kind}")], name)
+    # The Python module (python/): the same open from `import ckpt`, against python3 + msgpack.
+    py_ours = [PY, PY_CKPT, tools["python_module"]] if tools["python_module"] else None
+    # Equal work or more on our side: the lazy open has no ratio; the tensors() row reads every payload
+    # and computes statistics, more than the peer's load; the stats row matches numpy's fields and histogram.
+    for mode, key, what, vs in (("open", "py.open", "python3 import ckpt + ckpt.open .mpk (lazy: no payload read)", None),
+                                ("touch", "py.open.touch", "python3 ckpt.open + every payload read through r.array()", "peer.pyload.mpk"),
+                                ("tensors", "py.open.tensors", "python3 ckpt.open + r.tensors() (statistics, no histogram)", "peer.pyload.mpk"),
+                                ("stats", "py.open.stats", "python3 ckpt.open + r.stats(bins=256) of every tensor", "peer.numpy.open_full")):
+        spec = (key, "ours", what, "total_s") + ((vs,) if vs else ())
+        if py_ours:
+            r.measure(py_ours + [mode, mpk], [spec], name, extra=fb)
+        else:
+            r.not_measured(key, name, "ours", what, "total_s", "not built: no ckpt module in the build's python/")
     if interop:
         r.measure([interop, "bench-inflate", files["mpk.gz"]],
                   [("peer.inflate", "peer", "flate2 inflate of the .mpk.gz alone", "total_s", "open.touch.mpk.gz")], name)
@@ -621,6 +636,10 @@ HEADLINES = [
     ("ckpt convert .mpk -> .bin", "convert.bin.cli", ["peer.convert.bin"]),
     ("writer alone -> .bin", "convert.bin.write", ["peer.convert.bin.write"]),
     ("open + convert .mpk -> .mpk", "convert.mpk", ["peer.convert.mpk"]),
+    ("python3: import ckpt + ckpt.open (lazy: no payload read; no peer does this little)", "py.open", []),
+    ("python3: ckpt.open + every payload read through numpy views vs read + msgpack.unpackb", "py.open.touch", ["peer.pyload.mpk"]),
+    ("python3: ckpt.open + r.tensors() (every payload read + statistics) vs read + msgpack.unpackb", "py.open.tensors", ["peer.pyload.mpk"]),
+    ("python3: ckpt.open + r.stats(bins=256) of every tensor vs msgpack + numpy", "py.open.stats", ["peer.numpy.open_full"]),
     ("diff of two records (diff alone)", "diff.only", []),
     ("app: longest event-loop stall while it opens + statistics", "probe.gui.max_stall_ms", []),
     ("app: worst 5 ms timer lateness while it opens + statistics", "probe.latency.max_lateness_ms", []),
@@ -777,6 +796,8 @@ def main():
     for name, probe in PROBES.items():
         path = overrides.get(name, os.path.join(bindir, probe["binary"]))
         tools["probes"][name] = path if os.access(path, os.X_OK) else None
+    # The Python module is optional (CKPT_BUILD_PYTHON): its rows say "not built" without it.
+    tools["python_module"] = os.path.join(build, "python") if glob.glob(os.path.join(build, "python", "ckpt.*.so")) else None
     tools["interop"] = None
     if not args.no_rust:
         tools["interop"] = args.interop or build_peer(build, os.path.join(ROOT, "tests", "interop"))

@@ -6,8 +6,9 @@
 # What a user gets from the package, checked from the package itself rather than the build tree:
 #  1. CPack builds the .deb and the .tgz; the .deb's Depends (from dpkg-shlibdeps) name Qt 6 Widgets
 #     and QCustomPlot, and apt accepts it on this machine (simulated install).
-#  2. Unpacked into an empty root, the installed ckpt reads a genuine Burn fixture, the installed app
-#     takes a screenshot, and no binary points back into the build tree (RUNPATH).
+#  2. Unpacked into an empty root, the installed ckpt (and the Python module `ckpt`, when built) reads
+#     a genuine Burn fixture, the installed app takes a screenshot, and no binary points back into the
+#     build tree (RUNPATH).
 #  3. Each man page names every command and flag its program's --help names (same source).
 #  4. desktop-file-validate and appstreamcli accept the installed desktop and metainfo files.
 #  5. With only the package's MIME database, files renamed to meaningless names are recognised by
@@ -60,6 +61,19 @@ fixture=$fixtures/models/burn-0.16.1_full_connect4.mpk
 "$bin/ckpt" info "$fixture" >"$work/info.txt" || fail "installed ckpt info failed on $fixture"
 grep -q "NamedMpk" "$work/info.txt" || { cat "$work/info.txt"; fail "ckpt info does not name the recorder"; }
 "$bin/ckpt" --version | grep -q "ckpt " || fail "ckpt --version"
+# The Python module, when the build has it, imports from the package's dist-packages and reads the fixture.
+if ls "$build"/python/ckpt.*.so >/dev/null 2>&1; then
+  pymod=$(ls "$root"/usr/lib/python3/dist-packages/ckpt.*.so 2>/dev/null | head -n1)
+  [[ -f $pymod ]] || fail "the package lacks the Python module (usr/lib/python3/dist-packages/ckpt.*.so)"
+  if readelf -d "$pymod" | grep -E 'R(UN)?PATH' | grep -q "$build"; then
+    fail "the Python module has a RUNPATH into the build tree"
+  fi
+  PYTHONPATH=$root/usr/lib/python3/dist-packages /usr/bin/python3 -c '
+import sys, ckpt
+assert ckpt.__file__.startswith(sys.argv[2]), ckpt.__file__
+r = ckpt.open(sys.argv[1])
+assert r.recorder == "NamedMpk" and r.array(r.paths()[0]).size > 0' "$fixture" "$root" || fail "the installed Python module cannot read $fixture"
+fi
 "$bin/ckpt-train" --version | grep -q "ckpt-train " || fail "ckpt-train --version"
 
 # The app from the installed path photographs a fixture; the picture must hold more than one colour.

@@ -1,0 +1,120 @@
+// SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+// Moving a record's tensors to the tools researchers script with and back: safetensors (the format
+// of Hugging Face's `safetensors` crate, read by PyTorch, JAX and numpy) and numpy's .npz. Names are
+// the record's tensor paths, so a file written here goes back into the same record (`ckpt import`).
+
+#include "core/record/record.h"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ckpt {
+
+enum class ExportFormat { Safetensors, Npz };
+/** By extension: `.safetensors` or `.npz` (case-insensitive); nullopt otherwise. */
+std::optional<ExportFormat> exportFormatFromPath(std::string_view path);
+
+/** Which tensors to export, by role (`--what params,optimizer,gradients,other`). */
+struct ExportSelection {
+    bool params = true;
+    bool optimizer = true;
+    bool gradients = true;
+    bool other = true;
+    bool includes(TensorRole role) const;
+};
+/** Parses a comma-separated list of params, optimizer, gradients, other (Usage error otherwise). */
+Result<ExportSelection> parseExportSelection(std::string_view list);
+
+/**
+ * The safetensors dtype a record tensor is written as ("F32", "BF16", "BOOL", ...): Burn's dtype
+ * under safetensors' name. Flex32 is stored as f32 bytes (F32); a Bool stored as u32 (Burn 0.21's
+ * BoolStore::U32) is U32. QFloat (an opaque packed layout) has no safetensors dtype: Unsupported.
+ */
+Result<std::string> safetensorsDtypeFor(const TensorEntry& t);
+
+/**
+ * The JSON document kept under `__metadata__["ckpt"]` (and as `ckpt-metadata.json` in a .npz): the
+ * source file's kind, recorder, precision, envelope metadata, scheduler (kind, description, value),
+ * continuation state (exact integers; null with a `state_omitted` note when tensors in it hold more
+ * than 64 KiB, which would be written as arrays of numbers), which roles were exported, and per
+ * tensor its role, parameter id, optimizer state name and Burn dtype.
+ */
+std::string exportMetadataJson(const Record& r, const ExportSelection& what);
+
+struct ExportSummary {
+    uint64_t tensors = 0;
+    uint64_t payloadBytes = 0;
+    std::vector<std::string> notes; ///< conversions made on the way (bf16 widened in .npz, legacy tensors encoded)
+};
+
+/**
+ * Writes the selected tensors as safetensors, atomically: 8-byte little-endian header length, the
+ * JSON header (tensors in the record's file order, then `__metadata__`), padded with spaces so the
+ * data start at a multiple of 8, then the payloads ordered by element size (largest first, file
+ * order within a size) so every tensor starts at a multiple of its element size with no gap, as the
+ * format requires. Payload bytes are copied from the mapping once, straight to the file.
+ */
+Result<ExportSummary> exportSafetensors(const Record& r, const ExportSelection& what, const std::string& path);
+
+/**
+ * Writes the selected tensors as a .npz (a ZIP archive of stored, uncompressed `.npy` files, named
+ * PATH.npy, plus ckpt-metadata.json), atomically. BF16 has no numpy dtype and is widened to float32
+ * (exact). ZIP64 is not written: an archive whose members or total size reach 4 GiB (or with 65535
+ * or more members) is refused with a Limit error before anything is written; use safetensors then.
+ */
+Result<ExportSummary> exportNpz(const Record& r, const ExportSelection& what, const std::string& path);
+
+/** One tensor of a safetensors file. */
+struct SafetensorsTensor {
+    std::string name;
+    std::string dtype;              ///< safetensors name: F64 F32 F16 BF16 I64 I32 I16 I8 U64 U32 U16 U8 BOOL F8_E5M2 F8_E4M3
+    std::vector<uint64_t> shape;
+    uint64_t begin = 0, end = 0;    ///< data_offsets, relative to the start of the data
+    std::span<const uint8_t> data;  ///< view into the file's bytes
+};
+
+/** A parsed safetensors file (tensors in header order); \a bytes keeps the views alive. */
+struct SafetensorsFile {
+    std::string name;               ///< for messages
+    BytesPtr bytes;
+    uint64_t headerLength = 0;
+    std::vector<SafetensorsTensor> tensors;
+    std::vector<std::pair<std::string, std::string>> metadata;
+    const SafetensorsTensor* find(std::string_view name) const;
+};
+
+/**
+ * Reads a safetensors file by the published rules: the header length fits the file, the header is
+ * a UTF-8 JSON object (may end in spaces), every entry has a known dtype, a shape of non-negative
+ * integers and data_offsets [begin, end] with end - begin = numel x element size, no name twice,
+ * `__metadata__` maps strings to strings, and the entries cover the data exactly (no overlap, no
+ * hole, nothing after the last). Errors give the byte offset in the file.
+ */
+Result<SafetensorsFile> readSafetensors(BytesPtr bytes, const std::string& name);
+Result<SafetensorsFile> openSafetensors(const std::string& path);
+
+struct ImportSummary {
+    uint64_t replaced = 0;          ///< tensors whose bytes differ from the target's
+    uint64_t unchanged = 0;         ///< tensors in the file with the target's bytes
+    uint64_t untouched = 0;         ///< tensors of the target the file does not name
+    std::vector<std::string> warnings;
+};
+
+/**
+ * The target record's envelope with the payloads of \a file put in: every tensor of the file must
+ * name a tensor of the target (by path), with the dtype safetensorsDtypeFor() gives it and the same
+ * shape; tensors the file does not name keep their bytes. Metadata, scheduler and continuation state
+ * stay the target's (a warning says when the file's `ckpt` metadata recorded others). Legacy
+ * {value, shape} tensors cannot take new bytes (Unsupported unless the bytes are unchanged).
+ * Errors name the safetensors file and the tensor.
+ */
+Result<Tape> importedEnvelope(const Record& target, const SafetensorsFile& file, ImportSummary& summary);
+
+/** importedEnvelope, then an atomic write in the target's recorder (and bincode layout); write errors name \a outPath. */
+Result<ImportSummary> importSafetensors(const Record& target, const SafetensorsFile& file, const std::string& outPath);
+
+} // namespace ckpt
