@@ -3,6 +3,7 @@
 #include "app/cli/cmd_diff.h"
 
 #include "app/cli/args.h"
+#include "app/cli/exits.h"
 #include "app/cli/cmd_graph.h"
 #include "core/diff/graphdiff.h"
 #include "core/graph/locate.h"
@@ -14,18 +15,6 @@
 namespace ckpt::cli {
 
 namespace {
-
-int usageError(const std::string& msg)
-{
-    std::fprintf(stderr, "ckpt: %s (see ckpt --help)\n", msg.c_str());
-    return 2;
-}
-
-int inputError(const std::string& file, const Error& e)
-{
-    std::fprintf(stderr, "ckpt: %s\n", Error(e).withFile(file).message().c_str());
-    return 1;
-}
 
 /// --blocks-a/-b, else the CAR a trainer writes next to the checkpoint.
 std::optional<std::string> carFor(const std::string& path, const std::optional<std::string>& given)

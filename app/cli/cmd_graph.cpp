@@ -3,6 +3,7 @@
 #include "app/cli/cmd_graph.h"
 
 #include "app/cli/args.h"
+#include "app/cli/exits.h"
 #include "core/codec/json.h"
 #include "core/graph/analysis.h"
 #include "core/graph/car.h"
@@ -20,18 +21,6 @@ namespace ckpt::cli {
 namespace {
 
 void print(const std::string& s) { std::fwrite(s.data(), 1, s.size(), stdout); }
-
-int usageError(const std::string& msg)
-{
-    std::fprintf(stderr, "ckpt: %s (see ckpt --help)\n", msg.c_str());
-    return 2;
-}
-
-int inputError(const std::string& file, Error e)
-{
-    std::fprintf(stderr, "ckpt: %s\n", std::move(e).withFile(file).message().c_str());
-    return 1;
-}
 
 Result<BytesPtr> read(const std::string& path) { return path == "-" ? readStdin() : mapFile(path); }
 

@@ -3,6 +3,7 @@
 #include "app/cli/commands.h"
 
 #include "app/cli/args.h"
+#include "app/cli/exits.h"
 #include "app/cli/cmd_diff.h"
 #include "app/cli/exportcommands.h"
 #include "app/cli/graphdispatch.h"
@@ -26,18 +27,6 @@ namespace ckpt::cli {
 
 namespace {
 
-int usage(const std::string& msg)
-{
-    std::fprintf(stderr, "ckpt: %s (see ckpt --help)\n", msg.c_str());
-    return 2;
-}
-
-int failWith(const Error& e)
-{
-    std::fprintf(stderr, "ckpt: %s\n", e.message().c_str());
-    return e.code == ErrorCode::Usage ? 2 : 1;
-}
-
 void out(const std::string& s)
 {
     std::fwrite(s.data(), 1, s.size(), stdout);
@@ -45,29 +34,11 @@ void out(const std::string& s)
         std::fputc('\n', stdout);
 }
 
-const std::set<std::string> kSchemaOpts = {"--schema-from", "--schema", "--scheduler"};
-
 /// Reading commands also take --lenient: a damaged record is still shown, marked partial.
 std::set<std::string> readFlags(std::set<std::string> s)
 {
     s.insert("--lenient");
     return s;
-}
-
-std::set<std::string> withSchema(std::set<std::string> s)
-{
-    s.insert(kSchemaOpts.begin(), kSchemaOpts.end());
-    return s;
-}
-
-OpenOptions openOptions(const Args& a)
-{
-    OpenOptions o;
-    o.schemaFrom = a.value("--schema-from").value_or("");
-    o.schemaFile = a.value("--schema").value_or("");
-    o.scheduler = a.value("--scheduler").value_or("");
-    o.lenient = a.flag("--lenient");
-    return o;
 }
 
 Result<std::shared_ptr<const Record>> open(const std::string& path, const Args& a)
@@ -98,11 +69,11 @@ const char* reset() { return isatty(1) ? "\033[0m" : ""; }
 
 int cmdInfo(const std::vector<std::string>& argv)
 {
-    Args a(argv, kSchemaOpts, readFlags({"--json"}));
+    Args a(argv, withSchemaOptions({}), readFlags({"--json"}));
     if (!a.error().empty())
-        return usage(a.error());
+        return usageError(a.error());
     if (a.positional().size() != 1)
-        return usage("info takes one FILE");
+        return usageError("info takes one FILE");
     const std::string& path = a.positional()[0];
     if (isDirectory(path)) {
         auto run = openRunDirectory(path);
@@ -168,17 +139,17 @@ int cmdInfo(const std::vector<std::string>& argv)
 
 int cmdTree(const std::vector<std::string>& argv)
 {
-    Args a(argv, withSchema({"--depth"}), readFlags({"--json"}));
+    Args a(argv, withSchemaOptions({"--depth"}), readFlags({"--json"}));
     if (!a.error().empty())
-        return usage(a.error());
+        return usageError(a.error());
     if (a.positional().size() != 1)
-        return usage("tree takes one FILE");
+        return usageError("tree takes one FILE");
     int depth = -1;
     if (auto d = a.value("--depth")) {
         try {
             depth = std::stoi(*d);
         } catch (...) {
-            return usage("--depth takes a number");
+            return usageError("--depth takes a number");
         }
     }
     auto r = open(a.positional()[0], a);
@@ -190,11 +161,11 @@ int cmdTree(const std::vector<std::string>& argv)
 
 int cmdTensors(const std::vector<std::string>& argv)
 {
-    Args a(argv, withSchema({"--filter"}), readFlags({"--json"}));
+    Args a(argv, withSchemaOptions({"--filter"}), readFlags({"--json"}));
     if (!a.error().empty())
-        return usage(a.error());
+        return usageError(a.error());
     if (a.positional().size() != 1)
-        return usage("tensors takes one FILE");
+        return usageError("tensors takes one FILE");
     auto r = open(a.positional()[0], a);
     if (!r)
         return failWith(r.error());
@@ -224,11 +195,11 @@ int cmdTensors(const std::vector<std::string>& argv)
 
 int cmdShow(const std::vector<std::string>& argv)
 {
-    Args a(argv, withSchema({"--limit", "--blocks"}), readFlags({"--json"}));
+    Args a(argv, withSchemaOptions({"--limit", "--blocks"}), readFlags({"--json"}));
     if (!a.error().empty())
-        return usage(a.error());
+        return usageError(a.error());
     if (a.positional().size() != 2)
-        return usage("show takes FILE and PATH");
+        return usageError("show takes FILE and PATH");
     if (auto g = graphCommandFor("show", a.positional()[0], argv))
         return *g;
     uint64_t limit = 16;
@@ -236,7 +207,7 @@ int cmdShow(const std::vector<std::string>& argv)
         try {
             limit = std::stoull(*l);
         } catch (...) {
-            return usage("--limit takes a number");
+            return usageError("--limit takes a number");
         }
     }
     auto r = open(a.positional()[0], a);
@@ -251,11 +222,11 @@ int cmdShow(const std::vector<std::string>& argv)
 
 int cmdState(const std::vector<std::string>& argv)
 {
-    Args a(argv, kSchemaOpts, readFlags({"--json"}));
+    Args a(argv, withSchemaOptions({}), readFlags({"--json"}));
     if (!a.error().empty())
-        return usage(a.error());
+        return usageError(a.error());
     if (a.positional().size() != 1)
-        return usage("state takes one FILE");
+        return usageError("state takes one FILE");
     auto r = open(a.positional()[0], a);
     if (!r)
         return failWith(r.error());
@@ -268,11 +239,11 @@ int cmdState(const std::vector<std::string>& argv)
 
 int cmdValidate(const std::vector<std::string>& argv)
 {
-    Args a(argv, kSchemaOpts, {"--json"});
+    Args a(argv, withSchemaOptions({}), {"--json"});
     if (!a.error().empty())
-        return usage(a.error());
+        return usageError(a.error());
     if (a.positional().empty())
-        return usage("validate takes one or more FILEs");
+        return usageError("validate takes one or more FILEs");
     std::string json = "[";
     int status = 0;
     for (const auto& path : a.positional()) {
@@ -319,11 +290,11 @@ int cmdValidate(const std::vector<std::string>& argv)
 
 int cmdResave(const std::vector<std::string>& argv)
 {
-    Args a(argv, kSchemaOpts, {});
+    Args a(argv, withSchemaOptions({}), {});
     if (!a.error().empty())
-        return usage(a.error());
+        return usageError(a.error());
     if (a.positional().size() != 2)
-        return usage("resave takes IN and OUT");
+        return usageError("resave takes IN and OUT");
     if (auto g = graphCommandFor("resave", a.positional()[0], argv))
         return *g;
     auto r = open(a.positional()[0], a);
@@ -336,21 +307,21 @@ int cmdResave(const std::vector<std::string>& argv)
 
 int cmdConvert(const std::vector<std::string>& argv)
 {
-    Args a(argv, withSchema({"--recorder", "--precision"}), {});
+    Args a(argv, withSchemaOptions({"--recorder", "--precision"}), {});
     if (!a.error().empty())
-        return usage(a.error());
+        return usageError(a.error());
     if (a.positional().size() != 2)
-        return usage("convert takes IN and OUT");
+        return usageError("convert takes IN and OUT");
     const std::string& outPath = a.positional()[1];
     std::optional<Recorder> recorder;
     if (auto n = a.value("--recorder")) {
         recorder = recorderFromName(*n);
         if (!recorder)
-            return usage("unknown recorder '" + *n + "' (NamedMpk, NamedMpkGz, PrettyJson, JsonGz, Bin, BinGz)");
+            return usageError("unknown recorder '" + *n + "' (NamedMpk, NamedMpkGz, PrettyJson, JsonGz, Bin, BinGz)");
     } else {
         recorder = recorderFromPath(outPath);
         if (!recorder)
-            return usage("cannot tell the recorder from '" + outPath + "': use --recorder or an extension .mpk .mpk.gz .json .json.gz .bin .bin.gz");
+            return usageError("cannot tell the recorder from '" + outPath + "': use --recorder or an extension .mpk .mpk.gz .json .json.gz .bin .bin.gz");
     }
     auto r = open(a.positional()[0], a);
     if (!r)
@@ -359,7 +330,7 @@ int cmdConvert(const std::vector<std::string>& argv)
     if (auto p = a.value("--precision")) {
         auto pp = precisionFromName(*p);
         if (!pp)
-            return usage("unknown precision '" + *p + "' (full, half, double)");
+            return usageError("unknown precision '" + *p + "' (full, half, double)");
         precision = *pp;
     }
     auto res = saveRecordAs(**r, *recorder, precision, outPath, openOptions(a));
@@ -374,23 +345,23 @@ int cmdConvert(const std::vector<std::string>& argv)
 
 int cmdEdit(const std::vector<std::string>& argv)
 {
-    Args a(argv, withSchema({"-o", "--output", "--set"}), {});
+    Args a(argv, withSchemaOptions({"-o", "--output", "--set"}), {});
     if (!a.error().empty())
-        return usage(a.error());
+        return usageError(a.error());
     if (a.positional().size() != 1)
-        return usage("edit takes IN, -o OUT and --set PATH=JSON");
+        return usageError("edit takes IN, -o OUT and --set PATH=JSON");
     auto outPath = a.value("-o") ? a.value("-o") : a.value("--output");
     if (!outPath)
-        return usage("edit needs -o OUT");
+        return usageError("edit needs -o OUT");
     std::vector<Edit> edits;
     for (const auto& s : a.values("--set")) {
         auto eq = s.find('=');
         if (eq == std::string::npos || eq == 0)
-            return usage("--set takes PATH=JSONVALUE, got '" + s + "'");
+            return usageError("--set takes PATH=JSONVALUE, got '" + s + "'");
         edits.push_back({s.substr(0, eq), s.substr(eq + 1)});
     }
     if (edits.empty())
-        return usage("edit needs at least one --set PATH=JSONVALUE");
+        return usageError("edit needs at least one --set PATH=JSONVALUE");
     auto r = open(a.positional()[0], a);
     if (!r)
         return failWith(r.error());
@@ -406,16 +377,16 @@ int cmdDiff(const std::vector<std::string>& argv)
 {
     if (auto g = graphDiffCommand(argv))
         return *g;
-    Args a(argv, withSchema({"--tolerance"}), {"--json"});
+    Args a(argv, withSchemaOptions({"--tolerance"}), {"--json"});
     if (!a.error().empty())
-        return usage(a.error());
+        return usageError(a.error());
     if (a.positional().size() != 2)
-        return usage("diff takes A and B");
+        return usageError("diff takes A and B");
     DiffOptions o;
     if (auto t = toleranceArg(a))
         o.tolerance = *t;
     else
-        return usage("--tolerance takes a number");
+        return usageError("--tolerance takes a number");
     auto ra = open(a.positional()[0], a);
     if (!ra)
         return failWith(ra.error());
@@ -468,9 +439,9 @@ int cmdLoss(const std::vector<std::string>& argv)
 {
     Args a(argv, {}, {"--json"});
     if (!a.error().empty())
-        return usage(a.error());
+        return usageError(a.error());
     if (a.positional().size() != 1)
-        return usage("loss takes one RUN_DIR");
+        return usageError("loss takes one RUN_DIR");
     auto run = openRunDirectory(a.positional()[0]);
     if (!run)
         return failWith(run.error());
@@ -490,16 +461,16 @@ int cmdLoss(const std::vector<std::string>& argv)
 
 int cmdSchema(const std::vector<std::string>& argv)
 {
-    Args a(argv, withSchema({"-o", "--output"}), {"--json"});
+    Args a(argv, withSchemaOptions({"-o", "--output"}), {"--json"});
     if (!a.error().empty())
-        return usage(a.error());
+        return usageError(a.error());
     if (a.positional().size() != 1)
-        return usage("schema takes one FILE (a self-describing .mpk or .json record, or bincode with the options that read it)");
+        return usageError("schema takes one FILE (a self-describing .mpk or .json record, or bincode with the options that read it)");
     SchemaFromRecordOptions derive;
     if (auto sch = a.value("--scheduler")) {
         auto type = schedulerRecordType(*sch);
         if (!type)
-            return usage("unknown scheduler '" + *sch + "' (step, linear, cosine, noam, exponential, constant)");
+            return usageError("unknown scheduler '" + *sch + "' (step, linear, cosine, noam, exponential, constant)");
         derive.schedulerType = *type;
     }
     // A bincode FILE read with --schema-from TWIN gives the layout its bytes settled (Option or bare,
@@ -530,11 +501,11 @@ int cmdSchema(const std::vector<std::string>& argv)
 
 int cmdCheckResume(const std::vector<std::string>& argv)
 {
-    Args a(argv, kSchemaOpts, {"--json"});
+    Args a(argv, withSchemaOptions({}), {"--json"});
     if (!a.error().empty())
-        return usage(a.error());
+        return usageError(a.error());
     if (a.positional().size() != 1)
-        return usage("check-resume takes one FILE");
+        return usageError("check-resume takes one FILE");
     auto r = open(a.positional()[0], a);
     if (!r)
         return failWith(r.error());

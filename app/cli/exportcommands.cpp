@@ -3,6 +3,7 @@
 #include "app/cli/exportcommands.h"
 
 #include "app/cli/args.h"
+#include "app/cli/exits.h"
 #include "core/export/export.h"
 #include "core/report/report.h"
 
@@ -10,60 +11,26 @@
 
 namespace ckpt::cli {
 
-namespace {
-
-int usage(const std::string& msg)
-{
-    std::fprintf(stderr, "ckpt: %s (see ckpt --help)\n", msg.c_str());
-    return 2;
-}
-
-int failWith(const Error& e)
-{
-    std::fprintf(stderr, "ckpt: %s\n", e.message().c_str());
-    return e.code == ErrorCode::Usage ? 2 : 1;
-}
-
-const std::set<std::string> kSchemaOpts = {"--schema-from", "--schema", "--scheduler"};
-
-std::set<std::string> with(std::set<std::string> s)
-{
-    s.insert(kSchemaOpts.begin(), kSchemaOpts.end());
-    return s;
-}
-
-OpenOptions openOptions(const Args& a, bool lenient)
-{
-    OpenOptions o;
-    o.schemaFrom = a.value("--schema-from").value_or("");
-    o.schemaFile = a.value("--schema").value_or("");
-    o.scheduler = a.value("--scheduler").value_or("");
-    o.lenient = lenient;
-    return o;
-}
-
-} // namespace
-
 int cmdExport(const std::vector<std::string>& argv)
 {
-    Args a(argv, with({"--what"}), {"--lenient"});
+    Args a(argv, withSchemaOptions({"--what"}), {"--lenient"});
     if (!a.error().empty())
-        return usage(a.error());
+        return usageError(a.error());
     if (a.positional().size() != 2)
-        return usage("export takes FILE and OUT.safetensors or OUT.npz");
+        return usageError("export takes FILE and OUT.safetensors or OUT.npz");
     const std::string& in = a.positional()[0];
     const std::string& outPath = a.positional()[1];
     const auto format = exportFormatFromPath(outPath);
     if (!format)
-        return usage("cannot tell the format from '" + outPath + "': the output ends in .safetensors or .npz");
+        return usageError("cannot tell the format from '" + outPath + "': the output ends in .safetensors or .npz");
     ExportSelection what;
     if (auto w = a.value("--what")) {
         auto s = parseExportSelection(*w);
         if (!s)
-            return usage(s.error().what);
+            return usageError(s.error().what);
         what = *s;
     }
-    auto r = openRecord(in, openOptions(a, a.flag("--lenient")));
+    auto r = openRecord(in, openOptions(a));
     if (!r)
         return failWith(r.error());
     auto res = *format == ExportFormat::Safetensors ? exportSafetensors(**r, what, outPath) : exportNpz(**r, what, outPath);
@@ -77,15 +44,15 @@ int cmdExport(const std::vector<std::string>& argv)
 
 int cmdImport(const std::vector<std::string>& argv)
 {
-    Args a(argv, with({"-o", "--output"}), {});
+    Args a(argv, withSchemaOptions({"-o", "--output"}), {});
     if (!a.error().empty())
-        return usage(a.error());
+        return usageError(a.error());
     if (a.positional().size() != 2)
-        return usage("import takes FILE, IN.safetensors and -o OUT");
+        return usageError("import takes FILE, IN.safetensors and -o OUT");
     auto outPath = a.value("-o") ? a.value("-o") : a.value("--output");
     if (!outPath)
-        return usage("import needs -o OUT");
-    auto r = openRecord(a.positional()[0], openOptions(a, false));
+        return usageError("import needs -o OUT");
+    auto r = openRecord(a.positional()[0], openOptions(a));
     if (!r)
         return failWith(r.error());
     auto file = openSafetensors(a.positional()[1]);
