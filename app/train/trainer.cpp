@@ -74,17 +74,7 @@ void writeTensorData(TapeBuilder& b, const Mat<T>& m, const std::vector<uint64_t
             std::memcpy(out + 2 * i, &h, 2);
         }
     }
-    b.beginMap();
-    b.key("bytes");
-    b.bin(bytes);
-    b.key("shape");
-    b.beginArray();
-    for (uint64_t d : shape)
-        b.uinteger(d);
-    b.end();
-    b.key("dtype");
-    b.str(dtypeName(dt));
-    b.end();
+    ckpt::writeTensorData(b, dtypeName(dt), shape, bytes);
 }
 
 /** Reads a TensorData map into \a out (shape checked first, then byte length, before any copy). */

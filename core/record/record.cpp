@@ -623,4 +623,19 @@ Result<ConvertResult> convertRecord(const Record& record, Recorder recorder, Pre
     return report;
 }
 
+void writeTensorData(TapeBuilder& b, std::string_view dtype, std::span<const uint64_t> shape, std::span<const uint8_t> bytes)
+{
+    b.beginMap();
+    b.key("bytes");
+    b.bin(bytes);
+    b.key("shape");
+    b.beginArray();
+    for (uint64_t d : shape)
+        b.uinteger(d);
+    b.end();
+    b.key("dtype");
+    b.str(dtype);
+    b.end();
+}
+
 } // namespace ckpt

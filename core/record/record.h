@@ -200,4 +200,7 @@ std::string paramIdFromU64(uint64_t id);
 /** Decodes a 13- or 10-char ParamId text to its u64 (zero-padded little endian). */
 std::optional<uint64_t> paramIdToU64(std::string_view id);
 
+/** Writes Burn's TensorData map {bytes, shape, dtype} in serde's field order, \a bytes copied into the tape. */
+void writeTensorData(TapeBuilder& b, std::string_view dtype, std::span<const uint64_t> shape, std::span<const uint8_t> bytes);
+
 } // namespace ckpt

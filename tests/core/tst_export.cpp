@@ -19,17 +19,7 @@ namespace {
 
 void tensor(TapeBuilder& b, std::string_view dtype, std::vector<uint64_t> shape, const std::vector<uint8_t>& bytes)
 {
-    b.beginMap();
-    b.key("bytes");
-    b.bin(bytes);
-    b.key("shape");
-    b.beginArray();
-    for (uint64_t d : shape)
-        b.uinteger(d);
-    b.end();
-    b.key("dtype");
-    b.str(dtype);
-    b.end();
+    writeTensorData(b, dtype, shape, bytes);
 }
 
 std::vector<uint8_t> f32Bytes(const std::vector<float>& v)

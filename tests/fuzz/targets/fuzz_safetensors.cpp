@@ -22,17 +22,7 @@ std::shared_ptr<const ckpt::Record> target()
         b.key("id");
         b.str(paramIdFromU64(id));
         b.key("param");
-        b.beginMap();
-        b.key("bytes");
-        b.bin(bytes);
-        b.key("shape");
-        b.beginArray();
-        for (uint64_t d : shape)
-            b.uinteger(d);
-        b.end();
-        b.key("dtype");
-        b.str(dtype);
-        b.end();
+        ckpt::writeTensorData(b, dtype, shape, bytes);
         b.end();
     };
     param("a", "F32", {2, 2}, std::vector<uint8_t>(16, 0), 1);
