@@ -269,8 +269,20 @@ QRectF GraphCanvas::visibleSceneRect() const
 
 void GraphCanvas::fit()
 {
-    if (scene())
-        fitInView(scene()->itemsBoundingRect(), Qt::KeepAspectRatio);
+    if (scene()) {
+        const QRectF all = scene()->itemsBoundingRect();
+        fitInView(all, Qt::KeepAspectRatio);
+        // A graph of a few boxes fitted into a short canvas shrinks its labels until they are elided
+        // ("matm…"): such a graph is shown at a readable scale from its top and scrolls instead. A
+        // larger one keeps the whole-graph fit; its overview reads through groups and semantic zoom.
+        constexpr double ReadableScale = 0.75;
+        constexpr qsizetype SmallSceneItems = 150;
+        if (transform().m11() < ReadableScale && scene()->items().size() <= SmallSceneItems) {
+            setTransform(QTransform::fromScale(ReadableScale, ReadableScale));
+            const QRectF seen = visibleSceneRect();
+            centerOn(all.center().x(), all.top() + seen.height() / 2 - 10);
+        }
+    }
     Q_EMIT viewportChanged();
 }
 
