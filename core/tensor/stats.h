@@ -20,8 +20,9 @@ namespace ckpt {
  *
  * Accuracy (checked against a long-double reference by tests/core/tst_stats.cpp): counts, min, max
  * exact; sum and mean within 1e-12 of Σ|x| (mean |x|); l2 within 1e-12 relative; std within 1e-9
- * relative, computed stably (exact two-pass mean/deviation per cache-resident block of 2048 values,
- * blocks merged with Chan's pairwise update), so a large offset does not cancel it away. Sums are in
+ * relative, computed stably (per cache-resident block of 2048 values, sums shifted by a value of
+ * the chunk, with the corrected two-pass mean/deviation where those sums would cancel; blocks merged
+ * with Chan's pairwise update), so a large offset does not cancel it away. Sums are in
  * double: squares beyond ~1e154 overflow l2 to +Inf. Chunk boundaries depend on the tensor only, so
  * the result is bit-identical however many threads computed it.
  */
