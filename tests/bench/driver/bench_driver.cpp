@@ -327,7 +327,8 @@ int main(int argc, char** argv)
         if (!converted)
             return failWith(converted.error());
         out.add("save_s", secondsSince(t1));
-    } else if (cmd == "stats-both" && args.size() == 3) {
+    } else if ((cmd == "stats-both" || cmd == "diff") && args.size() == 3) {
+        // the diff and its peer (one statistics pass over both records) open the same way
         auto a = open(args[1], schemaFrom);
         if (!a)
             return failWith(a.error());
@@ -336,28 +337,22 @@ int main(int argc, char** argv)
             return failWith(b.error());
         out.add("open_s", secondsSince(t0));
         const auto t1 = Clock::now();
-        const ParallelFor parallel = cli::threadedFor();
-        double checksum = 0;
-        for (const Record* r : {a->get(), b->get()})
-            checksum += statsOfEveryTensor(*r, parallel).checksum;
-        out.add("stats_s", secondsSince(t1));
-        out.add("tensor_bytes", (*a)->tensorBytes() + (*b)->tensorBytes());
-        out.add("checksum", checksum);
-    } else if (cmd == "diff" && args.size() == 3) {
-        auto a = open(args[1], schemaFrom);
-        if (!a)
-            return failWith(a.error());
-        auto b = open(args[2], schemaFrom);
-        if (!b)
-            return failWith(b.error());
-        out.add("open_s", secondsSince(t0));
-        const auto t1 = Clock::now();
-        auto d = diffRecords(**a, **b, {}, Progress::none(), cli::threadedFor());
-        if (!d)
-            return failWith(d.error());
-        out.add("diff_s", secondsSince(t1));
-        out.add("changed", d->changed);
-        out.add("unchanged", d->unchanged);
+        if (cmd == "stats-both") {
+            const ParallelFor parallel = cli::threadedFor();
+            double checksum = 0;
+            for (const Record* r : {a->get(), b->get()})
+                checksum += statsOfEveryTensor(*r, parallel).checksum;
+            out.add("stats_s", secondsSince(t1));
+            out.add("tensor_bytes", (*a)->tensorBytes() + (*b)->tensorBytes());
+            out.add("checksum", checksum);
+        } else {
+            auto d = diffRecords(**a, **b, {}, Progress::none(), cli::threadedFor());
+            if (!d)
+                return failWith(d.error());
+            out.add("diff_s", secondsSince(t1));
+            out.add("changed", d->changed);
+            out.add("unchanged", d->unchanged);
+        }
     } else if ((cmd == "gc" || cmd == "layout") && args.size() == 2) {
         auto bytes = mapFile(args[1]);
         if (!bytes)
