@@ -44,18 +44,7 @@ std::vector<uint8_t> f32Bytes(std::initializer_list<float> values)
 
 void tensor(TapeBuilder& b, std::initializer_list<float> values, std::initializer_list<uint64_t> shape)
 {
-    b.beginMap();
-    b.key("bytes");
-    const auto bytes = f32Bytes(values);
-    b.bin(bytes);
-    b.key("shape");
-    b.beginArray();
-    for (uint64_t d : shape)
-        b.uinteger(d);
-    b.end();
-    b.key("dtype");
-    b.str("F32");
-    b.end();
+    writeTensorData(b, "F32", std::vector<uint64_t>(shape), f32Bytes(values));
 }
 
 /** §9.8 of the format spec: Linear{weight [2,1], bias None}, Adam(AMSGrad slot) state, StepLr, one pending gradient, U = (3, 1). */
