@@ -430,6 +430,9 @@ PYBIND11_MODULE(ckpt, m)
 {
     m.doc() = "Checkpoint Inspector: Burn/Ruda records and ipfrs GradientCheckpoints from Python, tensors as zero-copy numpy views";
     m.attr("__version__") = CKPT_VERSION;
+    // numpy views into a mapping outlive any check: a record truncated on disk reads as zeros instead
+    // of killing the interpreter (a SIGBUS elsewhere still goes to the handler that was there before).
+    ckpt::guardMappedFiles();
     g_errorType = PyErr_NewExceptionWithDoc("ckpt.Error",
         "An invalid input or a failed operation. str(e) is the message `ckpt` prints (FILE: offset N: at PATH: what); "
         "the parts are attributes: code, file, offset, line, column, path, what.",

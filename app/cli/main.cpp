@@ -4,6 +4,7 @@
 // call core, print. Links only ckpt_core.
 #include "app/cli/args.h"
 #include "app/cli/commands.h"
+#include "core/io/bytes.h"
 
 #include <ckpt_version.h>
 
@@ -58,6 +59,8 @@ Exit codes: 0 success, 1 invalid input or failed operation, 2 usage error.
 
 int main(int argc, char** argv)
 {
+    // A record truncated by its writer while we read it gives zeros and a warning, not a SIGBUS death.
+    ckpt::guardMappedFiles();
     std::vector<std::string> args(argv + 1, argv + argc);
     if (args.empty() || args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
         std::fputs(kUsage, args.empty() ? stderr : stdout);

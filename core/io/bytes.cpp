@@ -21,23 +21,90 @@
 namespace ckpt {
 namespace {
 
+/**
+ * A mapping the SIGBUS handler may repair. The table is fixed and lock-free because the handler runs
+ * in whichever thread touched the page, possibly inside malloc: it can neither lock nor allocate.
+ */
+struct GuardSlot {
+    std::atomic<bool> taken{false};
+    std::atomic<uintptr_t> begin{0}; ///< 0 while the slot is not (yet) a live mapping
+    std::atomic<uintptr_t> end{0};   ///< end of the mapping's last page
+    std::atomic<bool> zeroed{false}; ///< the handler replaced pages past the file's end with zeros
+};
+constexpr size_t kGuardSlots = 4096;
+GuardSlot g_guardSlots[kGuardSlots];
+std::atomic<bool> g_guardInstalled{false};
+uintptr_t g_pageSize = 4096;
+struct sigaction g_previousBusAction {};
+
+void onBusError(int sig, siginfo_t* info, void* /*context*/)
+{
+    const auto addr = reinterpret_cast<uintptr_t>(info->si_addr);
+    if (info->si_code > 0) { // a fault of this thread's own access, not a kill(2)
+        for (GuardSlot& slot : g_guardSlots) {
+            const uintptr_t begin = slot.begin.load(std::memory_order_acquire);
+            const uintptr_t end = slot.end.load(std::memory_order_acquire);
+            if (begin == 0 || addr < begin || addr >= end)
+                continue;
+            // The file ends before this page, so every later page of the mapping would fault as well:
+            // zeros for all of them in one call. The faulting read then runs again and completes.
+            const uintptr_t page = addr & ~(g_pageSize - 1);
+            void* zeros = ::mmap(reinterpret_cast<void*>(page), end - page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+            if (zeros != MAP_FAILED) {
+                slot.zeroed.store(true, std::memory_order_release);
+                return;
+            }
+            break;
+        }
+    }
+    // Not one of our mappings: whatever would have happened without this handler. It steps aside for
+    // good (a handler that chains by calling the previous one directly loops when that one, like
+    // QTest's, re-raises while leaving a replacement in place), and the signal comes again: a fault by
+    // running the access again on return, a kill(2) by raising it (pending until this handler returns).
+    ::sigaction(SIGBUS, &g_previousBusAction, nullptr);
+    if (info->si_code <= 0)
+        ::raise(sig);
+}
+
+GuardSlot* guardMapping(void* addr, size_t len)
+{
+    const auto begin = reinterpret_cast<uintptr_t>(addr);
+    for (GuardSlot& slot : g_guardSlots) {
+        bool free = false;
+        if (!slot.taken.compare_exchange_strong(free, true, std::memory_order_acq_rel))
+            continue;
+        slot.zeroed.store(false, std::memory_order_relaxed);
+        slot.end.store(begin + ((len + g_pageSize - 1) & ~(g_pageSize - 1)), std::memory_order_relaxed);
+        slot.begin.store(begin, std::memory_order_release);
+        return &slot;
+    }
+    return nullptr;
+}
+
 class MappedBytes final : public Bytes {
 public:
-    MappedBytes(void* addr, size_t len)
+    MappedBytes(void* addr, size_t len, GuardSlot* guard)
         : m_addr(addr)
         , m_len(len)
+        , m_guard(guard)
     {
     }
     ~MappedBytes() override
     {
+        if (m_guard)
+            m_guard->begin.store(0, std::memory_order_release);
         if (m_addr && m_len)
             ::munmap(m_addr, m_len);
+        if (m_guard)
+            m_guard->taken.store(false, std::memory_order_release);
     }
     std::span<const uint8_t> span() const override { return {static_cast<const uint8_t*>(m_addr), m_len}; }
+    bool truncatedWhileMapped() const override { return m_guard && m_guard->zeroed.load(std::memory_order_acquire); }
 
 private:
     void* m_addr;
     size_t m_len;
+    GuardSlot* m_guard;
 };
 
 Error osError(const std::string& path, const std::string& action)
@@ -47,6 +114,25 @@ Error osError(const std::string& path, const std::string& action)
     e.file = path;
     e.what = "cannot " + action + ": " + std::strerror(errno);
     return e;
+}
+
+/** Everything \a fd still has to give, into memory (pipes, devices, standard input). */
+Result<BytesPtr> readAll(int fd, const std::string& name, const char* action)
+{
+    std::vector<uint8_t> buf;
+    uint8_t chunk[1 << 16];
+    for (;;) {
+        const ssize_t n = ::read(fd, chunk, sizeof chunk);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return std::unexpected(osError(name, action));
+        }
+        if (n == 0)
+            break;
+        buf.insert(buf.end(), chunk, chunk + n);
+    }
+    return makeBytes(std::move(buf));
 }
 
 struct Fd {
@@ -73,48 +159,44 @@ Result<BytesPtr> mapFile(const std::string& path)
         errno = EISDIR;
         return std::unexpected(osError(path, "read a directory as a file"));
     }
-    if (!S_ISREG(st.st_mode)) {
-        // Pipes and devices cannot be mapped: read them instead.
-        std::vector<uint8_t> buf;
-        uint8_t chunk[1 << 16];
-        for (;;) {
-            ssize_t n = ::read(f.fd, chunk, sizeof chunk);
-            if (n < 0) {
-                if (errno == EINTR)
-                    continue;
-                return std::unexpected(osError(path, "read"));
-            }
-            if (n == 0)
-                break;
-            buf.insert(buf.end(), chunk, chunk + n);
-        }
-        return makeBytes(std::move(buf));
-    }
+    if (!S_ISREG(st.st_mode)) // pipes and devices cannot be mapped: read them instead
+        return readAll(f.fd, path, "read");
     const auto len = static_cast<size_t>(st.st_size);
     if (len == 0)
         return makeBytes(std::vector<uint8_t>{});
     void* addr = ::mmap(nullptr, len, PROT_READ, MAP_PRIVATE, f.fd, 0);
     if (addr == MAP_FAILED)
         return std::unexpected(osError(path, "map"));
-    return std::make_shared<MappedBytes>(addr, len);
+    GuardSlot* guard = nullptr;
+    if (g_guardInstalled.load(std::memory_order_acquire)) {
+        guard = guardMapping(addr, len);
+        if (!guard) { // every slot holds a live mapping: a copy cannot be cut short under us
+            ::munmap(addr, len);
+            return readAll(f.fd, path, "read");
+        }
+    }
+    return std::make_shared<MappedBytes>(addr, len, guard);
+}
+
+bool guardMappedFiles()
+{
+    static const bool installed = [] {
+        g_pageSize = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+        struct sigaction action {};
+        action.sa_sigaction = onBusError;
+        action.sa_flags = SA_SIGINFO;
+        sigemptyset(&action.sa_mask);
+        if (::sigaction(SIGBUS, &action, &g_previousBusAction) != 0)
+            return false;
+        g_guardInstalled.store(true, std::memory_order_release);
+        return true;
+    }();
+    return installed;
 }
 
 Result<BytesPtr> readStdin()
 {
-    std::vector<uint8_t> buf;
-    uint8_t chunk[1 << 16];
-    for (;;) {
-        ssize_t n = ::read(0, chunk, sizeof chunk);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            return std::unexpected(osError("-", "read standard input"));
-        }
-        if (n == 0)
-            break;
-        buf.insert(buf.end(), chunk, chunk + n);
-    }
-    return makeBytes(std::move(buf));
+    return readAll(0, "-", "read standard input");
 }
 
 Result<void> writeFileAtomic(const std::string& path, std::span<const uint8_t> data)

@@ -25,6 +25,11 @@ public:
     virtual std::span<const uint8_t> span() const = 0;
     size_t size() const { return span().size(); }
     const uint8_t* data() const { return span().data(); }
+    /**
+     * A mapping whose file shrank while it was mapped: reads past the file's new end gave zeros instead
+     * of killing the process (guardMappedFiles). Whatever was decoded from there is not the file.
+     */
+    virtual bool truncatedWhileMapped() const { return false; }
 };
 
 using BytesPtr = std::shared_ptr<const Bytes>;
@@ -53,9 +58,22 @@ inline BytesPtr makeBytes(std::string_view s)
 
 /**
  * Maps \a path read-only (MAP_PRIVATE, with MADV_SEQUENTIAL hints left to callers). An empty file
- * gives an empty span. Errors name the file and the OS reason.
+ * gives an empty span; pipes and devices are read into memory. Errors name the file and the OS reason.
  */
 Result<BytesPtr> mapFile(const std::string& path);
+
+/**
+ * Keeps the process alive when a mapped file is truncated by someone else (a training run rewriting
+ * its checkpoint, a copy still in progress): reading a mapped page past the file's new end raises
+ * SIGBUS, which would kill a program holding a 1 GiB record open. After this call, mapFile registers
+ * every mapping, and a SIGBUS inside one of them replaces the mapping from the faulting page to its
+ * end with zero pages and marks it (Bytes::truncatedWhileMapped); the read then completes with
+ * zeros. A SIGBUS anywhere else puts back the handler that was there before and goes to it (or kills
+ * the process as it would have); the guard is off from then on. Programs (ckpt, the app, the Python module) call it once at start; the core installs
+ * no handler by itself. When all guard slots are taken, mapFile reads the file instead of mapping
+ * it. Returns false when the handler could not be installed (mappings then stay unguarded).
+ */
+bool guardMappedFiles();
 
 /** Reads all of standard input into memory (for `-` arguments). */
 Result<BytesPtr> readStdin();

@@ -9,7 +9,13 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <bit>
+#include <csignal>
+#include <cstring>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
 #include <cmath>
 #include <fstream>
 
@@ -97,6 +103,62 @@ private Q_SLOTS:
         auto t = gunzip(cut);
         QVERIFY(!t);
         QVERIFY(t.error().offset.has_value());
+    }
+
+    // A record rewritten by its training run while we read it: the pages past the new end would raise
+    // SIGBUS. Guarded, they read as zeros, the mapping says so, and a mapping left whole says nothing.
+    void fileTruncatedWhileMappedReadsZeros()
+    {
+        QVERIFY(guardMappedFiles());
+        QTemporaryDir dir;
+        const long page = ::sysconf(_SC_PAGESIZE);
+        const std::string cutPath = dir.filePath(QStringLiteral("cut.bin")).toStdString();
+        const std::string wholePath = dir.filePath(QStringLiteral("whole.bin")).toStdString();
+        const std::vector<uint8_t> content(size_t(page) * 8, 0xab);
+        QVERIFY(writeFileAtomic(cutPath, content));
+        QVERIFY(writeFileAtomic(wholePath, content));
+        auto cut = mapFile(cutPath);
+        auto whole = mapFile(wholePath);
+        QVERIFY(cut && whole);
+        const uint8_t* bytes = (*cut)->data();
+        QCOMPARE(bytes[0], uint8_t(0xab)); // a page of the file is resident before the cut
+        const size_t kept = size_t(page) + 10;
+        QCOMPARE(::truncate(cutPath.c_str(), off_t(kept)), 0);
+
+        // Read as a statistics thread would, from another thread: the handler runs in the reader.
+        std::vector<uint8_t> seen((*cut)->size());
+        std::thread reader([&] { std::memcpy(seen.data(), bytes, seen.size()); });
+        reader.join();
+        QVERIFY((*cut)->truncatedWhileMapped());
+        QVERIFY(std::all_of(seen.begin(), seen.begin() + long(kept), [](uint8_t b) { return b == 0xab; }));
+        QVERIFY(std::all_of(seen.begin() + long(kept), seen.end(), [](uint8_t b) { return b == 0; }));
+        QCOMPARE((*cut)->size(), content.size()); // the span keeps its length: every index stays in bounds
+
+        const auto* w = (*whole)->data();
+        QVERIFY(std::all_of(w, w + (*whole)->size(), [](uint8_t b) { return b == 0xab; }));
+        QVERIFY(!(*whole)->truncatedWhileMapped());
+
+        // Unmapping and mapping again reuses the guard's slot, clean.
+        cut->reset();
+        auto again = mapFile(cutPath);
+        QVERIFY(again);
+        QCOMPARE((*again)->size(), kept);
+        QVERIFY(!(*again)->truncatedWhileMapped());
+    }
+
+    // The guard repairs only its own mappings: any other SIGBUS still ends the process.
+    void foreignBusErrorStillKills()
+    {
+        QVERIFY(guardMappedFiles());
+        const pid_t child = ::fork();
+        QVERIFY(child >= 0);
+        if (child == 0) {
+            ::raise(SIGBUS);
+            ::_exit(0); // reached only if the signal was swallowed
+        }
+        int status = 0;
+        QCOMPARE(::waitpid(child, &status, 0), child);
+        QVERIFY2(WIFSIGNALED(status), "a SIGBUS outside our mappings was swallowed");
     }
 
     void atomicWriteKeepsOriginalOnFailure()
