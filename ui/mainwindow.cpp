@@ -27,9 +27,11 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDateTime>
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QFileSystemWatcher>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
@@ -71,12 +73,21 @@ QWidget* withHeader(QWidget* header, QWidget* body, QWidget* parent)
     l->addWidget(body, 1);
     return w;
 }
+
+/** Size and modification time: tells our own save from someone else's change of an opened file. */
+QString fileSignature(const QString& path)
+{
+    const QFileInfo info(path);
+    return QString::number(info.size()) + QLatin1Char('@') + QString::number(info.lastModified().toMSecsSinceEpoch());
+}
 } // namespace
 
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent)
     , m_doc(new CheckpointDocument(this))
+    , m_fileWatcher(new QFileSystemWatcher(this))
 {
+    connect(m_fileWatcher, &QFileSystemWatcher::fileChanged, this, &MainWindow::onOpenedFileChanged);
     setObjectName(QStringLiteral("MainWindow"));
     setAcceptDrops(true);
     setDockNestingEnabled(true);
@@ -129,6 +140,9 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_optimizer, &OptimizerPanel::idle, this, &MainWindow::checkIdle);
     connect(m_doc, &CheckpointDocument::modifiedChanged, this, &MainWindow::updateTitle);
     connect(m_doc, &CheckpointDocument::saved, this, [this](const QString& path) {
+        if (path.isEmpty()) // saved in place: the change the watcher is about to report is ours
+            for (const LoadedRecord& lr : m_doc->workspace().records)
+                m_ownWrites.insert(lr.path, fileSignature(lr.path));
         logMessage(path.isEmpty() ? tr("Saved.") : tr("Saved %1.").arg(path));
     });
 
@@ -537,6 +551,7 @@ void MainWindow::onWorkspaceLoaded(Workspace ws)
     if (!ws.errors.isEmpty() || damaged)
         raisePanel(QStringLiteral("messages"));
     m_doc->setWorkspace(std::move(ws));
+    watchOpenedFiles();
     updateTitle();
     if (m_diffPending) {
         m_diffPending = false;
@@ -630,8 +645,64 @@ bool MainWindow::isIdle() const
 
 void MainWindow::checkIdle()
 {
-    if (isIdle())
+    if (isIdle()) {
+        reportTruncatedMappings();
         Q_EMIT idle();
+    }
+}
+
+void MainWindow::watchOpenedFiles()
+{
+    if (const QStringList watched = m_fileWatcher->files(); !watched.isEmpty())
+        m_fileWatcher->removePaths(watched);
+    m_changeReported.clear();
+    m_zerosReported.clear();
+    m_ownWrites.clear();
+    for (const LoadedRecord& lr : m_doc->workspace().records)
+        if (!lr.path.isEmpty() && QFileInfo(lr.path).isFile())
+            m_fileWatcher->addPath(lr.path);
+}
+
+void MainWindow::onOpenedFileChanged(const QString& path)
+{
+    if (m_changeReported.contains(path))
+        return;
+    if (m_ownWrites.contains(path) && m_ownWrites.value(path) == fileSignature(path)) {
+        m_fileWatcher->addPath(path); // a save replaces the file, and the watch went with the old one
+        return;
+    }
+    for (const LoadedRecord& lr : m_doc->workspace().records) {
+        if (lr.path != path)
+            continue;
+        // The window keeps showing the file as it was opened: a replaced file (a run writing its next
+        // checkpoint by rename) stays mapped whole; a file cut short in place reads as zeros past its
+        // new end (guardMappedFiles), which reportTruncatedMappings says once it happened.
+        const QFileInfo now(path);
+        m_changeReported.insert(path);
+        logMessage(now.exists()
+                ? tr("%1 changed on disk since it was opened (%2 then, %3 now): the window shows the file as it was "
+                     "opened. Open it again to see the new one.")
+                      .arg(path, formatBytes(lr.record->fileSize), formatBytes(uint64_t(now.size())))
+                : tr("%1 was removed or replaced on disk since it was opened: the window shows the file as it was opened.").arg(path),
+            true);
+        raisePanel(QStringLiteral("messages"));
+        return;
+    }
+}
+
+void MainWindow::reportTruncatedMappings()
+{
+    for (const LoadedRecord& lr : m_doc->workspace().records) {
+        const BytesPtr& source = lr.record->tape.source;
+        if (!source || !source->truncatedWhileMapped() || m_zerosReported.contains(lr.path))
+            continue;
+        m_zerosReported.insert(lr.path);
+        logMessage(tr("%1 was truncated on disk while open: the values read past its new end are zeros, not the "
+                      "record's. Open it again.")
+                       .arg(lr.path),
+            true);
+        raisePanel(QStringLiteral("messages"));
+    }
 }
 
 void MainWindow::selectTensor(TensorRef ref)

@@ -6,12 +6,15 @@
 #include "ui/workspace/workspace.h"
 
 #include <QFutureWatcher>
+#include <QHash>
 #include <QMainWindow>
+#include <QSet>
 
 class QDockWidget;
 class QLabel;
 class QLineEdit;
 class QMenu;
+class QFileSystemWatcher;
 class QPlainTextEdit;
 class QProgressBar;
 class QSortFilterProxyModel;
@@ -94,6 +97,10 @@ private:
     void selectFirstTensor();
     void updateLearningRateCurve();
     void checkIdle();
+    /** Watches the opened files: a change on disk is said once, a mapping read past a truncation too. */
+    void watchOpenedFiles();
+    void onOpenedFileChanged(const QString& path);
+    void reportTruncatedMappings();
     void updateTitle();
     void addRecent(const QStringList& paths);
     void rebuildRecentMenu();
@@ -131,6 +138,10 @@ private:
     QLabel* m_status;
     QMenu* m_recentMenu;
     QHash<QString, QDockWidget*> m_panels;
+    QFileSystemWatcher* m_fileWatcher;
+    QSet<QString> m_changeReported;   ///< opened files whose change on disk was already said
+    QSet<QString> m_zerosReported;    ///< opened files whose truncated mapping was already said
+    QHash<QString, QString> m_ownWrites; ///< opened file -> size and time of our own last save over it
 
     QFutureWatcher<Workspace> m_loadWatcher;
     QFutureWatcher<StatsBatch> m_statsWatcher;

@@ -1,5 +1,6 @@
 // SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/io/bytes.h"
 #include "core/record/record.h"
 #include "core/record/recorder.h"
 #include "core/value/tape.h"
@@ -307,6 +308,27 @@ private Q_SLOTS:
         const QString text = w.messages()->toPlainText();
         QVERIFY2(text.contains(QLatin1String("broken.mpk")), qPrintable(text));
         QVERIFY2(text.contains(QLatin1String("offset")), qPrintable(text));
+    }
+
+    // A record cut short on disk while open (a run rewriting its checkpoint in place): the window says
+    // the file changed, reads zeros past the new end instead of dying of SIGBUS, and says that too.
+    void recordTruncatedWhileOpen()
+    {
+        QVERIFY(guardMappedFiles());
+        QTemporaryDir dir;
+        const QString path = writeManyTensorRecord(dir.path(), 0, 0, 2, uint64_t(1) << 20); // two 4 MiB tensors
+        QVERIFY(!path.isEmpty());
+        MainWindow w;
+        w.show();
+        QVERIFY(open(w, {path}));
+        QCOMPARE(w.tensorModel()->statsCount(), 2); // every payload page has been read once
+        QVERIFY(QFile::resize(path, 4096));          // in place, as ftruncate: the mapping loses its pages
+        QTRY_VERIFY_WITH_TIMEOUT(w.messages()->toPlainText().contains(QLatin1String("changed on disk")), 10000);
+        // Showing a tensor reads its payload again, now past the file's end.
+        w.selectTensor(w.tensorModel()->refAt(1));
+        QTRY_VERIFY_WITH_TIMEOUT(w.messages()->toPlainText().contains(QLatin1String("truncated on disk while open")), 30000);
+        QVERIFY(w.document()->workspace().records.front().record->tape.source->truncatedWhileMapped());
+        QVERIFY(w.isVisible());
     }
 
     void gradientCheckpointGraph()
