@@ -1,5 +1,6 @@
 // SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/async/latencyprobe.h"
 #include "ui/document/checkpointdocument.h"
 #include "ui/models/modelroles.h"
 #include "ui/models/optimizerstatemodel.h"
@@ -13,6 +14,9 @@
 #include <QAbstractItemModelTester>
 #include <QSortFilterProxyModel>
 #include <QTest>
+#include <QThread>
+#include <QEventLoop>
+#include <QTimer>
 
 using namespace ckpt;
 using namespace ckpt::ui;
@@ -45,7 +49,45 @@ private:
         return seen;
     }
 
+    /** Runs the event loop under \a probe while \a work blocks it once, 20 ms in; ends 50 ms after. */
+    static void probeAround(LatencyProbe& probe, const std::function<void()>& work)
+    {
+        QEventLoop loop;
+        probe.start();
+        QTimer::singleShot(20, [&] {
+            work();
+            QTimer::singleShot(50, &loop, &QEventLoop::quit);
+        });
+        loop.exec();
+        probe.stop();
+    }
+
 private Q_SLOTS:
+    void latencyProbeTellsWorkFromWaiting()
+    {
+        // Work on the GUI thread: 40 ms of its own CPU time inside one interval
+        LatencyProbe busy(5);
+        probeAround(busy, [] {
+            const qint64 until = threadCpuNs() + 40'000'000;
+            while (threadCpuNs() < until) {
+            }
+        });
+        QVERIFY(busy.ticks() > 0);
+        QVERIFY2(busy.maxBusyMs() >= 40.0, qPrintable(QString::number(busy.maxBusyMs())));
+        QVERIFY2(busy.maxLatenessMs() >= 35.0, qPrintable(QString::number(busy.maxLatenessMs())));
+        QVERIFY2(busy.worstCpuMs() >= 40.0 || busy.maxLatenessMs() > 40.0, "the worst lateness is the busy interval");
+        // Blocked, not working: the timer is as late, but the thread used next to no CPU
+        LatencyProbe blocked(5);
+        probeAround(blocked, [] { QThread::msleep(60); });
+        QVERIFY2(blocked.maxLatenessMs() >= 55.0, qPrintable(QString::number(blocked.maxLatenessMs())));
+        QVERIFY2(blocked.maxBusyMs() < 30.0, qPrintable(QString::number(blocked.maxBusyMs())));
+#ifdef __linux__
+        // ... and it was not waiting for a core either: the scheduler says how long it was runnable
+        QVERIFY(blocked.worstRunQueueMs() >= 0.0);
+        QVERIFY(blocked.worstRunQueueMs() <= blocked.maxLatenessMs() + 5.0);
+#endif
+    }
+
     void recordTree_data()
     {
         QTest::addColumn<QString>("input");
