@@ -1,5 +1,6 @@
 // SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/async/deferredpaint.h"
 #include "ui/async/latencyprobe.h"
 #include "ui/document/checkpointdocument.h"
 #include "ui/models/modelroles.h"
@@ -12,11 +13,15 @@
 #include <ckpt_version.h>
 
 #include <QAbstractItemModelTester>
+#include <QProgressBar>
+#include <QVBoxLayout>
 #include <QSortFilterProxyModel>
 #include <QTest>
 #include <QThread>
 #include <QEventLoop>
 #include <QTimer>
+
+#include <qcustomplot.h>
 
 using namespace ckpt;
 using namespace ckpt::ui;
@@ -62,7 +67,59 @@ private:
         probe.stop();
     }
 
+    /** Counts the paint events a widget receives. */
+    struct PaintCounter : QObject {
+        int paints = 0;
+        bool eventFilter(QObject*, QEvent* e) override
+        {
+            if (e->type() == QEvent::Paint)
+                ++paints;
+            return false;
+        }
+    };
+
 private Q_SLOTS:
+    void progressAndReplotPaintWithTheWindowNotAtOnce()
+    {
+        QWidget window;
+        auto* layout = new QVBoxLayout(&window);
+        auto* bar = new QProgressBar(&window);
+        bar->setRange(0, 1000);
+        auto* deferred = new QCustomPlot(&window);
+        auto* immediate = new QCustomPlot(&window);
+        for (QWidget* w : {static_cast<QWidget*>(bar), static_cast<QWidget*>(deferred), static_cast<QWidget*>(immediate)})
+            layout->addWidget(w);
+        deferPlotRefresh(deferred);
+        window.resize(400, 600);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QTest::qWait(50);
+        PaintCounter barPaints, deferredPaints, immediatePaints;
+        bar->installEventFilter(&barPaints);
+        deferred->installEventFilter(&deferredPaints);
+        immediate->installEventFilter(&immediatePaints);
+
+        // Qt's own calls paint synchronously (else this test could not tell the difference)
+        bar->setValue(500);
+        immediate->replot();
+        QVERIFY(barPaints.paints > 0);
+        QVERIFY(immediatePaints.paints > 0);
+        QTest::qWait(50);
+        barPaints.paints = 0;
+
+        // the helpers: values and plots change, nothing is painted before control returns to the loop
+        for (int v = 501; v <= 1000; v += 50)
+            setProgressDeferred(bar, v);
+        deferred->replot();
+        QCOMPARE(bar->value(), 951);
+        QCOMPARE(barPaints.paints, 0);
+        QCOMPARE(deferredPaints.paints, 0);
+        QVERIFY(bar->updatesEnabled());
+        // ... and both are painted with the window's next update
+        QTRY_VERIFY(barPaints.paints > 0);
+        QTRY_VERIFY(deferredPaints.paints > 0);
+    }
+
     void latencyProbeTellsWorkFromWaiting()
     {
         // Work on the GUI thread: 40 ms of its own CPU time inside one interval
