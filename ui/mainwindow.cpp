@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/mainwindow.h"
 
+#include "ui/async/deferredpaint.h"
 #include "ui/document/checkpointdocument.h"
 #include "ui/graph/graphview.h"
 #include "ui/models/formatting.h"
@@ -110,7 +111,8 @@ MainWindow::MainWindow(QWidget* parent)
         m_statsWatcher.cancel();
     });
 
-    connect(&m_loadWatcher, &QFutureWatcher<Workspace>::progressValueChanged, m_progress, &QProgressBar::setValue);
+    // QProgressBar::setValue repaints at once, painting everything dirty in the window (deferredpaint.h)
+    connect(&m_loadWatcher, &QFutureWatcher<Workspace>::progressValueChanged, m_progress, [this](int v) { setProgressDeferred(m_progress, v); });
     connect(&m_loadWatcher, &QFutureWatcher<Workspace>::finished, this, [this] {
         m_loading = false;
         if (m_loadWatcher.isCanceled() || m_loadWatcher.future().resultCount() == 0) {
@@ -126,7 +128,7 @@ MainWindow::MainWindow(QWidget* parent)
         for (int i = begin; i < end; ++i)
             m_tensorModel->setStats(m_statsWatcher.resultAt(i));
     });
-    connect(&m_statsWatcher, &QFutureWatcher<StatsBatch>::progressValueChanged, m_progress, &QProgressBar::setValue);
+    connect(&m_statsWatcher, &QFutureWatcher<StatsBatch>::progressValueChanged, m_progress, [this](int v) { setProgressDeferred(m_progress, v); });
     connect(&m_statsWatcher, &QFutureWatcher<StatsBatch>::finished, this, [this] {
         m_statsRunning = false;
         m_progress->hide();
@@ -495,7 +497,7 @@ void MainWindow::openPaths(const QStringList& paths, bool lenient)
     m_loadWatcher.cancel();
     m_loading = true;
     m_status->setText(tr("Opening %1…").arg(paths.join(QStringLiteral(", "))));
-    m_progress->setValue(0);
+    setProgressDeferred(m_progress, 0);
     m_progress->show();
     m_cancel->show();
     // setFuture() detaches the watcher from an older load: its result can no longer arrive
@@ -627,7 +629,7 @@ void MainWindow::startStats()
         return;
     }
     m_status->setText(tr("Computing statistics of %1 tensors…").arg(requests.size()));
-    m_progress->setValue(0);
+    setProgressDeferred(m_progress, 0);
     m_progress->show();
     m_cancel->show();
     StatsOptions options;

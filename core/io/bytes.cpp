@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/io/bytes.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <cerrno>
@@ -91,10 +92,20 @@ public:
     }
     ~MappedBytes() override
     {
-        if (m_guard)
+        if (m_guard) // a bus error from here on is no longer ours to repair
             m_guard->begin.store(0, std::memory_order_release);
-        if (m_addr && m_len)
+        if (m_addr && m_len) {
+            // Tearing down the page tables of a large resident mapping takes tens of milliseconds (75 ms
+            // for 1 GiB), and munmap holds the process's mmap lock throughout, so every other thread that
+            // maps or unmaps memory (a malloc of a large buffer, the GUI's painting) waits for it.
+            // Dropping the pages a chunk at a time first takes that lock briefly, once per chunk; the
+            // munmap that follows has nothing left to tear down.
+            constexpr size_t Chunk = size_t(64) << 20;
+            auto* p = static_cast<uint8_t*>(m_addr);
+            for (size_t off = 0; m_len > Chunk && off < m_len; off += Chunk)
+                ::madvise(p + off, std::min(Chunk, m_len - off), MADV_DONTNEED);
             ::munmap(m_addr, m_len);
+        }
         if (m_guard)
             m_guard->taken.store(false, std::memory_order_release);
     }

@@ -6,6 +6,7 @@
 #include "core/tensor/dtype.h"
 #include "core/value/tape.h"
 
+#include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -178,6 +179,42 @@ private Q_SLOTS:
         QVERIFY(m);
         QCOMPARE(std::string(reinterpret_cast<const char*>((*m)->data()), (*m)->size()), orig);
         QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden).size(), 1); // no temp file left
+    }
+
+    void largeMappingIsReleasedWhole()
+    {
+        // Over 64 MiB the mapping's pages are dropped a chunk at a time before munmap (bytes.cpp):
+        // the bytes read back as written, and once the last holder lets go nothing of it stays mapped.
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("sparse.bin"));
+        const qint64 size = (qint64(64) << 20) * 2 + 12345; // two whole chunks and a tail
+        {
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            QVERIFY(f.resize(size)); // sparse: no disk blocks for the zeros
+            QVERIFY(f.seek(size - 4));
+            QCOMPARE(f.write("tail", 4), qint64(4));
+        }
+        const auto mapped = [] {
+            QFile maps(QStringLiteral("/proc/self/maps"));
+            return maps.open(QIODevice::ReadOnly) ? QString::fromUtf8(maps.readAll()).count(QStringLiteral("sparse.bin")) : -1;
+        };
+        {
+            auto m = mapFile(path.toStdString());
+            QVERIFY(m);
+            QCOMPARE(qint64((*m)->size()), size);
+            uint64_t sum = 0;
+            for (size_t i = 0; i < (*m)->size(); i += 4096)
+                sum += (*m)->data()[i]; // every page resident, as after a statistics pass
+            QCOMPARE(sum, uint64_t(0));
+            QCOMPARE(std::string(reinterpret_cast<const char*>((*m)->data()) + size - 4, 4), std::string("tail"));
+#ifdef __linux__
+            QCOMPARE(mapped(), 1);
+#endif
+        }
+#ifdef __linux__
+        QCOMPARE(mapped(), 0);
+#endif
     }
 };
 

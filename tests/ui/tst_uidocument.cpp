@@ -7,7 +7,10 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QThread>
 #include <QUndoStack>
+
+#include <atomic>
 
 using namespace ckpt;
 using namespace ckpt::ui;
@@ -19,6 +22,30 @@ private:
     static QString scheduler() { return QStringLiteral(CKPT_FIXTURES "/runs/mechint-0.20.0-pre.6/checkpoint/scheduler-3.mpk"); }
 
 private Q_SLOTS:
+    void replacedWorkspaceIsReleasedOffTheGuiThread()
+    {
+        // The record's deleter says where the last reference went: unmapping a large record's file
+        // takes tens of milliseconds, which must not be spent in the GUI's turn.
+        Workspace ws = loadWorkspace({scheduler()}, Progress::none());
+        QVERIFY2(ws.errors.isEmpty(), qPrintable(ws.errors.join(QLatin1Char('\n'))));
+        QVERIFY(!ws.records.empty());
+        auto released = std::make_shared<std::atomic<QThread*>>(nullptr);
+        const Record* raw = new Record(*ws.records[0].record);
+        ws.records[0].record = std::shared_ptr<const Record>(raw, [released](const Record* r) {
+            released->store(QThread::currentThread());
+            delete r;
+        });
+        CheckpointDocument doc;
+        doc.setWorkspace(std::move(ws));
+        QCOMPARE(released->load(), nullptr);
+        QSignalSpy changed(&doc, &CheckpointDocument::workspaceChanged);
+        doc.setWorkspace(Workspace{});
+        QCOMPARE(changed.size(), 1);
+        QVERIFY(doc.workspace().records.empty());
+        QTRY_VERIFY(released->load() != nullptr);
+        QVERIFY(released->load() != QThread::currentThread());
+    }
+
     void editUndoRedoSave()
     {
         CheckpointDocument doc;

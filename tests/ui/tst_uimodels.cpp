@@ -1,5 +1,7 @@
 // SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/async/deferredpaint.h"
+#include "ui/async/latencyprobe.h"
 #include "ui/document/checkpointdocument.h"
 #include "ui/models/modelroles.h"
 #include "ui/models/optimizerstatemodel.h"
@@ -11,8 +13,15 @@
 #include <ckpt_version.h>
 
 #include <QAbstractItemModelTester>
+#include <QProgressBar>
+#include <QVBoxLayout>
 #include <QSortFilterProxyModel>
 #include <QTest>
+#include <QThread>
+#include <QEventLoop>
+#include <QTimer>
+
+#include <qcustomplot.h>
 
 using namespace ckpt;
 using namespace ckpt::ui;
@@ -45,7 +54,97 @@ private:
         return seen;
     }
 
+    /** Runs the event loop under \a probe while \a work blocks it once, 20 ms in; ends 50 ms after. */
+    static void probeAround(LatencyProbe& probe, const std::function<void()>& work)
+    {
+        QEventLoop loop;
+        probe.start();
+        QTimer::singleShot(20, [&] {
+            work();
+            QTimer::singleShot(50, &loop, &QEventLoop::quit);
+        });
+        loop.exec();
+        probe.stop();
+    }
+
+    /** Counts the paint events a widget receives. */
+    struct PaintCounter : QObject {
+        int paints = 0;
+        bool eventFilter(QObject*, QEvent* e) override
+        {
+            if (e->type() == QEvent::Paint)
+                ++paints;
+            return false;
+        }
+    };
+
 private Q_SLOTS:
+    void progressAndReplotPaintWithTheWindowNotAtOnce()
+    {
+        QWidget window;
+        auto* layout = new QVBoxLayout(&window);
+        auto* bar = new QProgressBar(&window);
+        bar->setRange(0, 1000);
+        auto* deferred = new QCustomPlot(&window);
+        auto* immediate = new QCustomPlot(&window);
+        for (QWidget* w : {static_cast<QWidget*>(bar), static_cast<QWidget*>(deferred), static_cast<QWidget*>(immediate)})
+            layout->addWidget(w);
+        deferPlotRefresh(deferred);
+        window.resize(400, 600);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QTest::qWait(50);
+        PaintCounter barPaints, deferredPaints, immediatePaints;
+        bar->installEventFilter(&barPaints);
+        deferred->installEventFilter(&deferredPaints);
+        immediate->installEventFilter(&immediatePaints);
+
+        // Qt's own calls paint synchronously (else this test could not tell the difference)
+        bar->setValue(500);
+        immediate->replot();
+        QVERIFY(barPaints.paints > 0);
+        QVERIFY(immediatePaints.paints > 0);
+        QTest::qWait(50);
+        barPaints.paints = 0;
+
+        // the helpers: values and plots change, nothing is painted before control returns to the loop
+        for (int v = 501; v <= 1000; v += 50)
+            setProgressDeferred(bar, v);
+        deferred->replot();
+        QCOMPARE(bar->value(), 951);
+        QCOMPARE(barPaints.paints, 0);
+        QCOMPARE(deferredPaints.paints, 0);
+        QVERIFY(bar->updatesEnabled());
+        // ... and both are painted with the window's next update
+        QTRY_VERIFY(barPaints.paints > 0);
+        QTRY_VERIFY(deferredPaints.paints > 0);
+    }
+
+    void latencyProbeTellsWorkFromWaiting()
+    {
+        // Work on the GUI thread: 40 ms of its own CPU time inside one interval
+        LatencyProbe busy(5);
+        probeAround(busy, [] {
+            const qint64 until = threadCpuNs() + 40'000'000;
+            while (threadCpuNs() < until) {
+            }
+        });
+        QVERIFY(busy.ticks() > 0);
+        QVERIFY2(busy.maxBusyMs() >= 40.0, qPrintable(QString::number(busy.maxBusyMs())));
+        QVERIFY2(busy.maxLatenessMs() >= 35.0, qPrintable(QString::number(busy.maxLatenessMs())));
+        QVERIFY2(busy.worstCpuMs() >= 40.0 || busy.maxLatenessMs() > 40.0, "the worst lateness is the busy interval");
+        // Blocked, not working: the timer is as late, but the thread used next to no CPU
+        LatencyProbe blocked(5);
+        probeAround(blocked, [] { QThread::msleep(60); });
+        QVERIFY2(blocked.maxLatenessMs() >= 55.0, qPrintable(QString::number(blocked.maxLatenessMs())));
+        QVERIFY2(blocked.maxBusyMs() < 30.0, qPrintable(QString::number(blocked.maxBusyMs())));
+#ifdef __linux__
+        // ... and it was not waiting for a core either: the scheduler says how long it was runnable
+        QVERIFY(blocked.worstRunQueueMs() >= 0.0);
+        QVERIFY(blocked.worstRunQueueMs() <= blocked.maxLatenessMs() + 5.0);
+#endif
+    }
+
     void recordTree_data()
     {
         QTest::addColumn<QString>("input");

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/document/checkpointdocument.h"
 
+#include "ui/async/statsjob.h"
 #include "ui/commands/setvaluecommand.h"
 
 #include "core/edit/edit.h"
@@ -9,11 +10,13 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 
+#include <QThreadPool>
 #include <QUndoStack>
 
 #include <algorithm>
 #include <map>
 #include <set>
+#include <utility>
 
 #include <cmath>
 #include <limits>
@@ -97,9 +100,17 @@ void CheckpointDocument::setWorkspace(Workspace ws)
 {
     m_undoStack->clear();
     m_overrides.clear();
-    m_workspace = std::move(ws);
+    Workspace old = std::exchange(m_workspace, std::move(ws));
     Q_EMIT workspaceChanged();
     Q_EMIT modifiedChanged(false);
+    // The views let go of the old workspace above; the last reference to its records is usually this
+    // one. Releasing them unmaps their files (75 ms for a resident 1 GiB mapping, page by page) and
+    // frees a large graph's nodes, so it happens on a background thread, not in the GUI's turn.
+    if (!old.records.empty() || old.graph || old.loss)
+        backgroundPool()->start([dying = std::make_shared<Workspace>(std::move(old))]() mutable {
+            markBackgroundThread();
+            dying.reset();
+        });
 }
 
 QVariant CheckpointDocument::value(int record, uint32_t node) const

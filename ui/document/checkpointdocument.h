@@ -25,6 +25,7 @@ public:
     ~CheckpointDocument() override;
 
     const Workspace& workspace() const { return m_workspace; }
+    /** Replaces the workspace; the old one is released on a background thread (its files unmapped there). */
     void setWorkspace(Workspace ws);
     QUndoStack* undoStack() const { return m_undoStack; }
 

@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/plots/histogramplot.h"
 
+#include "ui/async/deferredpaint.h"
+
 namespace ckpt::ui {
 
 HistogramPlot::HistogramPlot(QWidget* parent)
@@ -17,6 +19,7 @@ HistogramPlot::HistogramPlot(QWidget* parent)
     yAxis->setLabel(tr("count"));
     xAxis->ticker()->setTickCount(4); // small plots side by side: fewer, readable ticks
     setMinimumSize(200, 150);
+    deferPlotRefresh(this); // replot() paints with the window's next update, not at once
 }
 
 int HistogramPlot::barCount() const

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/plots/lossplotwidget.h"
 
+#include "ui/async/deferredpaint.h"
 #include "ui/models/formatting.h"
 
 #include <QCheckBox>
@@ -40,6 +41,7 @@ LossPlotWidget::LossPlotWidget(QWidget* parent)
     , m_hover(new QLabel(this))
     , m_replotTimer(new QTimer(this))
 {
+    deferPlotRefresh(m_plot);
     m_replotTimer->setSingleShot(true);
     m_replotTimer->setInterval(100);
     connect(m_replotTimer, &QTimer::timeout, this, [this] {

@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/plots/lrcurvewidget.h"
 
+#include "ui/async/deferredpaint.h"
+
 #include <QCheckBox>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -32,6 +34,7 @@ LearningRateCurveWidget::LearningRateCurveWidget(QWidget* parent)
     layout->addLayout(top);
     layout->addWidget(m_plot, 1);
     m_plot->setMinimumHeight(160);
+    deferPlotRefresh(m_plot);
     m_plot->xAxis->setLabel(tr("step (micro-batch)"));
     m_plot->yAxis->setLabel(tr("learning rate"));
     m_plot->legend->setVisible(true);

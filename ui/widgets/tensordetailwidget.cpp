@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/widgets/tensordetailwidget.h"
 
+#include "ui/async/deferredpaint.h"
 #include "ui/async/statsjob.h"
 #include "ui/document/checkpointdocument.h"
 #include "ui/models/formatting.h"
@@ -66,6 +67,7 @@ TensorDetailWidget::TensorDetailWidget(CheckpointDocument* doc, QWidget* parent)
     m_heatPlot->xAxis->setLabel(tr("column (last dim)"));
     m_heatPlot->yAxis->setLabel(tr("row"));
     m_heatPlot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    deferPlotRefresh(m_heatPlot);
     m_tabs->addTab(heatPage, tr("Heatmap"));
 
     m_values->setEditTriggers(QAbstractItemView::NoEditTriggers);
