@@ -273,6 +273,9 @@ private Q_SLOTS:
                 group = c;
         QVERIFY(group > 0);
         const int member = int(h.order[h.clusters[size_t(group)].begin]);
+        // where the user looked: the group's box on screen, at this zoom
+        const QPoint groupOnScreen = view.canvas()->mapFromScene(view.itemRectOfNode(member).center());
+        const double zoom = view.canvas()->transform().m11();
         QVERIFY(view.expandCluster(group));
         QVERIFY(view.isClusterOpen(group));
         QCOMPARE(view.visibleItemCount(), first - 1 + int(h.clusters[size_t(group)].items.size()));
@@ -283,6 +286,24 @@ private Q_SLOTS:
             opened = opened.united(view.itemRectOfNode(int(h.order[p])));
         QVERIFY(view.canvas()->visibleSceneRect().intersects(opened));
         QVERIFY(view.canvas()->visibleSceneRect().contains(opened.center()));
+        // ... where the group was, zoom unchanged: per axis, the middle of what it opened into lands on
+        // the group's screen spot, or it was slid the least that keeps it on screen (an edge of it
+        // OpenMargin pixels from the window's edge), or it is larger than the window and fills it
+        QCOMPARE(view.canvas()->transform().m11(), zoom);
+        const QRect port = view.canvas()->viewport()->rect();
+        const QRect openedOnScreen = view.canvas()->mapFromScene(opened).boundingRect();
+        const int margin = int(GraphView::OpenMargin);
+        auto kept = [&](int spot, int centre, int lo, int hi, int portLo, int portHi) {
+            const bool fits = hi - lo + 2 * margin <= portHi - portLo;
+            if (fits && (lo < portLo + margin - 3 || hi > portHi - margin + 3))
+                return false; // room for it, yet partly off screen
+            return std::abs(centre - spot) <= 3 || std::abs(lo - (portLo + margin)) <= 3 || std::abs(hi - (portHi - margin)) <= 3;
+        };
+        QVERIFY2(kept(groupOnScreen.x(), openedOnScreen.center().x(), openedOnScreen.left(), openedOnScreen.right(), port.left(), port.right())
+                && kept(groupOnScreen.y(), openedOnScreen.center().y(), openedOnScreen.top(), openedOnScreen.bottom(), port.top(), port.bottom()),
+            qPrintable(QStringLiteral("group at %1,%2 on screen, opened into %3,%4 %5x%6 in %7x%8")
+                           .arg(groupOnScreen.x()).arg(groupOnScreen.y()).arg(openedOnScreen.x()).arg(openedOnScreen.y())
+                           .arg(openedOnScreen.width()).arg(openedOnScreen.height()).arg(port.width()).arg(port.height())));
         saveShot(view, QStringLiteral("graph-%1-expanded.png").arg(QString::fromLatin1(QTest::currentDataTag()).replace(QLatin1Char(' '), QLatin1Char('-'))));
         QVERIFY(view.collapseCluster(group));
         QCOMPARE(view.visibleItemCount(), first);
