@@ -275,7 +275,21 @@ private slots:
         g.edges = {{"p1", "c"}, {"p1", "c"}, {"p2", "c"}, {"p1", "c"}};
         const auto a = analyzeGraph(g, std::string("v"));
         QCOMPARE(a.duplicateEdges.size(), size_t(1));
+        QCOMPARE(a.duplicateEdges[0].from, std::string("p1"));
+        QCOMPARE(a.duplicateEdges[0].to, std::string("c"));
         QCOMPARE(a.duplicateEdges[0].count, uint64_t(3));
+        // several repeated edges: in the order they first occur (not by id), each with its count;
+        // a phantom end counts like any id
+        ComputationGraphStore h = g;
+        h.edges = {{"p2", "c"}, {"x", "p1"}, {"p1", "c"}, {"x", "p1"}, {"p2", "c"}, {"p1", "c"}, {"p2", "c"}, {"c", "p2"}};
+        const auto b = analyzeGraph(h, std::nullopt);
+        QCOMPARE(b.duplicateEdges.size(), size_t(3));
+        QCOMPARE(b.duplicateEdges[0].from + ">" + b.duplicateEdges[0].to, std::string("p2>c"));
+        QCOMPARE(b.duplicateEdges[0].count, uint64_t(3));
+        QCOMPARE(b.duplicateEdges[1].from + ">" + b.duplicateEdges[1].to, std::string("x>p1"));
+        QCOMPARE(b.duplicateEdges[1].count, uint64_t(2));
+        QCOMPARE(b.duplicateEdges[2].from + ">" + b.duplicateEdges[2].to, std::string("p1>c"));
+        QCOMPARE(b.duplicateEdges[2].count, uint64_t(2));
         QCOMPARE(a.multipleProducers.size(), size_t(1));
         QCOMPARE(q(a.multipleProducers[0].nodes), q({"p1", "p2"}));
         // First producer in map order is taken, as the crate takes the first in its HashMap order.
