@@ -10,6 +10,8 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QFontMetrics>
+#include <QLocale>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
@@ -260,6 +262,26 @@ private Q_SLOTS:
         QVERIFY2(view.visibleNodeItemCount() < first, "groups, not single nodes");
         const auto before = shownAs(view);
         QVERIFY(std::count(before.begin(), before.end(), -1) == view.visibleNodeItemCount());
+        // every group's box holds its bold 11 px title and count at zoom 1 (none cut to "matm…"),
+        // up to the widest box there is
+        {
+            QFont bold = view.canvas()->scene()->font();
+            bold.setPixelSize(11);
+            bold.setBold(true);
+            const QFontMetrics metrics(bold);
+            std::vector<bool> checked(view.hierarchy()->clusters.size(), false);
+            for (int v = 0; v < n; ++v) {
+                const int c = before[size_t(v)];
+                if (c <= 0 || checked[size_t(c)])
+                    continue;
+                checked[size_t(c)] = true;
+                const GraphCluster& cluster = view.hierarchy()->clusters[size_t(c)];
+                const QString title = QString::fromStdString(cluster.label) + QStringLiteral(" · ") + QLocale().toString(cluster.size());
+                const double box = view.itemRectOfNode(v).width() - 4; // the item's bounds have 2 px either side
+                QVERIFY2(box >= std::min(480.0, metrics.horizontalAdvance(title) + 10.0),
+                    qPrintable(QStringLiteral("'%1' is %2 px wide in a box of %3").arg(title).arg(metrics.horizontalAdvance(title)).arg(box)));
+            }
+        }
         QCOMPARE(view.arrowheadCount(), view.drawnEdgeCount());
         // folded or wrapped: the boxes fill the window's shape, not one column or one row of thousands
         const QRectF bounds = view.canvas()->scene()->itemsBoundingRect();
@@ -349,6 +371,8 @@ private Q_SLOTS:
         // deeper focus, then the breadcrumb back to the whole graph keeps the selection
         QVERIFY(view.showNeighbourhood(5001, 1));
         QCOMPARE(view.nodeCount(), 3);
+        // three boxes are not blown up to fill the canvas (the text inside would stay small)
+        QVERIFY2(view.canvas()->transform().m11() <= 1.25 + 1e-9, qPrintable(QString::number(view.canvas()->transform().m11())));
         QCOMPARE(view.breadcrumbs().size(), 3);
         view.popTo(0);
         QCOMPARE(view.breadcrumbs().size(), 1);
