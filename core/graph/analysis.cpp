@@ -161,14 +161,22 @@ std::vector<std::string> topologicalOrder(const ComputationGraphStore& graph)
     return out;
 }
 
-std::vector<std::string> provenanceChain(const ComputationGraphStore& graph, std::string_view outputCid)
+namespace {
+
+/** First producer in map order for every output CID. */
+std::unordered_map<std::string_view, uint32_t> firstProducers(const ComputationGraphStore& graph)
 {
-    // First producer in map order for every output CID.
     std::unordered_map<std::string_view, uint32_t> producer;
     producer.reserve(graph.nodes.size() * 2);
     for (uint32_t i = 0; i < graph.nodes.size(); ++i)
         if (const auto& oc = graph.nodes[i].second.outputCid)
             producer.try_emplace(*oc, i);
+    return producer;
+}
+
+std::vector<std::string> provenanceChain(const ComputationGraphStore& graph,
+    const std::unordered_map<std::string_view, uint32_t>& producer, std::string_view outputCid)
+{
     auto root = producer.find(outputCid);
     if (root == producer.end())
         return {};
@@ -189,6 +197,13 @@ std::vector<std::string> provenanceChain(const ComputationGraphStore& graph, std
     }
     std::reverse(chain.begin(), chain.end());
     return chain;
+}
+
+} // namespace
+
+std::vector<std::string> provenanceChain(const ComputationGraphStore& graph, std::string_view outputCid)
+{
+    return provenanceChain(graph, firstProducers(graph), outputCid);
 }
 
 std::vector<std::string> findConsumers(const ComputationGraphStore& graph, std::string_view cid)
@@ -270,11 +285,27 @@ GraphAnalysis analyzeGraph(const ComputationGraphStore& graph, const std::option
     for (const auto& [e, count] : repeated)
         a.duplicateEdges.push_back(DuplicateEdge{graph.edges[e].first, graph.edges[e].second, count});
 
-    for (auto& p : producersByCid(graph))
-        if (p.nodes.size() > 1)
-            a.multipleProducers.push_back(std::move(p));
+    // CIDs with more than one producer, as producersByCid lists them (in order of first production,
+    // a node id repeated right after itself once), from one map of first producers that the loss's
+    // provenance uses too: copying every CID and id into a list to keep a few was most of the time.
+    const auto producer = firstProducers(graph);
+    std::vector<std::pair<uint32_t, uint32_t>> shared; // (first producer, node) for every later producer
+    for (uint32_t i = 0; i < graph.nodes.size(); ++i)
+        if (const auto& oc = graph.nodes[i].second.outputCid)
+            if (const uint32_t first = producer.find(*oc)->second; first != i)
+                shared.push_back({first, i});
+    std::stable_sort(shared.begin(), shared.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+    for (size_t i = 0; i < shared.size();) {
+        const uint32_t first = shared[i].first;
+        CidUsers users{*graph.nodes[first].second.outputCid, {graph.nodes[first].second.id}};
+        for (; i < shared.size() && shared[i].first == first; ++i)
+            if (const std::string& id = graph.nodes[shared[i].second].second.id; users.nodes.back() != id)
+                users.nodes.push_back(id);
+        if (users.nodes.size() > 1)
+            a.multipleProducers.push_back(std::move(users));
+    }
     if (lossCid)
-        a.lossProvenanceChain = provenanceChain(graph, *lossCid);
+        a.lossProvenanceChain = provenanceChain(graph, producer, *lossCid);
     return a;
 }
 
