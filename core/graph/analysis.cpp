@@ -24,6 +24,7 @@ struct KahnRun {
     std::vector<uint32_t> successorStart;
     std::vector<uint32_t> successorList;
     std::vector<uint32_t> order;
+    std::vector<std::pair<uint32_t, uint32_t>> edges; ///< the graph's edges as (from, to) ids, in edge order
 
     std::span<const uint32_t> successors(uint32_t i) const
     {
@@ -48,7 +49,7 @@ KahnRun runKahn(const ComputationGraphStore& g)
     // Indices are handed out in first-seen order, so the distinct keys are 0 .. keyCount - 1.
     for (size_t i = 0; i < g.nodes.size(); ++i)
         k.keyCount = std::max<size_t>(k.keyCount, index[i] + 1);
-    std::vector<std::pair<uint32_t, uint32_t>> edges;
+    auto& edges = k.edges;
     edges.reserve(g.edges.size());
     for (size_t e = 0, i = g.nodes.size(); e < g.edges.size(); ++e, i += 2)
         edges.emplace_back(index[i], index[i + 1]);
@@ -160,14 +161,22 @@ std::vector<std::string> topologicalOrder(const ComputationGraphStore& graph)
     return out;
 }
 
-std::vector<std::string> provenanceChain(const ComputationGraphStore& graph, std::string_view outputCid)
+namespace {
+
+/** First producer in map order for every output CID. */
+std::unordered_map<std::string_view, uint32_t> firstProducers(const ComputationGraphStore& graph)
 {
-    // First producer in map order for every output CID.
     std::unordered_map<std::string_view, uint32_t> producer;
     producer.reserve(graph.nodes.size() * 2);
     for (uint32_t i = 0; i < graph.nodes.size(); ++i)
         if (const auto& oc = graph.nodes[i].second.outputCid)
             producer.try_emplace(*oc, i);
+    return producer;
+}
+
+std::vector<std::string> provenanceChain(const ComputationGraphStore& graph,
+    const std::unordered_map<std::string_view, uint32_t>& producer, std::string_view outputCid)
+{
     auto root = producer.find(outputCid);
     if (root == producer.end())
         return {};
@@ -188,6 +197,13 @@ std::vector<std::string> provenanceChain(const ComputationGraphStore& graph, std
     }
     std::reverse(chain.begin(), chain.end());
     return chain;
+}
+
+} // namespace
+
+std::vector<std::string> provenanceChain(const ComputationGraphStore& graph, std::string_view outputCid)
+{
+    return provenanceChain(graph, firstProducers(graph), outputCid);
 }
 
 std::vector<std::string> findConsumers(const ComputationGraphStore& graph, std::string_view cid)
@@ -249,26 +265,47 @@ GraphAnalysis analyzeGraph(const ComputationGraphStore& graph, const std::option
     if (!a.blocked.empty())
         a.cycle = findCycle(k);
 
-    std::unordered_map<std::string, size_t> edgeSlot;
-    std::vector<DuplicateEdge> counts;
-    for (const auto& [from, to] : graph.edges) {
-        std::string key = from;
-        key += '\0';
-        key += to;
-        auto [it, inserted] = edgeSlot.try_emplace(std::move(key), counts.size());
-        if (inserted)
-            counts.push_back(DuplicateEdge{from, to, 0});
-        ++counts[it->second].count;
+    // Duplicate edges by their (from, to) id pair as one 64-bit key: a string of both ids per edge
+    // (and a copy of both for every distinct edge) was most of this function at 100,000 nodes.
+    // Reported in order of first occurrence, with their count.
+    std::vector<std::pair<uint64_t, uint32_t>> keyed(k.edges.size()); // (pair, edge index)
+    for (uint32_t e = 0; e < k.edges.size(); ++e)
+        keyed[e] = {(uint64_t(k.edges[e].first) << 32) | k.edges[e].second, e};
+    std::sort(keyed.begin(), keyed.end());
+    std::vector<std::pair<uint32_t, uint64_t>> repeated; // (first edge index, count)
+    for (size_t i = 0; i < keyed.size();) {
+        size_t j = i + 1;
+        while (j < keyed.size() && keyed[j].first == keyed[i].first)
+            ++j;
+        if (j - i > 1)
+            repeated.push_back({keyed[i].second, j - i});
+        i = j;
     }
-    for (auto& d : counts)
-        if (d.count > 1)
-            a.duplicateEdges.push_back(std::move(d));
+    std::sort(repeated.begin(), repeated.end());
+    for (const auto& [e, count] : repeated)
+        a.duplicateEdges.push_back(DuplicateEdge{graph.edges[e].first, graph.edges[e].second, count});
 
-    for (auto& p : producersByCid(graph))
-        if (p.nodes.size() > 1)
-            a.multipleProducers.push_back(std::move(p));
+    // CIDs with more than one producer, as producersByCid lists them (in order of first production,
+    // a node id repeated right after itself once), from one map of first producers that the loss's
+    // provenance uses too: copying every CID and id into a list to keep a few was most of the time.
+    const auto producer = firstProducers(graph);
+    std::vector<std::pair<uint32_t, uint32_t>> shared; // (first producer, node) for every later producer
+    for (uint32_t i = 0; i < graph.nodes.size(); ++i)
+        if (const auto& oc = graph.nodes[i].second.outputCid)
+            if (const uint32_t first = producer.find(*oc)->second; first != i)
+                shared.push_back({first, i});
+    std::stable_sort(shared.begin(), shared.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+    for (size_t i = 0; i < shared.size();) {
+        const uint32_t first = shared[i].first;
+        CidUsers users{*graph.nodes[first].second.outputCid, {graph.nodes[first].second.id}};
+        for (; i < shared.size() && shared[i].first == first; ++i)
+            if (const std::string& id = graph.nodes[shared[i].second].second.id; users.nodes.back() != id)
+                users.nodes.push_back(id);
+        if (users.nodes.size() > 1)
+            a.multipleProducers.push_back(std::move(users));
+    }
     if (lossCid)
-        a.lossProvenanceChain = provenanceChain(graph, *lossCid);
+        a.lossProvenanceChain = provenanceChain(graph, producer, *lossCid);
     return a;
 }
 

@@ -400,17 +400,20 @@ GraphHierarchyInput hierarchyInputFor(const ComputationGraphStore& graph, const 
     in.edges = edges;
     in.op.resize(names.size());
     in.modulePath.resize(names.size());
-    std::unordered_map<std::string_view, const ComputationNode*> byId;
-    byId.reserve(graph.nodes.size() * 2);
+    // layoutInputFor's names are the node keys in file order, first occurrences only, then the phantom
+    // ids edges name: one walk pairs them with their nodes (a hash of 100,000 ids cost more than the
+    // rest of this function). A repeated key cannot equal the next name: names are distinct.
+    std::vector<const ComputationNode*> nodeOf(names.size(), nullptr);
+    size_t next = 0;
     for (const auto& [key, node] : graph.nodes)
-        byId.try_emplace(key, &node);
+        if (next < names.size() && names[next] == key)
+            nodeOf[next++] = &node;
     for (size_t i = 0; i < names.size(); ++i) {
-        const auto it = byId.find(names[i]);
-        if (it == byId.end()) {
+        if (!nodeOf[i]) {
             in.op[i] = "(phantom)";
             continue;
         }
-        const ComputationNode& node = *it->second;
+        const ComputationNode& node = *nodeOf[i];
         in.op[i] = node.op;
         std::string path;
         for (const char* key : {"module", "scope", "name", "path"})

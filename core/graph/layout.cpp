@@ -596,6 +596,8 @@ LayoutInput layoutInputFor(const ComputationGraphStore& graph, std::vector<std::
     std::vector<std::string> localNames;
     auto& out = names ? *names : localNames;
     out.clear();
+    out.reserve(graph.nodes.size());
+    in.nodes.reserve(graph.nodes.size());
     for (const auto& [key, node] : graph.nodes) {
         if (!index.try_emplace(key, uint32_t(in.nodes.size())).second)
             continue;

@@ -136,6 +136,8 @@ public:
     size_t depth() const { return m_stack.size(); }
     /** Reserve for the expected node count (bounded by the caller by the input size). */
     void reserve(size_t n) { m_tape.nodes.reserve(n); }
+    /** Reserve for the expected bytes of copied strings and blobs (str(), bin(), key()). */
+    void reservePool(size_t bytes) { m_tape.pool.reserve(bytes); }
     size_t size() const { return m_tape.nodes.size(); }
     Node& node(uint32_t i) { return m_tape.nodes[i]; }
 

@@ -275,7 +275,41 @@ private slots:
         g.edges = {{"p1", "c"}, {"p1", "c"}, {"p2", "c"}, {"p1", "c"}};
         const auto a = analyzeGraph(g, std::string("v"));
         QCOMPARE(a.duplicateEdges.size(), size_t(1));
+        QCOMPARE(a.duplicateEdges[0].from, std::string("p1"));
+        QCOMPARE(a.duplicateEdges[0].to, std::string("c"));
         QCOMPARE(a.duplicateEdges[0].count, uint64_t(3));
+        // several repeated edges: in the order they first occur (not by id), each with its count;
+        // a phantom end counts like any id
+        ComputationGraphStore h = g;
+        h.edges = {{"p2", "c"}, {"x", "p1"}, {"p1", "c"}, {"x", "p1"}, {"p2", "c"}, {"p1", "c"}, {"p2", "c"}, {"c", "p2"}};
+        const auto b = analyzeGraph(h, std::nullopt);
+        QCOMPARE(b.duplicateEdges.size(), size_t(3));
+        QCOMPARE(b.duplicateEdges[0].from + ">" + b.duplicateEdges[0].to, std::string("p2>c"));
+        QCOMPARE(b.duplicateEdges[0].count, uint64_t(3));
+        QCOMPARE(b.duplicateEdges[1].from + ">" + b.duplicateEdges[1].to, std::string("x>p1"));
+        QCOMPARE(b.duplicateEdges[1].count, uint64_t(2));
+        QCOMPARE(b.duplicateEdges[2].from + ">" + b.duplicateEdges[2].to, std::string("p1>c"));
+        QCOMPARE(b.duplicateEdges[2].count, uint64_t(2));
+        // several CIDs with several producers: in order of first production, producers in map order,
+        // the same as producersByCid keeps; the provenance still follows the first producer
+        h.nodes.emplace_back("q1", makeNode("q1", {}, "w"));
+        h.nodes.emplace_back("q2", makeNode("q2", {}, "t"));
+        h.nodes.emplace_back("q3", makeNode("q3", {"v"}, "w"));
+        h.nodes.emplace_back("q4", makeNode("q4", {}, "x"));
+        const auto m = analyzeGraph(h, std::string("w"));
+        QCOMPARE(m.multipleProducers.size(), size_t(2));
+        QCOMPARE(QString::fromStdString(m.multipleProducers[0].cid), QStringLiteral("t"));
+        QCOMPARE(q(m.multipleProducers[0].nodes), q({"p1", "p2", "q2"}));
+        QCOMPARE(QString::fromStdString(m.multipleProducers[1].cid), QStringLiteral("w"));
+        QCOMPARE(q(m.multipleProducers[1].nodes), q({"q1", "q3"}));
+        std::vector<CidUsers> listed;
+        for (auto& p : producersByCid(h))
+            if (p.nodes.size() > 1)
+                listed.push_back(p);
+        QCOMPARE(listed.size(), m.multipleProducers.size());
+        for (size_t i = 0; i < listed.size(); ++i)
+            QVERIFY(listed[i].cid == m.multipleProducers[i].cid && listed[i].nodes == m.multipleProducers[i].nodes);
+        QCOMPARE(q(m.lossProvenanceChain), q({"q1"}));
         QCOMPARE(a.multipleProducers.size(), size_t(1));
         QCOMPARE(q(a.multipleProducers[0].nodes), q({"p1", "p2"}));
         // First producer in map order is taken, as the crate takes the first in its HashMap order.

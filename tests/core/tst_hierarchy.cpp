@@ -3,6 +3,7 @@
 // Grouping of large graphs (core/graph/hierarchy): the cluster tree is a partition with contiguous
 // ranges, bounded fan-out, a topological order; the cut opens and closes without losing anything.
 #include "core/graph/hierarchy.h"
+#include "core/graph/layout.h"
 
 #include <QTest>
 
@@ -278,6 +279,34 @@ private slots:
             next = last + 1;
         }
         QCOMPARE(next, 2000u);
+    }
+
+    void inputOfACheckpointsGraph()
+    {
+        // a repeated key (the first one counts), a phantom id named by an edge, module paths from
+        // the metadata in their order of preference and from an id with '/'
+        ComputationGraphStore g;
+        auto add = [&](std::string id, std::string op, std::vector<std::pair<std::string, std::string>> meta) {
+            ComputationNode n;
+            n.id = id;
+            n.op = std::move(op);
+            n.metadata = std::move(meta);
+            g.nodes.emplace_back(std::move(id), std::move(n));
+        };
+        add("a", "matmul", {{"layer", "3"}, {"scope", "enc.block1"}});
+        add("b", "add", {{"weight", "dec.fc.weight"}});
+        add("a", "relu", {{"module", "other"}});
+        add("net/head/c", "softmax", {});
+        add("d", "loss", {{"layer", "7"}});
+        g.edges = {{"a", "b"}, {"b", "ghost"}, {"ghost", "net/head/c"}, {"net/head/c", "d"}};
+        std::vector<std::string> names;
+        const LayoutInput layout = layoutInputFor(g, &names);
+        QCOMPARE(names, (std::vector<std::string>{"a", "b", "net/head/c", "d", "ghost"}));
+        const GraphHierarchyInput in = hierarchyInputFor(g, names, layout.edges);
+        QCOMPARE(in.nodeCount, 5u);
+        QCOMPARE(in.op, (std::vector<std::string>{"matmul", "add", "softmax", "loss", "(phantom)"}));
+        QCOMPARE(in.modulePath, (std::vector<std::string>{"enc.block1", "dec.fc", "net/head", "layer 7", ""}));
+        QCOMPARE(in.edges, layout.edges);
     }
 
     void cutOpenCloseRoundTrip()

@@ -4,7 +4,8 @@
 # nothing loaded (OUT_DIR/empty/), then judges every loaded PNG by its pixels with CHECKER
 # (ckpt-shot-check, shot_check.cpp): the window's size, not blank or uniform, the panel's own region
 # changed by the loaded data, and different from every other panel's shot.
-# In: INSPECTOR, CHECKER, TRAIN (ckpt-train), OUT_DIR, FIXTURES, SRC_DIR.
+# In: INSPECTOR, CHECKER, TRAIN (ckpt-train), OUT_DIR, FIXTURES, SRC_DIR; optionally GEN (ckpt-bench-gen) and
+# GRAPH_GUI (ckpt-bench-graph-gui) for the graph view at 10,000 and 100,000 nodes (see the end).
 file(MAKE_DIRECTORY ${OUT_DIR}/empty)
 set(RUN ${FIXTURES}/runs/mlplay-0.16.1)
 # The scheduler curve, the caller state and the resume checklist exist only for TrainingRecords with
@@ -92,3 +93,43 @@ foreach(panel ${panels})
     message(FATAL_ERROR "screenshot of panel ${panel} is not what the panel should show:\n${err}")
   endif()
 endforeach()
+
+# The graph view at 10,000 and 100,000 generated nodes (ckpt-bench-gen gc, what the benchmark opens):
+# the overview, its largest group opened in place and a k = 2 neighbourhood inside it, each written by
+# the graph bench probe from the real window (same 1600x1000 size) and judged like the panels above.
+if(GEN AND GRAPH_GUI)
+  foreach(nodes 10000 100000)
+    math(EXPR k "${nodes} / 1000")
+    set(gc ${OUT_DIR}/gc-${k}k.json)
+    execute_process(COMMAND ${GEN} gc ${nodes} ${gc} RESULT_VARIABLE rc OUTPUT_QUIET TIMEOUT 120)
+    if(NOT rc EQUAL 0)
+      message(FATAL_ERROR "ckpt-bench-gen gc ${nodes} failed (exit ${rc})")
+    endif()
+    set(shots graph-${k}k-overview graph-${k}k-expanded graph-${k}k-neighbourhood)
+    foreach(shot ${shots})
+      file(REMOVE ${OUT_DIR}/${shot}.png)
+    endforeach()
+    execute_process(COMMAND ${GRAPH_GUI} ${gc} 120 --shots ${OUT_DIR} RESULT_VARIABLE rc OUTPUT_VARIABLE out TIMEOUT 240)
+    string(STRIP "${out}" out)
+    message(STATUS "graph view at ${k}k nodes: ${out}")
+    if(NOT rc EQUAL 0)
+      message(FATAL_ERROR "the graph shots at ${k}k nodes failed (exit ${rc})")
+    endif()
+    foreach(shot ${shots})
+      set(others "")
+      foreach(other ${shots} graph)
+        if(NOT other STREQUAL shot)
+          list(APPEND others ${OUT_DIR}/${other}.png)
+        endif()
+      endforeach()
+      execute_process(COMMAND ${CHECKER} ${OUT_DIR}/${shot}.png --size ${size} --empty ${OUT_DIR}/empty/graph.png
+                              --region-from ${OUT_DIR}/empty/tensors.png --distinct-from ${others}
+        RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+      string(STRIP "${out}" out)
+      message(STATUS "${out}")
+      if(NOT rc EQUAL 0)
+        message(FATAL_ERROR "${shot}.png is not what the graph view should show:\n${err}")
+      endif()
+    endforeach()
+  endforeach()
+endif()

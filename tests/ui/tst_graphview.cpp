@@ -10,6 +10,8 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QFontMetrics>
+#include <QLocale>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
@@ -260,6 +262,26 @@ private Q_SLOTS:
         QVERIFY2(view.visibleNodeItemCount() < first, "groups, not single nodes");
         const auto before = shownAs(view);
         QVERIFY(std::count(before.begin(), before.end(), -1) == view.visibleNodeItemCount());
+        // every group's box holds its bold 11 px title and count at zoom 1 (none cut to "matm…"),
+        // up to the widest box there is
+        {
+            QFont bold = view.canvas()->scene()->font();
+            bold.setPixelSize(11);
+            bold.setBold(true);
+            const QFontMetrics metrics(bold);
+            std::vector<bool> checked(view.hierarchy()->clusters.size(), false);
+            for (int v = 0; v < n; ++v) {
+                const int c = before[size_t(v)];
+                if (c <= 0 || checked[size_t(c)])
+                    continue;
+                checked[size_t(c)] = true;
+                const GraphCluster& cluster = view.hierarchy()->clusters[size_t(c)];
+                const QString title = QString::fromStdString(cluster.label) + QStringLiteral(" · ") + QLocale().toString(cluster.size());
+                const double box = view.itemRectOfNode(v).width() - 4; // the item's bounds have 2 px either side
+                QVERIFY2(box >= std::min(480.0, metrics.horizontalAdvance(title) + 10.0),
+                    qPrintable(QStringLiteral("'%1' is %2 px wide in a box of %3").arg(title).arg(metrics.horizontalAdvance(title)).arg(box)));
+            }
+        }
         QCOMPARE(view.arrowheadCount(), view.drawnEdgeCount());
         // folded or wrapped: the boxes fill the window's shape, not one column or one row of thousands
         const QRectF bounds = view.canvas()->scene()->itemsBoundingRect();
@@ -273,6 +295,9 @@ private Q_SLOTS:
                 group = c;
         QVERIFY(group > 0);
         const int member = int(h.order[h.clusters[size_t(group)].begin]);
+        // where the user looked: the group's box on screen, at this zoom
+        const QPoint groupOnScreen = view.canvas()->mapFromScene(view.itemRectOfNode(member).center());
+        const double zoom = view.canvas()->transform().m11();
         QVERIFY(view.expandCluster(group));
         QVERIFY(view.isClusterOpen(group));
         QCOMPARE(view.visibleItemCount(), first - 1 + int(h.clusters[size_t(group)].items.size()));
@@ -283,6 +308,24 @@ private Q_SLOTS:
             opened = opened.united(view.itemRectOfNode(int(h.order[p])));
         QVERIFY(view.canvas()->visibleSceneRect().intersects(opened));
         QVERIFY(view.canvas()->visibleSceneRect().contains(opened.center()));
+        // ... where the group was, zoom unchanged: per axis, the middle of what it opened into lands on
+        // the group's screen spot, or it was slid the least that keeps it on screen (an edge of it
+        // OpenMargin pixels from the window's edge), or it is larger than the window and fills it
+        QCOMPARE(view.canvas()->transform().m11(), zoom);
+        const QRect port = view.canvas()->viewport()->rect();
+        const QRect openedOnScreen = view.canvas()->mapFromScene(opened).boundingRect();
+        const int margin = int(GraphView::OpenMargin);
+        auto kept = [&](int spot, int centre, int lo, int hi, int portLo, int portHi) {
+            const bool fits = hi - lo + 2 * margin <= portHi - portLo;
+            if (fits && (lo < portLo + margin - 3 || hi > portHi - margin + 3))
+                return false; // room for it, yet partly off screen
+            return std::abs(centre - spot) <= 3 || std::abs(lo - (portLo + margin)) <= 3 || std::abs(hi - (portHi - margin)) <= 3;
+        };
+        QVERIFY2(kept(groupOnScreen.x(), openedOnScreen.center().x(), openedOnScreen.left(), openedOnScreen.right(), port.left(), port.right())
+                && kept(groupOnScreen.y(), openedOnScreen.center().y(), openedOnScreen.top(), openedOnScreen.bottom(), port.top(), port.bottom()),
+            qPrintable(QStringLiteral("group at %1,%2 on screen, opened into %3,%4 %5x%6 in %7x%8")
+                           .arg(groupOnScreen.x()).arg(groupOnScreen.y()).arg(openedOnScreen.x()).arg(openedOnScreen.y())
+                           .arg(openedOnScreen.width()).arg(openedOnScreen.height()).arg(port.width()).arg(port.height())));
         saveShot(view, QStringLiteral("graph-%1-expanded.png").arg(QString::fromLatin1(QTest::currentDataTag()).replace(QLatin1Char(' '), QLatin1Char('-'))));
         QVERIFY(view.collapseCluster(group));
         QCOMPARE(view.visibleItemCount(), first);
@@ -328,6 +371,8 @@ private Q_SLOTS:
         // deeper focus, then the breadcrumb back to the whole graph keeps the selection
         QVERIFY(view.showNeighbourhood(5001, 1));
         QCOMPARE(view.nodeCount(), 3);
+        // three boxes are not blown up to fill the canvas (the text inside would stay small)
+        QVERIFY2(view.canvas()->transform().m11() <= 1.25 + 1e-9, qPrintable(QString::number(view.canvas()->transform().m11())));
         QCOMPARE(view.breadcrumbs().size(), 3);
         view.popTo(0);
         QCOMPARE(view.breadcrumbs().size(), 1);

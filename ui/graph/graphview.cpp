@@ -86,6 +86,9 @@ public:
             fill = QColor(255, 200, 120);
         if (isSelected())
             fill = QColor(140, 185, 255);
+        // Text shrinks with the zoom down to 8 px (boxes are sized for 11 px at zoom 1, so it still
+        // fits them), then stays at 8 px
+        const qreal textScale = std::clamp<qreal>(lod, 8.0 / 11.0, 1.0);
         const QSizeF screen = m_rect.size() * lod;
         if (screen.height() < 6) {
             p->fillRect(m_rect, fill);
@@ -107,8 +110,8 @@ public:
         if (screen.height() < 13)
             return;
         p->save();
-        p->scale(1 / lod, 1 / lod);
-        const QRectF area = QRectF(QPointF(0, 0), screen).adjusted(5, 2, -5, -2);
+        p->scale(textScale / lod, textScale / lod);
+        const QRectF area = QRectF(QPointF(0, 0), screen / textScale).adjusted(5, 2, -5, -2);
         QFont font = p->font();
         font.setPixelSize(11);
         const int lineHeight = QFontMetrics(font).height();
@@ -277,6 +280,13 @@ void GraphCanvas::fit()
         // larger one keeps the whole-graph fit; its overview reads through groups and semantic zoom.
         constexpr double ReadableScale = 0.75;
         constexpr qsizetype SmallSceneItems = 150;
+        // Text is drawn at screen size: a graph of three boxes fitted into a large canvas would be three
+        // huge boxes with small text in their middles. Such a graph stays at about its natural size.
+        constexpr double LargestFitScale = 1.25;
+        if (transform().m11() > LargestFitScale) {
+            setTransform(QTransform::fromScale(LargestFitScale, LargestFitScale));
+            centerOn(all.center());
+        }
         if (transform().m11() < ReadableScale && scene()->items().size() <= SmallSceneItems) {
             setTransform(QTransform::fromScale(ReadableScale, ReadableScale));
             const QRectF seen = visibleSceneRect();
@@ -800,6 +810,21 @@ void GraphView::rebuildScene()
     LayoutInput in;
     in.nodes.resize(visible.size());
     std::vector<UnitText> texts(visible.size());
+    // Boxes as wide as their text at zoom 1 (UnitItem draws it at 11 px whatever the zoom): the bold
+    // title with a group's count, and the line under it (a node's id), so that nothing readable is
+    // cut to "layer_no…" by the box. 5 px of padding each side, as paint() leaves, and a little air.
+    QFont titleFont = m_scene->font(), lineFont = m_scene->font();
+    titleFont.setPixelSize(11);
+    titleFont.setBold(true);
+    lineFont.setPixelSize(11);
+    const QFontMetrics titleMetrics(titleFont), lineMetrics(lineFont);
+    auto widthFor = [&](const UnitText& t, double least, double most) {
+        const QString title = t.count.isEmpty() ? t.title : t.title + QStringLiteral(" · ") + t.count;
+        int text = titleMetrics.horizontalAdvance(title);
+        if (!t.lines.isEmpty())
+            text = std::max(text, lineMetrics.horizontalAdvance(t.lines.front()));
+        return std::clamp(double(text) + 18.0, least, most);
+    };
     for (size_t u = 0; u < visible.size(); ++u) {
         const HierarchyItem item = visible[u];
         UnitText& t = texts[u];
@@ -808,7 +833,7 @@ void GraphView::rebuildScene()
             t.title = qs(c.label);
             t.count = QLocale().toString(c.size());
             t.lines << tr("%1 nodes · %2").arg(t.count, QLatin1String(kindName(c.kind))) << tr("double-click to open");
-            in.nodes[u] = {std::clamp(7.0 * double(t.title.size() + t.count.size() + 3) + 30.0, 130.0, 300.0), ClusterHeight};
+            in.nodes[u] = {widthFor(t, 130.0, 480.0), ClusterHeight};
         } else {
             const uint32_t g = globalOf(item.index);
             const ComputationNode* node = m_graph->nodeOf[g];
@@ -826,7 +851,7 @@ void GraphView::rebuildScene()
                 if (node->gradientCid)
                     t.lines << tr("grad %1").arg(shortCid(*node->gradientCid));
             }
-            in.nodes[u] = {std::clamp(7.0 * double(std::max<qsizetype>(t.title.size(), 8)) + 30.0, 90.0, 260.0), NodeHeight};
+            in.nodes[u] = {widthFor(t, 90.0, 360.0), NodeHeight};
         }
     }
     const auto edges = sc.cut.visibleEdges(sc.input->edges);
@@ -1033,8 +1058,22 @@ void GraphView::openAround(const std::function<bool()>& change, int keepCluster)
             members = members.united(item->sceneBoundingRect());
     }
     m_canvas->setAutoFit(false);
-    if (!members.isEmpty())
-        m_canvas->centerOn(members.center() + offset);
+    if (!members.isEmpty()) {
+        // The members' middle where the group was on screen, slid the least that brings them all on
+        // screen (a group in a corner would otherwise open mostly off it); contents larger than the
+        // window fill it instead. Per axis, with a margin of OpenMargin pixels.
+        QPointF target = members.center() + offset;
+        const QRectF room = members.adjusted(-OpenMargin / m_canvas->transform().m11(), -OpenMargin / m_canvas->transform().m22(),
+            OpenMargin / m_canvas->transform().m11(), OpenMargin / m_canvas->transform().m22());
+        auto slide = [](double t, double lo, double hi, double half) {
+            return hi - lo <= 2 * half ? std::clamp(t, hi - half, lo + half) : std::clamp(t, lo + half, hi - half);
+        };
+        target.setX(slide(target.x(), room.left(), room.right(), view.width() / 2));
+        target.setY(slide(target.y(), room.top(), room.bottom(), view.height() / 2));
+        // room around the target, or a group near the graph's edge would be pushed inwards by the scroll bars' limits
+        m_scene->setSceneRect(m_scene->sceneRect().united(QRectF(target - QPointF(view.width(), view.height()) / 2, view.size())));
+        m_canvas->centerOn(target);
+    }
     Q_EMIT m_canvas->viewportChanged();
 }
 

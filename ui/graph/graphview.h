@@ -183,6 +183,8 @@ public:
     static constexpr uint32_t OverviewBudget = 240;
     /** Edges over more layers than this are drawn as stubs unless highlighted (they would cover everything). */
     static constexpr uint32_t FarEdgeSpan = 1;
+    /** Pixels kept between the boxes a group opened into and the window's edge when they are slid on screen. */
+    static constexpr double OpenMargin = 20;
 
 Q_SIGNALS:
     /** After every re-layout of the shown boxes (open, close, focus, new graph). */

@@ -1,6 +1,6 @@
 // SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
 // SPDX-License-Identifier: GPL-3.0-or-later
-// ckpt-bench-graph-gui FILE.json [LIMIT_SECONDS]: the desktop app on a GradientCheckpoint, as a user
+// ckpt-bench-graph-gui FILE.json [LIMIT_SECONDS] [--shots DIR]: the desktop app on a GradientCheckpoint, as a user
 // meets it. The real MainWindow (offscreen platform) opens FILE through openPaths (File > Open:
 // parse, grouping and analysis on a worker thread, then the graph view's first layout on the GUI
 // thread). Measured, in one process:
@@ -12,10 +12,14 @@
 //   *_cpu_ms        the GUI thread's CPU time for the same steps: on a shared, loaded machine the wall
 //                   figures include waiting for a core; these do not
 // Prints one JSON line; exits non-zero if the first screen never comes within the time limit.
+// --shots DIR: after the measurements, PNGs of the window for people to look at (tests/ui/screenshots.cmake):
+// graph-<N>-overview.png (the first screen again), graph-<N>-expanded.png (its largest group opened in
+// place) and graph-<N>-neighbourhood.png (k = 2 around a node of that group), N the node count ("10k").
 #include "ui/graph/graphview.h"
 #include "ui/mainwindow.h"
 
 #include <QApplication>
+#include <QDir>
 #include <QElapsedTimer>
 #include <QEventLoop>
 #include <QScrollBar>
@@ -24,6 +28,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <vector>
 
@@ -78,7 +83,14 @@ int main(int argc, char** argv)
         return 2;
     }
     const QString file = QString::fromLocal8Bit(argv[1]);
-    const int limitSeconds = argc > 2 ? std::atoi(argv[2]) : 300;
+    int limitSeconds = 300;
+    QString shots;
+    for (int i = 2; i < argc; ++i) {
+        if (std::strcmp(argv[i], "--shots") == 0 && i + 1 < argc)
+            shots = QString::fromLocal8Bit(argv[++i]);
+        else
+            limitSeconds = std::atoi(argv[i]);
+    }
 
     ckpt::ui::MainWindow window;
     window.resize(1600, 1000);
@@ -182,10 +194,47 @@ int main(int argc, char** argv)
         canvas->zoomBy(2.5);
     }
 
+    const int nodes = view->nodeCount(); // before the shots, which end in a focus view
+    int shotsFailed = 0;
+    if (!shots.isEmpty()) {
+        QDir().mkpath(shots);
+        const QString tag = nodes % 1000 == 0 ? QStringLiteral("%1k").arg(nodes / 1000) : QString::number(nodes);
+        auto shoot = [&](const QString& what) {
+            QEventLoop settle; // the minimap is re-rendered shortly after a re-layout
+            QTimer::singleShot(400, &settle, &QEventLoop::quit);
+            settle.exec();
+            const QString path = QDir(shots).filePath(QStringLiteral("graph-%1-%2.png").arg(tag, what));
+            if (!window.grab().save(path)) {
+                std::fprintf(stderr, "ckpt-bench-graph-gui: could not write %s\n", qPrintable(path));
+                ++shotsFailed;
+            }
+        };
+        view->collapseAll();
+        shoot(QStringLiteral("overview"));
+        if (!groups.empty()) {
+            view->expandCluster(groups.front());
+            shoot(QStringLiteral("expanded"));
+            // the member with the largest k = 2 neighbourhood among a few spread over the group (an
+            // end of a chain has a neighbourhood of three nodes, which shows little)
+            const ckpt::GraphCluster& c = h->clusters[size_t(groups.front())];
+            int member = -1, best = 0;
+            for (uint32_t i = 0; i < 16; ++i) {
+                const int candidate = int(h->order[c.begin + c.size() * i / 16]);
+                if (view->showNeighbourhood(candidate, 2) && view->nodeCount() > best)
+                    best = view->nodeCount(), member = candidate;
+                view->popTo(0);
+            }
+            if (member >= 0 && view->showNeighbourhood(member, 2))
+                shoot(QStringLiteral("neighbourhood"));
+            else
+                ++shotsFailed;
+        }
+    }
+
     std::printf("{\"first_screen_s\": %.4f, \"boxes\": %d, \"nodes\": %d, \"stall_ms\": %.3f, \"expand_ms\": %.3f, "
                 "\"expand_max_ms\": %.3f, \"expand_cpu_ms\": %.3f, \"expands\": %zu, \"frame_ms\": %.3f, \"frame_max_ms\": %.3f, "
                 "\"frame_cpu_ms\": %.3f, \"frames\": %zu, \"viewport\": \"%dx%d\"}\n",
-        firstScreen, boxes, view->nodeCount(), double(stall) / 1e6, median(expand), maxOf(expand), median(expandCpu), expand.size(),
+        firstScreen, boxes, nodes, double(stall) / 1e6, median(expand), maxOf(expand), median(expandCpu), expand.size(),
         median(frames), maxOf(frames), median(frameCpu), frames.size(), canvas->viewport()->width(), canvas->viewport()->height());
-    return 0;
+    return shotsFailed ? 1 : 0;
 }
