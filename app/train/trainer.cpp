@@ -3,7 +3,7 @@
 #include "app/train/trainer.h"
 
 #include "app/train/format.h"
-#include "app/train/graph_checkpoint.h"
+#include "app/train/graphcheckpoint.h"
 #include "app/train/model.h"
 #include "app/train/optim.h"
 #include "core/codec/json.h"

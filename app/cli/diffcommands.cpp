@@ -1,10 +1,10 @@
 // SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "app/cli/cmd_diff.h"
+#include "app/cli/diffcommands.h"
 
 #include "app/cli/args.h"
 #include "app/cli/exits.h"
-#include "app/cli/cmd_graph.h"
+#include "app/cli/graphcommands.h"
 #include "core/diff/graphdiff.h"
 #include "core/graph/locate.h"
 #include "core/io/bytes.h"

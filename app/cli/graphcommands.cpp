@@ -1,6 +1,6 @@
 // SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "app/cli/cmd_graph.h"
+#include "app/cli/graphcommands.h"
 
 #include "app/cli/args.h"
 #include "app/cli/exits.h"
