@@ -6,6 +6,7 @@
 #include "core/codec/json.h"
 #include "core/codec/msgpack.h"
 #include "core/record/bincoderecord.h"
+#include "core/record/index.h"
 
 #include <algorithm>
 #include <bit>
@@ -14,8 +15,6 @@
 #include <unordered_map>
 
 namespace ckpt {
-
-Result<void> indexEnvelope(Record& r, bool lenient); // index.cpp
 
 namespace {
 
