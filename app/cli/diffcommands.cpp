@@ -8,6 +8,7 @@
 #include "core/diff/graphdiff.h"
 #include "core/graph/locate.h"
 #include "core/io/bytes.h"
+#include "core/record/sniff.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -111,7 +112,7 @@ std::optional<int> graphDiffCommand(const std::vector<std::string>& argv)
         return std::nullopt; // the record diff reports usage errors
     const std::string& pa = a.positional()[0];
     const std::string& pb = a.positional()[1];
-    const bool ga = looksLikeGradientCheckpoint(pa), gb = looksLikeGradientCheckpoint(pb);
+    const bool ga = sniffFile(pa) == FileFamily::GradientCheckpoint, gb = sniffFile(pb) == FileFamily::GradientCheckpoint;
     if (!ga && !gb)
         return std::nullopt;
     if (ga != gb)
