@@ -3,6 +3,7 @@
 #include "core/graph/report.h"
 
 #include "core/codec/json.h"
+#include "core/io/sink.h"
 
 #include <cmath>
 #include <cstdio>
@@ -13,38 +14,47 @@ namespace ckpt {
 
 namespace {
 
-void q(std::string& out, std::string_view s) { appendJsonQuoted(out, s); }
+// Every JSON document here is a tape written by core's JSON writer (writeJson, serde_json's compact
+// layout: its string escaping, its float digits), so the graph reports share one writer with the
+// GradientCheckpoints themselves instead of concatenating text.
 
-void num(std::string& out, double v)
+/** A number as these documents always wrote it: integral values as integers, non-finite ones as null. */
+void num(TapeBuilder& b, double v)
 {
-    if (!std::isfinite(v)) {
-        out += "null";
-        return;
-    }
-    if (v == std::floor(v) && std::abs(v) < 9.007199254740992e15) {
-        out += std::to_string(static_cast<long long>(v));
-        return;
-    }
-    out += formatJsonF64(v);
+    if (!std::isfinite(v))
+        b.nil();
+    else if (v == std::floor(v) && std::abs(v) < 9.007199254740992e15)
+        b.integer(static_cast<int64_t>(v));
+    else
+        b.f64(v);
 }
 
-void strings(std::string& out, const std::vector<std::string>& v)
+void strings(TapeBuilder& b, const std::vector<std::string>& v)
 {
-    out += '[';
-    for (size_t i = 0; i < v.size(); ++i) {
-        if (i)
-            out += ',';
-        q(out, v[i]);
-    }
-    out += ']';
+    b.beginArray();
+    for (const auto& s : v)
+        b.str(s);
+    b.end();
 }
 
-void optStr(std::string& out, const std::optional<std::string>& s)
+void optStr(TapeBuilder& b, const std::optional<std::string>& s)
 {
     if (s)
-        q(out, *s);
+        b.str(*s);
     else
-        out += "null";
+        b.nil();
+}
+
+/** The document as one compact line (serde_json::to_string) and a newline. */
+std::string document(TapeBuilder&& b)
+{
+    const Tape t = std::move(b).finish();
+    Sink sink;
+    writeJson(t, t.root(), JsonStyle::Compact, sink);
+    const auto& bytes = sink.buffer();
+    std::string out(bytes.begin(), bytes.end());
+    out += '\n';
+    return out;
 }
 
 std::string fmt(double v)
@@ -56,29 +66,30 @@ std::string fmt(double v)
 
 std::string shortId(const std::string& id) { return id.size() > 8 ? id.substr(0, 8) : id; }
 
-void statsJson(std::string& out, const BlobStats& s)
+void statsJson(TapeBuilder& b, const BlobStats& s)
 {
-    out += "\"count\":" + std::to_string(s.count);
+    b.key("count");
+    b.uinteger(s.count);
     for (auto [name, v] : {std::pair<const char*, double>{"min", s.min}, {"max", s.max}, {"mean", s.mean}, {"std", s.std},
              {"sum", s.sum}, {"l2", s.l2}}) {
-        out += ",\"";
-        out += name;
-        out += "\":";
-        num(out, v);
+        b.key(name);
+        num(b, v);
     }
-    out += ",\"nan\":" + std::to_string(s.nan) + ",\"inf\":" + std::to_string(s.inf) + ",\"zeros\":" + std::to_string(s.zeros);
+    b.key("nan");
+    b.uinteger(s.nan);
+    b.key("inf");
+    b.uinteger(s.inf);
+    b.key("zeros");
+    b.uinteger(s.zeros);
 }
 
-void valuesJson(std::string& out, std::span<const uint8_t> bytes, BlobView view, size_t limit)
+void valuesJson(TapeBuilder& b, std::span<const uint8_t> bytes, BlobView view, size_t limit)
 {
-    out += '[';
+    b.beginArray();
     if (auto v = blobValues(bytes, view, limit))
-        for (size_t i = 0; i < v->size(); ++i) {
-            if (i)
-                out += ',';
-            num(out, (*v)[i]);
-        }
-    out += ']';
+        for (double x : *v)
+            num(b, x);
+    b.end();
 }
 
 std::string valuesText(std::span<const uint8_t> bytes, BlobView view, size_t limit)
@@ -91,6 +102,17 @@ std::string valuesText(std::span<const uint8_t> bytes, BlobView view, size_t lim
             s += ", ...";
     }
     return s;
+}
+
+/** "cid", "codec" and "hash" of a block, as `blocks` and `show` name them. */
+void cidFacts(TapeBuilder& b, const Cid& cid)
+{
+    b.key("cid");
+    b.str(cid.toString());
+    b.key("codec");
+    b.str(codecName(cid.codec));
+    b.key("hash");
+    b.str(hashName(cid.hashCode));
 }
 
 /** The interpretations §3.2/§5 suggest for a block or blob of this length. */
@@ -124,140 +146,183 @@ std::string magicOf(std::span<const uint8_t> d)
 std::string graphJson(const GradientCheckpoint& c, const GraphAnalysis& a, const LayoutResult* layout,
     const std::vector<std::string>* names)
 {
-    std::string o;
-    o.reserve(256 + c.graph.nodes.size() * 200);
-    o += "{\"node_count\":" + std::to_string(c.graph.nodes.size());
-    o += ",\"edge_count\":" + std::to_string(c.graph.edges.size());
-    o += ",\"topological_order\":";
-    strings(o, a.topologicalOrder);
-    o += ",\"cycle\":";
+    TapeBuilder b;
+    b.reserve(64 + c.graph.nodes.size() * 24 + (layout ? layout->nodes.size() * 14 + layout->edges.size() * 12 : 0));
+    b.beginMap();
+    b.key("node_count");
+    b.uinteger(c.graph.nodes.size());
+    b.key("edge_count");
+    b.uinteger(c.graph.edges.size());
+    b.key("topological_order");
+    strings(b, a.topologicalOrder);
+    b.key("cycle");
     if (a.cycle.empty())
-        o += "null";
+        b.nil();
     else
-        strings(o, a.cycle);
-    o += ",\"loss_cid\":";
-    optStr(o, c.lossCid);
-    o += ",\"loss_provenance_chain\":";
-    strings(o, a.lossProvenanceChain);
-    o += ",\"step\":" + std::to_string(c.step);
-    o += ",\"timestamp\":" + std::to_string(c.timestamp);
-    o += ",\"optimizer_state\":[";
-    for (size_t i = 0; i < c.optimizerState.size(); ++i) {
-        o += i ? ",{\"key\":" : "{\"key\":";
-        q(o, c.optimizerState[i].key);
-        o += ",\"len\":" + std::to_string(c.optimizerState[i].bytes.size());
-        o += ",\"view\":";
-        q(o, blobViewName(inferBlobView(c.optimizerState[i].key, c.optimizerState[i].bytes.size())));
-        o += '}';
+        strings(b, a.cycle);
+    b.key("loss_cid");
+    optStr(b, c.lossCid);
+    b.key("loss_provenance_chain");
+    strings(b, a.lossProvenanceChain);
+    b.key("step");
+    b.uinteger(c.step);
+    b.key("timestamp");
+    b.uinteger(c.timestamp);
+    b.key("optimizer_state");
+    b.beginArray();
+    for (const auto& blob : c.optimizerState) {
+        b.beginMap();
+        b.key("key");
+        b.str(blob.key);
+        b.key("len");
+        b.uinteger(blob.bytes.size());
+        b.key("view");
+        b.str(blobViewName(inferBlobView(blob.key, blob.bytes.size())));
+        b.end();
     }
-    o += "]";
+    b.end();
     // ---- extensions
-    o += ",\"blocked\":";
-    strings(o, a.blocked);
-    o += ",\"phantom_ids\":";
-    strings(o, a.phantomIds);
-    o += ",\"duplicate_edges\":[";
-    for (size_t i = 0; i < a.duplicateEdges.size(); ++i) {
-        o += i ? ",{\"from\":" : "{\"from\":";
-        q(o, a.duplicateEdges[i].from);
-        o += ",\"to\":";
-        q(o, a.duplicateEdges[i].to);
-        o += ",\"count\":" + std::to_string(a.duplicateEdges[i].count) + "}";
+    b.key("blocked");
+    strings(b, a.blocked);
+    b.key("phantom_ids");
+    strings(b, a.phantomIds);
+    b.key("duplicate_edges");
+    b.beginArray();
+    for (const auto& d : a.duplicateEdges) {
+        b.beginMap();
+        b.key("from");
+        b.str(d.from);
+        b.key("to");
+        b.str(d.to);
+        b.key("count");
+        b.uinteger(d.count);
+        b.end();
     }
-    o += "],\"multiple_producers\":[";
-    for (size_t i = 0; i < a.multipleProducers.size(); ++i) {
-        o += i ? ",{\"cid\":" : "{\"cid\":";
-        q(o, a.multipleProducers[i].cid);
-        o += ",\"nodes\":";
-        strings(o, a.multipleProducers[i].nodes);
-        o += '}';
+    b.end();
+    b.key("multiple_producers");
+    b.beginArray();
+    for (const auto& p : a.multipleProducers) {
+        b.beginMap();
+        b.key("cid");
+        b.str(p.cid);
+        b.key("nodes");
+        strings(b, p.nodes);
+        b.end();
     }
-    o += "],\"notes\":{\"duplicate_map_keys\":" + std::to_string(c.notes.duplicateMapKeys)
-        + ",\"unknown_fields\":" + std::to_string(c.notes.unknownFields)
-        + ",\"node_key_id_mismatches\":" + std::to_string(c.notes.nodeKeyIdMismatches) + "}";
-    o += ",\"nodes\":[";
-    for (size_t i = 0; i < c.graph.nodes.size(); ++i) {
-        const auto& [key, n] = c.graph.nodes[i];
-        o += i ? ",{\"key\":" : "{\"key\":";
-        q(o, key);
-        o += ",\"id\":";
-        q(o, n.id);
-        o += ",\"op\":";
-        q(o, n.op);
-        o += ",\"input_cids\":";
-        strings(o, n.inputCids);
-        o += ",\"output_cid\":";
-        optStr(o, n.outputCid);
-        o += ",\"gradient_cid\":";
-        optStr(o, n.gradientCid);
-        o += ",\"output_cid_kind\":";
+    b.end();
+    b.key("notes");
+    b.beginMap();
+    b.key("duplicate_map_keys");
+    b.uinteger(c.notes.duplicateMapKeys);
+    b.key("unknown_fields");
+    b.uinteger(c.notes.unknownFields);
+    b.key("node_key_id_mismatches");
+    b.uinteger(c.notes.nodeKeyIdMismatches);
+    b.end();
+    b.key("nodes");
+    b.beginArray();
+    for (const auto& [key, n] : c.graph.nodes) {
+        b.beginMap();
+        b.key("key");
+        b.str(key);
+        b.key("id");
+        b.str(n.id);
+        b.key("op");
+        b.str(n.op);
+        b.key("input_cids");
+        strings(b, n.inputCids);
+        b.key("output_cid");
+        optStr(b, n.outputCid);
+        b.key("gradient_cid");
+        optStr(b, n.gradientCid);
+        b.key("output_cid_kind");
         if (n.outputCid)
-            q(o, cidClassName(classifyCid(*n.outputCid).kind));
+            b.str(cidClassName(classifyCid(*n.outputCid).kind));
         else
-            o += "null";
-        o += '}';
+            b.nil();
+        b.end();
     }
-    o += ']';
+    b.end();
     if (layout) {
-        o += ",\"layout\":{\"width\":";
-        num(o, layout->width);
-        o += ",\"height\":";
-        num(o, layout->height);
-        o += ",\"layers\":" + std::to_string(layout->layerCount) + ",\"dummies\":" + std::to_string(layout->dummyCount)
-            + ",\"crossings\":" + std::to_string(layout->crossings) + ",\"nodes\":[";
+        auto box = [&b](double x, double y, double width, double height) {
+            b.key("x");
+            num(b, x);
+            b.key("y");
+            num(b, y);
+            b.key("width");
+            num(b, width);
+            b.key("height");
+            num(b, height);
+        };
+        b.key("layout");
+        b.beginMap();
+        b.key("width");
+        num(b, layout->width);
+        b.key("height");
+        num(b, layout->height);
+        b.key("layers");
+        b.uinteger(layout->layerCount);
+        b.key("dummies");
+        b.uinteger(layout->dummyCount);
+        b.key("crossings");
+        b.uinteger(layout->crossings);
+        b.key("nodes");
+        b.beginArray();
         for (size_t i = 0; i < layout->nodes.size(); ++i) {
             const auto& n = layout->nodes[i];
-            o += i ? ",{\"id\":" : "{\"id\":";
-            q(o, names && i < names->size() ? (*names)[i] : std::to_string(i));
-            o += ",\"x\":";
-            num(o, n.x);
-            o += ",\"y\":";
-            num(o, n.y);
-            o += ",\"width\":";
-            num(o, n.width);
-            o += ",\"height\":";
-            num(o, n.height);
-            o += ",\"layer\":" + std::to_string(n.layer) + "}";
+            b.beginMap();
+            b.key("id");
+            b.str(names && i < names->size() ? (*names)[i] : std::to_string(i));
+            box(n.x, n.y, n.width, n.height);
+            b.key("layer");
+            b.uinteger(n.layer);
+            b.end();
         }
-        o += "],\"edges\":[";
-        for (size_t i = 0; i < layout->edges.size(); ++i) {
-            const auto& e = layout->edges[i];
-            o += i ? ",{" : "{";
-            o += "\"from\":" + std::to_string(e.from) + ",\"to\":" + std::to_string(e.to) + ",\"points\":[";
-            for (size_t k = 0; k < e.points.size(); ++k) {
-                o += k ? ",[" : "[";
-                num(o, e.points[k].first);
-                o += ',';
-                num(o, e.points[k].second);
-                o += ']';
+        b.end();
+        b.key("edges");
+        b.beginArray();
+        for (const auto& e : layout->edges) {
+            b.beginMap();
+            b.key("from");
+            b.uinteger(e.from);
+            b.key("to");
+            b.uinteger(e.to);
+            b.key("points");
+            b.beginArray();
+            for (const auto& [x, y] : e.points) {
+                b.beginArray();
+                num(b, x);
+                num(b, y);
+                b.end();
             }
-            o += "],\"back\":";
-            o += (e.reversed || e.selfLoop) ? "true" : "false";
-            o += '}';
+            b.end();
+            b.key("back");
+            b.boolean(e.reversed || e.selfLoop);
+            b.end();
         }
-        o += "],\"back_edges\":[";
-        for (size_t i = 0; i < layout->backEdges.size(); ++i)
-            o += (i ? "," : "") + std::to_string(layout->backEdges[i]);
-        o += "],\"groups\":[";
-        for (size_t i = 0; i < layout->groups.size(); ++i) {
-            const auto& g = layout->groups[i];
-            o += i ? ",{\"nodes\":[" : "{\"nodes\":[";
-            for (size_t k = 0; k < g.nodes.size(); ++k)
-                o += (k ? "," : "") + std::to_string(g.nodes[k]);
-            o += "],\"x\":";
-            num(o, g.x);
-            o += ",\"y\":";
-            num(o, g.y);
-            o += ",\"width\":";
-            num(o, g.width);
-            o += ",\"height\":";
-            num(o, g.height);
-            o += '}';
+        b.end();
+        b.key("back_edges");
+        b.beginArray();
+        for (uint32_t e : layout->backEdges)
+            b.uinteger(e);
+        b.end();
+        b.key("groups");
+        b.beginArray();
+        for (const auto& g : layout->groups) {
+            b.beginMap();
+            b.key("nodes");
+            b.beginArray();
+            for (uint32_t n : g.nodes)
+                b.uinteger(n);
+            b.end();
+            box(g.x, g.y, g.width, g.height);
+            b.end();
         }
-        o += "]}";
+        b.end();
+        b.end();
     }
-    o += "}\n";
-    return o;
+    b.end();
+    return document(std::move(b));
 }
 
 std::vector<std::string> checkpointWarnings(const GradientCheckpoint& c, const GraphAnalysis& a)
@@ -354,18 +419,33 @@ std::string graphDot(const GradientCheckpoint& c, const GraphAnalysis& a)
 
 std::string checkpointInfoJson(const GradientCheckpoint& c, const GraphAnalysis& a)
 {
-    std::string o = "{\"kind\":\"gradient_checkpoint\",\"format\":\"ipfrs-tensorlogic 0.2.0 GradientCheckpoint (serde_json)\"";
-    o += ",\"step\":" + std::to_string(c.step) + ",\"timestamp\":" + std::to_string(c.timestamp) + ",\"loss_cid\":";
-    optStr(o, c.lossCid);
     uint64_t blobBytes = 0;
-    for (const auto& b : c.optimizerState)
-        blobBytes += b.bytes.size();
-    o += ",\"counts\":{\"nodes\":" + std::to_string(c.graph.nodes.size()) + ",\"edges\":" + std::to_string(c.graph.edges.size())
-        + ",\"optimizer_entries\":" + std::to_string(c.optimizerState.size()) + ",\"optimizer_bytes\":" + std::to_string(blobBytes)
-        + ",\"ordered_nodes\":" + std::to_string(a.topologicalOrder.size()) + "}";
-    o += ",\"warnings\":";
-    strings(o, checkpointWarnings(c, a));
-    return o + "}\n";
+    for (const auto& blob : c.optimizerState)
+        blobBytes += blob.bytes.size();
+    TapeBuilder b;
+    b.beginMap();
+    b.key("kind");
+    b.str("gradient_checkpoint");
+    b.key("format");
+    b.str("ipfrs-tensorlogic 0.2.0 GradientCheckpoint (serde_json)");
+    b.key("step");
+    b.uinteger(c.step);
+    b.key("timestamp");
+    b.uinteger(c.timestamp);
+    b.key("loss_cid");
+    optStr(b, c.lossCid);
+    b.key("counts");
+    b.beginMap();
+    for (auto [name, n] : {std::pair<const char*, uint64_t>{"nodes", c.graph.nodes.size()}, {"edges", c.graph.edges.size()},
+             {"optimizer_entries", c.optimizerState.size()}, {"optimizer_bytes", blobBytes}, {"ordered_nodes", a.topologicalOrder.size()}}) {
+        b.key(name);
+        b.uinteger(n);
+    }
+    b.end();
+    b.key("warnings");
+    strings(b, checkpointWarnings(c, a));
+    b.end();
+    return document(std::move(b));
 }
 
 std::string checkpointInfoText(const std::string& file, const GradientCheckpoint& c, const GraphAnalysis& a)
@@ -385,34 +465,46 @@ std::string checkpointInfoText(const std::string& file, const GradientCheckpoint
 
 std::string blocksJson(const CarStore& store)
 {
-    std::string o = "{\"version\":" + std::to_string(store.header().version) + ",\"roots\":[";
-    for (size_t i = 0; i < store.header().roots.size(); ++i) {
-        if (i)
-            o += ',';
-        q(o, store.header().roots[i].toString());
-    }
-    o += "],\"header\":{\"roots_zero_prefix\":";
-    o += store.header().rootsWithZeroPrefix ? "true" : "false";
-    o += ",\"version_key_first\":";
-    o += store.header().versionKeyFirst ? "true" : "false";
-    o += "},\"blocks\":[";
+    TapeBuilder b;
+    b.beginMap();
+    b.key("version");
+    b.uinteger(store.header().version);
+    b.key("roots");
+    b.beginArray();
+    for (const auto& root : store.header().roots)
+        b.str(root.toString());
+    b.end();
+    b.key("header");
+    b.beginMap();
+    b.key("roots_zero_prefix");
+    b.boolean(store.header().rootsWithZeroPrefix);
+    b.key("version_key_first");
+    b.boolean(store.header().versionKeyFirst);
+    b.end();
+    b.key("blocks");
+    b.beginArray();
     uint64_t corrupted = 0;
     for (size_t i = 0; i < store.blocks().size(); ++i) {
-        const auto& b = store.blocks()[i];
+        const auto& block = store.blocks()[i];
         const BlockCheck check = store.verify(i);
         corrupted += check == BlockCheck::Corrupted;
-        o += i ? ",{\"cid\":" : "{\"cid\":";
-        q(o, b.cid.toString());
-        o += ",\"codec\":";
-        q(o, codecName(b.cid.codec));
-        o += ",\"hash\":";
-        q(o, hashName(b.cid.hashCode));
-        o += ",\"size\":" + std::to_string(b.dataSize) + ",\"offset\":" + std::to_string(b.dataOffset) + ",\"check\":";
-        q(o, blockCheckName(check));
-        o += '}';
+        b.beginMap();
+        cidFacts(b, block.cid);
+        b.key("size");
+        b.uinteger(block.dataSize);
+        b.key("offset");
+        b.uinteger(block.dataOffset);
+        b.key("check");
+        b.str(blockCheckName(check));
+        b.end();
     }
-    o += "],\"duplicates\":" + std::to_string(store.duplicateBlocks()) + ",\"corrupted\":" + std::to_string(corrupted) + "}\n";
-    return o;
+    b.end();
+    b.key("duplicates");
+    b.uinteger(store.duplicateBlocks());
+    b.key("corrupted");
+    b.uinteger(corrupted);
+    b.end();
+    return document(std::move(b));
 }
 
 std::string blocksText(const std::string& file, const CarStore& store)
@@ -433,20 +525,26 @@ std::string blocksText(const std::string& file, const CarStore& store)
 
 std::string blobJson(const OptimizerBlob& blob, BlobView view, size_t limit)
 {
-    std::string o = "{\"kind\":\"optimizer_blob\",\"key\":";
-    q(o, blob.key);
-    o += ",\"len\":" + std::to_string(blob.bytes.size()) + ",\"view\":";
-    q(o, blobViewName(view));
+    TapeBuilder b;
+    b.beginMap();
+    b.key("kind");
+    b.str("optimizer_blob");
+    b.key("key");
+    b.str(blob.key);
+    b.key("len");
+    b.uinteger(blob.bytes.size());
+    b.key("view");
+    b.str(blobViewName(view));
     if (auto s = blobStats(blob.bytes, view)) {
-        o += ',';
-        statsJson(o, *s);
-        o += ",\"values\":";
-        valuesJson(o, blob.bytes, view, limit);
+        statsJson(b, *s);
+        b.key("values");
+        valuesJson(b, blob.bytes, view, limit);
     } else {
-        o += ",\"error\":";
-        q(o, s.error().what);
+        b.key("error");
+        b.str(s.error().what);
     }
-    return o + "}\n";
+    b.end();
+    return document(std::move(b));
 }
 
 std::string blobText(const OptimizerBlob& blob, BlobView view, size_t limit)
@@ -464,34 +562,40 @@ std::string blobText(const OptimizerBlob& blob, BlobView view, size_t limit)
 
 std::string nodeJson(const ComputationNode& n, const ComputationGraphStore& g)
 {
-    std::string o = "{\"kind\":\"node\",\"id\":";
-    q(o, n.id);
-    o += ",\"op\":";
-    q(o, n.op);
-    o += ",\"input_cids\":[";
-    for (size_t i = 0; i < n.inputCids.size(); ++i) {
-        const auto c = classifyCid(n.inputCids[i]);
-        o += i ? ",{\"cid\":" : "{\"cid\":";
-        q(o, n.inputCids[i]);
-        o += ",\"kind\":";
-        q(o, cidClassName(c.kind));
-        o += '}';
+    TapeBuilder b;
+    b.beginMap();
+    b.key("kind");
+    b.str("node");
+    b.key("id");
+    b.str(n.id);
+    b.key("op");
+    b.str(n.op);
+    b.key("input_cids");
+    b.beginArray();
+    for (const auto& cid : n.inputCids) {
+        b.beginMap();
+        b.key("cid");
+        b.str(cid);
+        b.key("kind");
+        b.str(cidClassName(classifyCid(cid).kind));
+        b.end();
     }
-    o += "],\"output_cid\":";
-    optStr(o, n.outputCid);
-    o += ",\"gradient_cid\":";
-    optStr(o, n.gradientCid);
-    o += ",\"metadata\":{";
-    for (size_t i = 0; i < n.metadata.size(); ++i) {
-        if (i)
-            o += ',';
-        q(o, n.metadata[i].first);
-        o += ':';
-        q(o, n.metadata[i].second);
+    b.end();
+    b.key("output_cid");
+    optStr(b, n.outputCid);
+    b.key("gradient_cid");
+    optStr(b, n.gradientCid);
+    b.key("metadata");
+    b.beginMap();
+    for (const auto& [k, v] : n.metadata) {
+        b.key(k);
+        b.str(v);
     }
-    o += "},\"consumers\":";
-    strings(o, n.outputCid ? findConsumers(g, *n.outputCid) : std::vector<std::string>());
-    return o + "}\n";
+    b.end();
+    b.key("consumers");
+    strings(b, n.outputCid ? findConsumers(g, *n.outputCid) : std::vector<std::string>());
+    b.end();
+    return document(std::move(b));
 }
 
 std::string nodeText(const ComputationNode& n, const ComputationGraphStore& g)
@@ -511,31 +615,29 @@ std::string nodeText(const ComputationNode& n, const ComputationGraphStore& g)
 
 std::string blockJson(const Cid& cid, std::span<const uint8_t> data, BlockCheck check, size_t limit)
 {
-    std::string o = "{\"kind\":\"block\",\"cid\":";
-    q(o, cid.toString());
-    o += ",\"codec\":";
-    q(o, codecName(cid.codec));
-    o += ",\"hash\":";
-    q(o, hashName(cid.hashCode));
-    o += ",\"size\":" + std::to_string(data.size()) + ",\"check\":";
-    q(o, blockCheckName(check));
-    o += ",\"magic\":";
-    const auto magic = magicOf(data);
-    if (magic.empty())
-        o += "null";
+    TapeBuilder b;
+    b.beginMap();
+    b.key("kind");
+    b.str("block");
+    cidFacts(b, cid);
+    b.key("size");
+    b.uinteger(data.size());
+    b.key("check");
+    b.str(blockCheckName(check));
+    b.key("magic");
+    if (const auto magic = magicOf(data); magic.empty())
+        b.nil();
     else
-        q(o, magic);
-    o += ",\"views\":{";
-    bool first = true;
+        b.str(magic);
+    b.key("views");
+    b.beginMap();
     for (BlobView v : plausibleViews(data.size())) {
-        if (!first)
-            o += ',';
-        first = false;
-        q(o, blobViewName(v));
-        o += ':';
-        valuesJson(o, data, v, limit);
+        b.key(blobViewName(v));
+        valuesJson(b, data, v, limit);
     }
-    return o + "}}\n";
+    b.end();
+    b.end();
+    return document(std::move(b));
 }
 
 std::string blockText(const Cid& cid, std::span<const uint8_t> data, BlockCheck check, size_t limit)
