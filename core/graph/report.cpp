@@ -29,21 +29,78 @@ void num(TapeBuilder& b, double v)
         b.f64(v);
 }
 
-void strings(TapeBuilder& b, const std::vector<std::string>& v)
-{
-    b.beginArray();
-    for (const auto& s : v)
-        b.str(s);
-    b.end();
-}
+/**
+ * The members of one JSON object, a call per member: `Members(b).str("id", n.id).u("len", 4)`.
+ * Opens the object on construction; close() (or the destructor) ends it.
+ */
+class Members {
+public:
+    explicit Members(TapeBuilder& b)
+        : m_b(b)
+    {
+        m_b.beginMap();
+    }
+    ~Members() { close(); }
+    Members(const Members&) = delete;
+    Members& operator=(const Members&) = delete;
 
-void optStr(TapeBuilder& b, const std::optional<std::string>& s)
-{
-    if (s)
-        b.str(*s);
-    else
-        b.nil();
-}
+    Members& str(std::string_view k, std::string_view v) { return key(k).value(v); }
+    Members& u(std::string_view k, uint64_t v)
+    {
+        key(k).m_b.uinteger(v);
+        return *this;
+    }
+    Members& num(std::string_view k, double v)
+    {
+        key(k);
+        ckpt::num(m_b, v);
+        return *this;
+    }
+    Members& flag(std::string_view k, bool v)
+    {
+        key(k).m_b.boolean(v);
+        return *this;
+    }
+    Members& opt(std::string_view k, const std::optional<std::string>& v)
+    {
+        key(k);
+        if (v)
+            m_b.str(*v);
+        else
+            m_b.nil();
+        return *this;
+    }
+    Members& strings(std::string_view k, const std::vector<std::string>& v)
+    {
+        key(k).m_b.beginArray();
+        for (const auto& s : v)
+            m_b.str(s);
+        m_b.end();
+        return *this;
+    }
+    /** The builder, positioned after \a k: the member's value is written by the caller. */
+    TapeBuilder& at(std::string_view k) { return key(k).m_b; }
+    void close()
+    {
+        if (m_open)
+            m_b.end();
+        m_open = false;
+    }
+
+private:
+    Members& key(std::string_view k)
+    {
+        m_b.key(k);
+        return *this;
+    }
+    Members& value(std::string_view v)
+    {
+        m_b.str(v);
+        return *this;
+    }
+    TapeBuilder& m_b;
+    bool m_open = true;
+};
 
 /** The document as one compact line (serde_json::to_string) and a newline. */
 std::string document(TapeBuilder&& b)
@@ -66,21 +123,10 @@ std::string fmt(double v)
 
 std::string shortId(const std::string& id) { return id.size() > 8 ? id.substr(0, 8) : id; }
 
-void statsJson(TapeBuilder& b, const BlobStats& s)
+void statsJson(Members& o, const BlobStats& s)
 {
-    b.key("count");
-    b.uinteger(s.count);
-    for (auto [name, v] : {std::pair<const char*, double>{"min", s.min}, {"max", s.max}, {"mean", s.mean}, {"std", s.std},
-             {"sum", s.sum}, {"l2", s.l2}}) {
-        b.key(name);
-        num(b, v);
-    }
-    b.key("nan");
-    b.uinteger(s.nan);
-    b.key("inf");
-    b.uinteger(s.inf);
-    b.key("zeros");
-    b.uinteger(s.zeros);
+    o.u("count", s.count).num("min", s.min).num("max", s.max).num("mean", s.mean).num("std", s.std).num("sum", s.sum).num("l2", s.l2);
+    o.u("nan", s.nan).u("inf", s.inf).u("zeros", s.zeros);
 }
 
 void valuesJson(TapeBuilder& b, std::span<const uint8_t> bytes, BlobView view, size_t limit)
@@ -105,14 +151,9 @@ std::string valuesText(std::span<const uint8_t> bytes, BlobView view, size_t lim
 }
 
 /** "cid", "codec" and "hash" of a block, as `blocks` and `show` name them. */
-void cidFacts(TapeBuilder& b, const Cid& cid)
+void cidFacts(Members& o, const Cid& cid)
 {
-    b.key("cid");
-    b.str(cid.toString());
-    b.key("codec");
-    b.str(codecName(cid.codec));
-    b.key("hash");
-    b.str(hashName(cid.hashCode));
+    o.str("cid", cid.toString()).str("codec", codecName(cid.codec)).str("hash", hashName(cid.hashCode));
 }
 
 /** The interpretations §3.2/§5 suggest for a block or blob of this length. */
@@ -148,147 +189,57 @@ std::string graphJson(const GradientCheckpoint& c, const GraphAnalysis& a, const
 {
     TapeBuilder b;
     b.reserve(64 + c.graph.nodes.size() * 24 + (layout ? layout->nodes.size() * 14 + layout->edges.size() * 12 : 0));
-    b.beginMap();
-    b.key("node_count");
-    b.uinteger(c.graph.nodes.size());
-    b.key("edge_count");
-    b.uinteger(c.graph.edges.size());
-    b.key("topological_order");
-    strings(b, a.topologicalOrder);
-    b.key("cycle");
+    Members o(b);
+    o.u("node_count", c.graph.nodes.size()).u("edge_count", c.graph.edges.size()).strings("topological_order", a.topologicalOrder);
     if (a.cycle.empty())
-        b.nil();
+        o.at("cycle").nil();
     else
-        strings(b, a.cycle);
-    b.key("loss_cid");
-    optStr(b, c.lossCid);
-    b.key("loss_provenance_chain");
-    strings(b, a.lossProvenanceChain);
-    b.key("step");
-    b.uinteger(c.step);
-    b.key("timestamp");
-    b.uinteger(c.timestamp);
-    b.key("optimizer_state");
-    b.beginArray();
-    for (const auto& blob : c.optimizerState) {
-        b.beginMap();
-        b.key("key");
-        b.str(blob.key);
-        b.key("len");
-        b.uinteger(blob.bytes.size());
-        b.key("view");
-        b.str(blobViewName(inferBlobView(blob.key, blob.bytes.size())));
-        b.end();
-    }
+        o.strings("cycle", a.cycle);
+    o.opt("loss_cid", c.lossCid).strings("loss_provenance_chain", a.lossProvenanceChain).u("step", c.step).u("timestamp", c.timestamp);
+    o.at("optimizer_state").beginArray();
+    for (const auto& blob : c.optimizerState)
+        Members(b).str("key", blob.key).u("len", blob.bytes.size()).str("view", blobViewName(inferBlobView(blob.key, blob.bytes.size())));
     b.end();
     // ---- extensions
-    b.key("blocked");
-    strings(b, a.blocked);
-    b.key("phantom_ids");
-    strings(b, a.phantomIds);
-    b.key("duplicate_edges");
-    b.beginArray();
-    for (const auto& d : a.duplicateEdges) {
-        b.beginMap();
-        b.key("from");
-        b.str(d.from);
-        b.key("to");
-        b.str(d.to);
-        b.key("count");
-        b.uinteger(d.count);
-        b.end();
-    }
+    o.strings("blocked", a.blocked).strings("phantom_ids", a.phantomIds);
+    o.at("duplicate_edges").beginArray();
+    for (const auto& d : a.duplicateEdges)
+        Members(b).str("from", d.from).str("to", d.to).u("count", d.count);
     b.end();
-    b.key("multiple_producers");
-    b.beginArray();
-    for (const auto& p : a.multipleProducers) {
-        b.beginMap();
-        b.key("cid");
-        b.str(p.cid);
-        b.key("nodes");
-        strings(b, p.nodes);
-        b.end();
-    }
+    o.at("multiple_producers").beginArray();
+    for (const auto& p : a.multipleProducers)
+        Members(b).str("cid", p.cid).strings("nodes", p.nodes);
     b.end();
-    b.key("notes");
-    b.beginMap();
-    b.key("duplicate_map_keys");
-    b.uinteger(c.notes.duplicateMapKeys);
-    b.key("unknown_fields");
-    b.uinteger(c.notes.unknownFields);
-    b.key("node_key_id_mismatches");
-    b.uinteger(c.notes.nodeKeyIdMismatches);
-    b.end();
-    b.key("nodes");
-    b.beginArray();
+    Members(o.at("notes"))
+        .u("duplicate_map_keys", c.notes.duplicateMapKeys)
+        .u("unknown_fields", c.notes.unknownFields)
+        .u("node_key_id_mismatches", c.notes.nodeKeyIdMismatches);
+    o.at("nodes").beginArray();
     for (const auto& [key, n] : c.graph.nodes) {
-        b.beginMap();
-        b.key("key");
-        b.str(key);
-        b.key("id");
-        b.str(n.id);
-        b.key("op");
-        b.str(n.op);
-        b.key("input_cids");
-        strings(b, n.inputCids);
-        b.key("output_cid");
-        optStr(b, n.outputCid);
-        b.key("gradient_cid");
-        optStr(b, n.gradientCid);
-        b.key("output_cid_kind");
-        if (n.outputCid)
-            b.str(cidClassName(classifyCid(*n.outputCid).kind));
-        else
-            b.nil();
-        b.end();
+        Members node(b);
+        node.str("key", key).str("id", n.id).str("op", n.op).strings("input_cids", n.inputCids);
+        node.opt("output_cid", n.outputCid).opt("gradient_cid", n.gradientCid);
+        node.opt("output_cid_kind", n.outputCid ? std::optional<std::string>(cidClassName(classifyCid(*n.outputCid).kind)) : std::nullopt);
     }
     b.end();
     if (layout) {
-        auto box = [&b](double x, double y, double width, double height) {
-            b.key("x");
-            num(b, x);
-            b.key("y");
-            num(b, y);
-            b.key("width");
-            num(b, width);
-            b.key("height");
-            num(b, height);
-        };
-        b.key("layout");
-        b.beginMap();
-        b.key("width");
-        num(b, layout->width);
-        b.key("height");
-        num(b, layout->height);
-        b.key("layers");
-        b.uinteger(layout->layerCount);
-        b.key("dummies");
-        b.uinteger(layout->dummyCount);
-        b.key("crossings");
-        b.uinteger(layout->crossings);
-        b.key("nodes");
-        b.beginArray();
+        Members l(o.at("layout"));
+        l.num("width", layout->width).num("height", layout->height);
+        l.u("layers", layout->layerCount).u("dummies", layout->dummyCount).u("crossings", layout->crossings);
+        l.at("nodes").beginArray();
         for (size_t i = 0; i < layout->nodes.size(); ++i) {
             const auto& n = layout->nodes[i];
-            b.beginMap();
-            b.key("id");
-            b.str(names && i < names->size() ? (*names)[i] : std::to_string(i));
-            box(n.x, n.y, n.width, n.height);
-            b.key("layer");
-            b.uinteger(n.layer);
-            b.end();
+            Members(b)
+                .str("id", names && i < names->size() ? (*names)[i] : std::to_string(i))
+                .num("x", n.x).num("y", n.y).num("width", n.width).num("height", n.height)
+                .u("layer", n.layer);
         }
         b.end();
-        b.key("edges");
-        b.beginArray();
+        l.at("edges").beginArray();
         for (const auto& e : layout->edges) {
-            b.beginMap();
-            b.key("from");
-            b.uinteger(e.from);
-            b.key("to");
-            b.uinteger(e.to);
-            b.key("points");
-            b.beginArray();
+            Members edge(b);
+            edge.u("from", e.from).u("to", e.to);
+            edge.at("points").beginArray();
             for (const auto& [x, y] : e.points) {
                 b.beginArray();
                 num(b, x);
@@ -296,32 +247,25 @@ std::string graphJson(const GradientCheckpoint& c, const GraphAnalysis& a, const
                 b.end();
             }
             b.end();
-            b.key("back");
-            b.boolean(e.reversed || e.selfLoop);
-            b.end();
+            edge.flag("back", e.reversed || e.selfLoop);
         }
         b.end();
-        b.key("back_edges");
-        b.beginArray();
+        l.at("back_edges").beginArray();
         for (uint32_t e : layout->backEdges)
             b.uinteger(e);
         b.end();
-        b.key("groups");
-        b.beginArray();
+        l.at("groups").beginArray();
         for (const auto& g : layout->groups) {
-            b.beginMap();
-            b.key("nodes");
-            b.beginArray();
+            Members group(b);
+            group.at("nodes").beginArray();
             for (uint32_t n : g.nodes)
                 b.uinteger(n);
             b.end();
-            box(g.x, g.y, g.width, g.height);
-            b.end();
+            group.num("x", g.x).num("y", g.y).num("width", g.width).num("height", g.height);
         }
         b.end();
-        b.end();
     }
-    b.end();
+    o.close();
     return document(std::move(b));
 }
 
@@ -423,28 +367,17 @@ std::string checkpointInfoJson(const GradientCheckpoint& c, const GraphAnalysis&
     for (const auto& blob : c.optimizerState)
         blobBytes += blob.bytes.size();
     TapeBuilder b;
-    b.beginMap();
-    b.key("kind");
-    b.str("gradient_checkpoint");
-    b.key("format");
-    b.str("ipfrs-tensorlogic 0.2.0 GradientCheckpoint (serde_json)");
-    b.key("step");
-    b.uinteger(c.step);
-    b.key("timestamp");
-    b.uinteger(c.timestamp);
-    b.key("loss_cid");
-    optStr(b, c.lossCid);
-    b.key("counts");
-    b.beginMap();
-    for (auto [name, n] : {std::pair<const char*, uint64_t>{"nodes", c.graph.nodes.size()}, {"edges", c.graph.edges.size()},
-             {"optimizer_entries", c.optimizerState.size()}, {"optimizer_bytes", blobBytes}, {"ordered_nodes", a.topologicalOrder.size()}}) {
-        b.key(name);
-        b.uinteger(n);
-    }
-    b.end();
-    b.key("warnings");
-    strings(b, checkpointWarnings(c, a));
-    b.end();
+    Members o(b);
+    o.str("kind", "gradient_checkpoint").str("format", "ipfrs-tensorlogic 0.2.0 GradientCheckpoint (serde_json)");
+    o.u("step", c.step).u("timestamp", c.timestamp).opt("loss_cid", c.lossCid);
+    Members(o.at("counts"))
+        .u("nodes", c.graph.nodes.size())
+        .u("edges", c.graph.edges.size())
+        .u("optimizer_entries", c.optimizerState.size())
+        .u("optimizer_bytes", blobBytes)
+        .u("ordered_nodes", a.topologicalOrder.size());
+    o.strings("warnings", checkpointWarnings(c, a));
+    o.close();
     return document(std::move(b));
 }
 
@@ -466,44 +399,26 @@ std::string checkpointInfoText(const std::string& file, const GradientCheckpoint
 std::string blocksJson(const CarStore& store)
 {
     TapeBuilder b;
-    b.beginMap();
-    b.key("version");
-    b.uinteger(store.header().version);
-    b.key("roots");
-    b.beginArray();
+    Members o(b);
+    o.u("version", store.header().version);
+    o.at("roots").beginArray();
     for (const auto& root : store.header().roots)
         b.str(root.toString());
     b.end();
-    b.key("header");
-    b.beginMap();
-    b.key("roots_zero_prefix");
-    b.boolean(store.header().rootsWithZeroPrefix);
-    b.key("version_key_first");
-    b.boolean(store.header().versionKeyFirst);
-    b.end();
-    b.key("blocks");
-    b.beginArray();
+    Members(o.at("header")).flag("roots_zero_prefix", store.header().rootsWithZeroPrefix).flag("version_key_first", store.header().versionKeyFirst);
+    o.at("blocks").beginArray();
     uint64_t corrupted = 0;
     for (size_t i = 0; i < store.blocks().size(); ++i) {
         const auto& block = store.blocks()[i];
         const BlockCheck check = store.verify(i);
         corrupted += check == BlockCheck::Corrupted;
-        b.beginMap();
-        cidFacts(b, block.cid);
-        b.key("size");
-        b.uinteger(block.dataSize);
-        b.key("offset");
-        b.uinteger(block.dataOffset);
-        b.key("check");
-        b.str(blockCheckName(check));
-        b.end();
+        Members entry(b);
+        cidFacts(entry, block.cid);
+        entry.u("size", block.dataSize).u("offset", block.dataOffset).str("check", blockCheckName(check));
     }
     b.end();
-    b.key("duplicates");
-    b.uinteger(store.duplicateBlocks());
-    b.key("corrupted");
-    b.uinteger(corrupted);
-    b.end();
+    o.u("duplicates", store.duplicateBlocks()).u("corrupted", corrupted);
+    o.close();
     return document(std::move(b));
 }
 
@@ -526,24 +441,15 @@ std::string blocksText(const std::string& file, const CarStore& store)
 std::string blobJson(const OptimizerBlob& blob, BlobView view, size_t limit)
 {
     TapeBuilder b;
-    b.beginMap();
-    b.key("kind");
-    b.str("optimizer_blob");
-    b.key("key");
-    b.str(blob.key);
-    b.key("len");
-    b.uinteger(blob.bytes.size());
-    b.key("view");
-    b.str(blobViewName(view));
+    Members o(b);
+    o.str("kind", "optimizer_blob").str("key", blob.key).u("len", blob.bytes.size()).str("view", blobViewName(view));
     if (auto s = blobStats(blob.bytes, view)) {
-        statsJson(b, *s);
-        b.key("values");
-        valuesJson(b, blob.bytes, view, limit);
+        statsJson(o, *s);
+        valuesJson(o.at("values"), blob.bytes, view, limit);
     } else {
-        b.key("error");
-        b.str(s.error().what);
+        o.str("error", s.error().what);
     }
-    b.end();
+    o.close();
     return document(std::move(b));
 }
 
@@ -563,38 +469,19 @@ std::string blobText(const OptimizerBlob& blob, BlobView view, size_t limit)
 std::string nodeJson(const ComputationNode& n, const ComputationGraphStore& g)
 {
     TapeBuilder b;
-    b.beginMap();
-    b.key("kind");
-    b.str("node");
-    b.key("id");
-    b.str(n.id);
-    b.key("op");
-    b.str(n.op);
-    b.key("input_cids");
-    b.beginArray();
-    for (const auto& cid : n.inputCids) {
-        b.beginMap();
-        b.key("cid");
-        b.str(cid);
-        b.key("kind");
-        b.str(cidClassName(classifyCid(cid).kind));
-        b.end();
-    }
+    Members o(b);
+    o.str("kind", "node").str("id", n.id).str("op", n.op);
+    o.at("input_cids").beginArray();
+    for (const auto& cid : n.inputCids)
+        Members(b).str("cid", cid).str("kind", cidClassName(classifyCid(cid).kind));
     b.end();
-    b.key("output_cid");
-    optStr(b, n.outputCid);
-    b.key("gradient_cid");
-    optStr(b, n.gradientCid);
-    b.key("metadata");
-    b.beginMap();
-    for (const auto& [k, v] : n.metadata) {
-        b.key(k);
-        b.str(v);
-    }
-    b.end();
-    b.key("consumers");
-    strings(b, n.outputCid ? findConsumers(g, *n.outputCid) : std::vector<std::string>());
-    b.end();
+    o.opt("output_cid", n.outputCid).opt("gradient_cid", n.gradientCid);
+    Members metadata(o.at("metadata"));
+    for (const auto& [k, v] : n.metadata)
+        metadata.str(k, v);
+    metadata.close();
+    o.strings("consumers", n.outputCid ? findConsumers(g, *n.outputCid) : std::vector<std::string>());
+    o.close();
     return document(std::move(b));
 }
 
@@ -616,27 +503,16 @@ std::string nodeText(const ComputationNode& n, const ComputationGraphStore& g)
 std::string blockJson(const Cid& cid, std::span<const uint8_t> data, BlockCheck check, size_t limit)
 {
     TapeBuilder b;
-    b.beginMap();
-    b.key("kind");
-    b.str("block");
-    cidFacts(b, cid);
-    b.key("size");
-    b.uinteger(data.size());
-    b.key("check");
-    b.str(blockCheckName(check));
-    b.key("magic");
-    if (const auto magic = magicOf(data); magic.empty())
-        b.nil();
-    else
-        b.str(magic);
-    b.key("views");
-    b.beginMap();
-    for (BlobView v : plausibleViews(data.size())) {
-        b.key(blobViewName(v));
-        valuesJson(b, data, v, limit);
-    }
-    b.end();
-    b.end();
+    Members o(b);
+    o.str("kind", "block");
+    cidFacts(o, cid);
+    const auto magic = magicOf(data);
+    o.u("size", data.size()).str("check", blockCheckName(check)).opt("magic", magic.empty() ? std::nullopt : std::optional<std::string>(magic));
+    Members views(o.at("views"));
+    for (BlobView v : plausibleViews(data.size()))
+        valuesJson(views.at(blobViewName(v)), data, v, limit);
+    views.close();
+    o.close();
     return document(std::move(b));
 }
 
