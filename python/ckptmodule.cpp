@@ -17,6 +17,7 @@
 #include "core/io/bytes.h"
 #include "core/record/record.h"
 #include "core/record/saveas.h"
+#include "core/record/sniff.h"
 #include "core/report/report.h"
 #include "core/run/run.h"
 
@@ -180,7 +181,7 @@ std::string_view kindOf(const std::string& path)
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec))
         return "directory";
-    return looksLikeGradientCheckpointFile(path) ? "gradient_checkpoint" : "record";
+    return sniffFile(path) == FileFamily::GradientCheckpoint ? "gradient_checkpoint" : "record";
 }
 
 // ------------------------------------------------------------------------------------------------

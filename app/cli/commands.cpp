@@ -4,7 +4,7 @@
 
 #include "app/cli/args.h"
 #include "app/cli/exits.h"
-#include "app/cli/cmd_diff.h"
+#include "app/cli/diffcommands.h"
 #include "app/cli/exportcommands.h"
 #include "app/cli/graphdispatch.h"
 #include "app/cli/parallelfor.h"

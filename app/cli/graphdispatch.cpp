@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/cli/graphdispatch.h"
 
-#include "app/cli/cmd_graph.h"
+#include "app/cli/graphcommands.h"
 
 namespace ckpt::cli {
 

@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/train/config.h"
 
+#include "core/record/fieldreader.h"
+
 #include <array>
 #include <cmath>
 #include <utility>
@@ -171,124 +173,24 @@ void writeCallerState(TapeBuilder& b, const TrainConfig& c, const TrainProgress&
 }
 
 namespace {
-/** Typed access to one struct map of the caller state, with messages that name the field. */
-class Fields {
-public:
-    Fields(const Tape& t, uint32_t node, std::string path)
-        : m_t(&t)
-        , m_node(node)
-        , m_path(std::move(path))
-    {
-    }
-    Result<uint32_t> get(std::string_view key) const
-    {
-        if (!m_t->isMap(m_node))
-            return failAt(m_path, "expected a map");
-        auto v = m_t->find(m_node, key);
-        if (!v)
-            return failAt(appendKeyToPath(m_path, key), "missing field `" + std::string(key) + "`");
-        return *v;
-    }
-    Result<Fields> sub(std::string_view key) const
-    {
-        auto v = get(key);
-        if (!v)
-            return std::unexpected(v.error());
-        if (!m_t->isMap(*v))
-            return failAt(appendKeyToPath(m_path, key), "expected a map");
-        return Fields(*m_t, *v, appendKeyToPath(m_path, key));
-    }
-    Result<uint64_t> u64(std::string_view key) const
-    {
-        auto v = get(key);
-        if (!v)
-            return std::unexpected(v.error());
-        auto n = m_t->asU64(*v);
-        if (!n)
-            return failAt(appendKeyToPath(m_path, key), "expected a non-negative integer");
-        return *n;
-    }
-    Result<double> f64(std::string_view key) const
-    {
-        auto v = get(key);
-        if (!v)
-            return std::unexpected(v.error());
-        const Kind k = (*m_t)[*v].kind;
-        if (k != Kind::F64 && k != Kind::F32 && k != Kind::UInt && k != Kind::Int)
-            return failAt(appendKeyToPath(m_path, key), "expected a number");
-        return *m_t->asNumber(*v);
-    }
-    Result<float> f32(std::string_view key) const
-    {
-        auto v = get(key);
-        if (!v)
-            return std::unexpected(v.error());
-        if ((*m_t)[*v].kind == Kind::F32)
-            return m_t->f32(*v);
-        auto d = f64(key);
-        if (!d)
-            return std::unexpected(d.error());
-        // JSON carries an f32 field as its shortest f32 digits; narrowing the parsed double gives it back.
-        return static_cast<float>(*d);
-    }
-    Result<bool> boolean(std::string_view key) const
-    {
-        auto v = get(key);
-        if (!v)
-            return std::unexpected(v.error());
-        if ((*m_t)[*v].kind != Kind::Bool)
-            return failAt(appendKeyToPath(m_path, key), "expected a bool");
-        return m_t->boolean(*v);
-    }
-    Result<std::string> str(std::string_view key) const
-    {
-        auto v = get(key);
-        if (!v)
-            return std::unexpected(v.error());
-        if (!m_t->isStr(*v))
-            return failAt(appendKeyToPath(m_path, key), "expected a string");
-        return std::string(m_t->str(*v));
-    }
-    const std::string& path() const { return m_path; }
-    static std::unexpected<Error> failAt(std::string path, std::string what)
-    {
-        auto e = fail(ErrorCode::Invalid, std::move(what));
-        e.error().recordPath = std::move(path);
-        return e;
-    }
-
-private:
-    const Tape* m_t;
-    uint32_t m_node;
-    std::string m_path;
-};
-
-#define CKPT_TRY_ASSIGN(lhs, expr)                  \
-    do {                                            \
-        auto _r = (expr);                           \
-        if (!_r)                                    \
-            return std::unexpected(_r.error());     \
-        lhs = *_r;                                  \
-    } while (0)
-
 template<class E>
-Result<void> readEnum(const Fields& f, std::string_view key, bool (*parse)(std::string_view, E&), E& out)
+Result<void> readEnum(const FieldReader& f, std::string_view key, bool (*parse)(std::string_view, E&), E& out)
 {
     auto s = f.str(key);
     if (!s)
         return std::unexpected(s.error());
     if (!parse(*s, out))
-        return Fields::failAt(appendKeyToPath(f.path(), key), "unknown value \"" + *s + "\"");
+        return FieldReader::failAt(appendKeyToPath(f.path(), key), "unknown value \"" + *s + "\"");
     return {};
 }
 } // namespace
 
 Result<void> readCallerState(const Tape& t, uint32_t node, TrainConfig& c, TrainProgress& p)
 {
-    const Fields root(t, node, "item[4]");
-    Fields cfg = root;
+    const FieldReader root(t, node, "item[4]");
+    FieldReader cfg = root;
     CKPT_TRY_ASSIGN(cfg, root.sub("config"));
-    Fields model = cfg;
+    FieldReader model = cfg;
     CKPT_TRY_ASSIGN(model, cfg.sub("model"));
     CKPT_TRY_ASSIGN(c.inputDim, model.u64("input_dim"));
     CKPT_TRY_ASSIGN(c.hidden, model.u64("hidden"));
@@ -303,7 +205,7 @@ Result<void> readCallerState(const Tape& t, uint32_t node, TrainConfig& c, Train
     CKPT_TRY_ASSIGN(c.datasetSize, cfg.u64("dataset_size"));
     CKPT_TRY_ASSIGN(c.validSize, cfg.u64("valid_size"));
     CKPT_TRY_ASSIGN(c.seed, cfg.u64("seed"));
-    Fields opt = cfg;
+    FieldReader opt = cfg;
     CKPT_TRY_ASSIGN(opt, cfg.sub("optimizer"));
     if (auto r = readEnum(opt, "name", parseOptimizer, c.optimizer); !r)
         return r;
@@ -316,7 +218,7 @@ Result<void> readCallerState(const Tape& t, uint32_t node, TrainConfig& c, Train
     CKPT_TRY_ASSIGN(c.momentum, opt.f64("momentum"));
     CKPT_TRY_ASSIGN(c.dampening, opt.f64("dampening"));
     CKPT_TRY_ASSIGN(c.nesterov, opt.boolean("nesterov"));
-    Fields sch = cfg;
+    FieldReader sch = cfg;
     CKPT_TRY_ASSIGN(sch, cfg.sub("scheduler"));
     if (auto r = readEnum(sch, "name", parseScheduler, c.scheduler); !r)
         return r;
@@ -331,20 +233,20 @@ Result<void> readCallerState(const Tape& t, uint32_t node, TrainConfig& c, Train
     if (auto r = recorderFromName(s))
         c.recorder = *r;
     else
-        return Fields::failAt("item[4].config.recorder", "unknown recorder \"" + s + "\"");
+        return FieldReader::failAt("item[4].config.recorder", "unknown recorder \"" + s + "\"");
     CKPT_TRY_ASSIGN(s, cfg.str("precision"));
     if (auto pr = precisionFromName(s))
         c.precision = *pr;
     else
-        return Fields::failAt("item[4].config.precision", "unknown precision \"" + s + "\"");
+        return FieldReader::failAt("item[4].config.precision", "unknown precision \"" + s + "\"");
     CKPT_TRY_ASSIGN(c.checkpointEvery, cfg.u64("checkpoint_every"));
     CKPT_TRY_ASSIGN(c.gradAccum, cfg.u64("grad_accum"));
     CKPT_TRY_ASSIGN(c.steps, cfg.u64("steps"));
     CKPT_TRY_ASSIGN(s, cfg.str("layout"));
     if (!parseLayout(s, c.layout))
-        return Fields::failAt("item[4].config.layout", "unknown layout \"" + s + "\"");
+        return FieldReader::failAt("item[4].config.layout", "unknown layout \"" + s + "\"");
 
-    Fields prog = root;
+    FieldReader prog = root;
     CKPT_TRY_ASSIGN(prog, root.sub("progress"));
     CKPT_TRY_ASSIGN(p.step, prog.u64("step"));
     CKPT_TRY_ASSIGN(p.optimizerSteps, prog.u64("optimizer_steps"));
@@ -358,7 +260,7 @@ Result<void> readCallerState(const Tape& t, uint32_t node, TrainConfig& c, Train
     uint32_t tail = 0;
     CKPT_TRY_ASSIGN(tail, prog.get("loss_tail"));
     if (!t.isArray(tail))
-        return Fields::failAt("item[4].progress.loss_tail", "expected an array");
+        return FieldReader::failAt("item[4].progress.loss_tail", "expected an array");
     p.lossTail.clear();
     bool ok = true;
     t.forEachChild(tail, [&](uint32_t e) {
@@ -368,7 +270,7 @@ Result<void> readCallerState(const Tape& t, uint32_t node, TrainConfig& c, Train
             ok = false;
     });
     if (!ok)
-        return Fields::failAt("item[4].progress.loss_tail", "expected numbers");
+        return FieldReader::failAt("item[4].progress.loss_tail", "expected numbers");
     return {};
 }
 

@@ -5,7 +5,7 @@
 // run to trainer.cpp.
 #include "app/train/config.h"
 #include "app/train/format.h"
-#include "app/train/graph_checkpoint.h"
+#include "app/train/graphcheckpoint.h"
 #include "app/train/trainer.h"
 #include "core/record/record.h"
 

@@ -3,12 +3,13 @@
 #include "app/train/trainer.h"
 
 #include "app/train/format.h"
-#include "app/train/graph_checkpoint.h"
+#include "app/train/graphcheckpoint.h"
 #include "app/train/model.h"
 #include "app/train/optim.h"
 #include "core/codec/json.h"
 #include "core/graph/checkpoint.h"
 #include "core/io/bytes.h"
+#include "core/record/sniff.h"
 #include "core/tensor/dtype.h"
 #include "core/tensor/shape.h"
 
@@ -1047,17 +1048,13 @@ Result<std::shared_ptr<const Record>> openTrainingRecord(const std::string& path
 
 Result<std::optional<GraphResumeSource>> openGraphResume(const std::string& path)
 {
+    // core's detector decides; a record is left to openTrainingRecord, which maps it (once).
+    if (sniffFile(path) != FileFamily::GradientCheckpoint)
+        return std::nullopt;
     auto bytes = mapFile(path);
     if (!bytes)
         return std::unexpected(std::move(bytes.error()).withFile(path));
-    const auto data = (*bytes)->span();
-    const auto first = std::find_if(data.begin(), data.end(), [](uint8_t c) { return c != ' ' && c != '\t' && c != '\n' && c != '\r'; });
-    if (first == data.end() || *first != '{')
-        return std::nullopt; // MessagePack, bincode, gzip: a record
-    auto tape = readJson(*bytes);
-    if (!tape || sniffGraphFile(*tape) != GraphFileKind::GradientCheckpoint)
-        return std::nullopt; // a PrettyJson record (or broken JSON: openRecord reports it)
-    auto checkpoint = decodeGradientCheckpoint(*tape);
+    auto checkpoint = loadGradientCheckpoint(*bytes);
     if (!checkpoint)
         return std::unexpected(std::move(checkpoint.error()).withFile(path));
     GraphResumeSource src;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/diff/diff.h"
+#include "core/diff/graphdiffjson.h"
 #include "core/graph/car.h"
 #include "core/graph/checkpoint.h"
 
@@ -72,11 +73,5 @@ struct GraphDiff {
  */
 GraphDiff diffGradientCheckpoints(const GradientCheckpoint& a, const GradientCheckpoint& b, const CarStore* carA, const CarStore* carB,
     const DiffOptions& options = {});
-
-/** `ckpt diff --json` for two GradientCheckpoints (`"kind": "gradient_checkpoint"`). */
-std::string graphDiffJson(const GraphDiff& d);
-
-/** The JSON object of one tensor's numbers, as in the record diff's entries (shared with `diffJson`). */
-std::string tensorNumbersJson(const TensorDiff& t);
 
 } // namespace ckpt

@@ -1,5 +1,7 @@
 // SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/diff/graphdiffjson.h"
+
 #include "core/diff/graphdiff.h"
 
 #include <cmath>

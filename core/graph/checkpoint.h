@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "core/graph/checkpointreader.h"
 #include "core/io/bytes.h"
 #include "core/io/sink.h"
 #include "core/value/tape.h"
@@ -80,15 +81,6 @@ GraphFileKind sniffGraphFile(const Tape& tape);
  * \a allowGraphOnly is set. Errors carry line:column.
  */
 Result<GradientCheckpoint> loadGradientCheckpoint(const BytesPtr& bytes, bool allowGraphOnly = false);
-
-/**
- * The fast path loadGradientCheckpoint tries first (checkpointreader.cpp): typed decoding straight
- * from the bytes for the common shape of a checkpoint (the crate's field names in any order, each
- * once; plain printable-ASCII strings; unsigned integers). Returns nullopt for anything else, valid or
- * not, which the general reader then decides with serde_json's message and position. When it returns
- * a value, it equals what the general reader returns (tests/core/tst_graph_fast.cpp).
- */
-std::optional<GradientCheckpoint> readGradientCheckpointFast(std::span<const uint8_t> json);
 
 /** The checkpoint as a tape in the crate's member order (maps in stored order), for writeJson. */
 Tape gradientCheckpointToTape(const GradientCheckpoint& checkpoint);

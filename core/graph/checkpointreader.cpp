@@ -10,6 +10,8 @@
 // and position. So accept/reject and every error stays the general reader's; this file only has to
 // be right about the inputs it accepts, and tests/core/tst_graph_fast.cpp checks that it agrees
 // with the general reader on them.
+#include "core/graph/checkpointreader.h"
+
 #include "core/codec/jsonscan.h"
 #include "core/graph/checkpoint.h"
 #include "core/util/stringindex.h"

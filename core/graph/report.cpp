@@ -3,6 +3,7 @@
 #include "core/graph/report.h"
 
 #include "core/codec/json.h"
+#include "core/io/sink.h"
 
 #include <cmath>
 #include <cstdio>
@@ -13,38 +14,104 @@ namespace ckpt {
 
 namespace {
 
-void q(std::string& out, std::string_view s) { appendJsonQuoted(out, s); }
+// Every JSON document here is a tape written by core's JSON writer (writeJson, serde_json's compact
+// layout: its string escaping, its float digits), so the graph reports share one writer with the
+// GradientCheckpoints themselves instead of concatenating text.
 
-void num(std::string& out, double v)
+/** A number as these documents always wrote it: integral values as integers, non-finite ones as null. */
+void num(TapeBuilder& b, double v)
 {
-    if (!std::isfinite(v)) {
-        out += "null";
-        return;
-    }
-    if (v == std::floor(v) && std::abs(v) < 9.007199254740992e15) {
-        out += std::to_string(static_cast<long long>(v));
-        return;
-    }
-    out += formatJsonF64(v);
-}
-
-void strings(std::string& out, const std::vector<std::string>& v)
-{
-    out += '[';
-    for (size_t i = 0; i < v.size(); ++i) {
-        if (i)
-            out += ',';
-        q(out, v[i]);
-    }
-    out += ']';
-}
-
-void optStr(std::string& out, const std::optional<std::string>& s)
-{
-    if (s)
-        q(out, *s);
+    if (!std::isfinite(v))
+        b.nil();
+    else if (v == std::floor(v) && std::abs(v) < 9.007199254740992e15)
+        b.integer(static_cast<int64_t>(v));
     else
-        out += "null";
+        b.f64(v);
+}
+
+/**
+ * The members of one JSON object, a call per member: `Members(b).str("id", n.id).u("len", 4)`.
+ * Opens the object on construction; close() (or the destructor) ends it.
+ */
+class Members {
+public:
+    explicit Members(TapeBuilder& b)
+        : m_b(b)
+    {
+        m_b.beginMap();
+    }
+    ~Members() { close(); }
+    Members(const Members&) = delete;
+    Members& operator=(const Members&) = delete;
+
+    Members& str(std::string_view k, std::string_view v) { return key(k).value(v); }
+    Members& u(std::string_view k, uint64_t v)
+    {
+        key(k).m_b.uinteger(v);
+        return *this;
+    }
+    Members& num(std::string_view k, double v)
+    {
+        key(k);
+        ckpt::num(m_b, v);
+        return *this;
+    }
+    Members& flag(std::string_view k, bool v)
+    {
+        key(k).m_b.boolean(v);
+        return *this;
+    }
+    Members& opt(std::string_view k, const std::optional<std::string>& v)
+    {
+        key(k);
+        if (v)
+            m_b.str(*v);
+        else
+            m_b.nil();
+        return *this;
+    }
+    Members& strings(std::string_view k, const std::vector<std::string>& v)
+    {
+        key(k).m_b.beginArray();
+        for (const auto& s : v)
+            m_b.str(s);
+        m_b.end();
+        return *this;
+    }
+    /** The builder, positioned after \a k: the member's value is written by the caller. */
+    TapeBuilder& at(std::string_view k) { return key(k).m_b; }
+    void close()
+    {
+        if (m_open)
+            m_b.end();
+        m_open = false;
+    }
+
+private:
+    Members& key(std::string_view k)
+    {
+        m_b.key(k);
+        return *this;
+    }
+    Members& value(std::string_view v)
+    {
+        m_b.str(v);
+        return *this;
+    }
+    TapeBuilder& m_b;
+    bool m_open = true;
+};
+
+/** The document as one compact line (serde_json::to_string) and a newline. */
+std::string document(TapeBuilder&& b)
+{
+    const Tape t = std::move(b).finish();
+    Sink sink;
+    writeJson(t, t.root(), JsonStyle::Compact, sink);
+    const auto& bytes = sink.buffer();
+    std::string out(bytes.begin(), bytes.end());
+    out += '\n';
+    return out;
 }
 
 std::string fmt(double v)
@@ -56,29 +123,19 @@ std::string fmt(double v)
 
 std::string shortId(const std::string& id) { return id.size() > 8 ? id.substr(0, 8) : id; }
 
-void statsJson(std::string& out, const BlobStats& s)
+void statsJson(Members& o, const BlobStats& s)
 {
-    out += "\"count\":" + std::to_string(s.count);
-    for (auto [name, v] : {std::pair<const char*, double>{"min", s.min}, {"max", s.max}, {"mean", s.mean}, {"std", s.std},
-             {"sum", s.sum}, {"l2", s.l2}}) {
-        out += ",\"";
-        out += name;
-        out += "\":";
-        num(out, v);
-    }
-    out += ",\"nan\":" + std::to_string(s.nan) + ",\"inf\":" + std::to_string(s.inf) + ",\"zeros\":" + std::to_string(s.zeros);
+    o.u("count", s.count).num("min", s.min).num("max", s.max).num("mean", s.mean).num("std", s.std).num("sum", s.sum).num("l2", s.l2);
+    o.u("nan", s.nan).u("inf", s.inf).u("zeros", s.zeros);
 }
 
-void valuesJson(std::string& out, std::span<const uint8_t> bytes, BlobView view, size_t limit)
+void valuesJson(TapeBuilder& b, std::span<const uint8_t> bytes, BlobView view, size_t limit)
 {
-    out += '[';
+    b.beginArray();
     if (auto v = blobValues(bytes, view, limit))
-        for (size_t i = 0; i < v->size(); ++i) {
-            if (i)
-                out += ',';
-            num(out, (*v)[i]);
-        }
-    out += ']';
+        for (double x : *v)
+            num(b, x);
+    b.end();
 }
 
 std::string valuesText(std::span<const uint8_t> bytes, BlobView view, size_t limit)
@@ -91,6 +148,12 @@ std::string valuesText(std::span<const uint8_t> bytes, BlobView view, size_t lim
             s += ", ...";
     }
     return s;
+}
+
+/** "cid", "codec" and "hash" of a block, as `blocks` and `show` name them. */
+void cidFacts(Members& o, const Cid& cid)
+{
+    o.str("cid", cid.toString()).str("codec", codecName(cid.codec)).str("hash", hashName(cid.hashCode));
 }
 
 /** The interpretations §3.2/§5 suggest for a block or blob of this length. */
@@ -124,140 +187,86 @@ std::string magicOf(std::span<const uint8_t> d)
 std::string graphJson(const GradientCheckpoint& c, const GraphAnalysis& a, const LayoutResult* layout,
     const std::vector<std::string>* names)
 {
-    std::string o;
-    o.reserve(256 + c.graph.nodes.size() * 200);
-    o += "{\"node_count\":" + std::to_string(c.graph.nodes.size());
-    o += ",\"edge_count\":" + std::to_string(c.graph.edges.size());
-    o += ",\"topological_order\":";
-    strings(o, a.topologicalOrder);
-    o += ",\"cycle\":";
+    TapeBuilder b;
+    b.reserve(64 + c.graph.nodes.size() * 24 + (layout ? layout->nodes.size() * 14 + layout->edges.size() * 12 : 0));
+    Members o(b);
+    o.u("node_count", c.graph.nodes.size()).u("edge_count", c.graph.edges.size()).strings("topological_order", a.topologicalOrder);
     if (a.cycle.empty())
-        o += "null";
+        o.at("cycle").nil();
     else
-        strings(o, a.cycle);
-    o += ",\"loss_cid\":";
-    optStr(o, c.lossCid);
-    o += ",\"loss_provenance_chain\":";
-    strings(o, a.lossProvenanceChain);
-    o += ",\"step\":" + std::to_string(c.step);
-    o += ",\"timestamp\":" + std::to_string(c.timestamp);
-    o += ",\"optimizer_state\":[";
-    for (size_t i = 0; i < c.optimizerState.size(); ++i) {
-        o += i ? ",{\"key\":" : "{\"key\":";
-        q(o, c.optimizerState[i].key);
-        o += ",\"len\":" + std::to_string(c.optimizerState[i].bytes.size());
-        o += ",\"view\":";
-        q(o, blobViewName(inferBlobView(c.optimizerState[i].key, c.optimizerState[i].bytes.size())));
-        o += '}';
-    }
-    o += "]";
+        o.strings("cycle", a.cycle);
+    o.opt("loss_cid", c.lossCid).strings("loss_provenance_chain", a.lossProvenanceChain).u("step", c.step).u("timestamp", c.timestamp);
+    o.at("optimizer_state").beginArray();
+    for (const auto& blob : c.optimizerState)
+        Members(b).str("key", blob.key).u("len", blob.bytes.size()).str("view", blobViewName(inferBlobView(blob.key, blob.bytes.size())));
+    b.end();
     // ---- extensions
-    o += ",\"blocked\":";
-    strings(o, a.blocked);
-    o += ",\"phantom_ids\":";
-    strings(o, a.phantomIds);
-    o += ",\"duplicate_edges\":[";
-    for (size_t i = 0; i < a.duplicateEdges.size(); ++i) {
-        o += i ? ",{\"from\":" : "{\"from\":";
-        q(o, a.duplicateEdges[i].from);
-        o += ",\"to\":";
-        q(o, a.duplicateEdges[i].to);
-        o += ",\"count\":" + std::to_string(a.duplicateEdges[i].count) + "}";
+    o.strings("blocked", a.blocked).strings("phantom_ids", a.phantomIds);
+    o.at("duplicate_edges").beginArray();
+    for (const auto& d : a.duplicateEdges)
+        Members(b).str("from", d.from).str("to", d.to).u("count", d.count);
+    b.end();
+    o.at("multiple_producers").beginArray();
+    for (const auto& p : a.multipleProducers)
+        Members(b).str("cid", p.cid).strings("nodes", p.nodes);
+    b.end();
+    Members(o.at("notes"))
+        .u("duplicate_map_keys", c.notes.duplicateMapKeys)
+        .u("unknown_fields", c.notes.unknownFields)
+        .u("node_key_id_mismatches", c.notes.nodeKeyIdMismatches);
+    o.at("nodes").beginArray();
+    for (const auto& [key, n] : c.graph.nodes) {
+        Members node(b);
+        node.str("key", key).str("id", n.id).str("op", n.op).strings("input_cids", n.inputCids);
+        node.opt("output_cid", n.outputCid).opt("gradient_cid", n.gradientCid);
+        node.opt("output_cid_kind", n.outputCid ? std::optional<std::string>(cidClassName(classifyCid(*n.outputCid).kind)) : std::nullopt);
     }
-    o += "],\"multiple_producers\":[";
-    for (size_t i = 0; i < a.multipleProducers.size(); ++i) {
-        o += i ? ",{\"cid\":" : "{\"cid\":";
-        q(o, a.multipleProducers[i].cid);
-        o += ",\"nodes\":";
-        strings(o, a.multipleProducers[i].nodes);
-        o += '}';
-    }
-    o += "],\"notes\":{\"duplicate_map_keys\":" + std::to_string(c.notes.duplicateMapKeys)
-        + ",\"unknown_fields\":" + std::to_string(c.notes.unknownFields)
-        + ",\"node_key_id_mismatches\":" + std::to_string(c.notes.nodeKeyIdMismatches) + "}";
-    o += ",\"nodes\":[";
-    for (size_t i = 0; i < c.graph.nodes.size(); ++i) {
-        const auto& [key, n] = c.graph.nodes[i];
-        o += i ? ",{\"key\":" : "{\"key\":";
-        q(o, key);
-        o += ",\"id\":";
-        q(o, n.id);
-        o += ",\"op\":";
-        q(o, n.op);
-        o += ",\"input_cids\":";
-        strings(o, n.inputCids);
-        o += ",\"output_cid\":";
-        optStr(o, n.outputCid);
-        o += ",\"gradient_cid\":";
-        optStr(o, n.gradientCid);
-        o += ",\"output_cid_kind\":";
-        if (n.outputCid)
-            q(o, cidClassName(classifyCid(*n.outputCid).kind));
-        else
-            o += "null";
-        o += '}';
-    }
-    o += ']';
+    b.end();
     if (layout) {
-        o += ",\"layout\":{\"width\":";
-        num(o, layout->width);
-        o += ",\"height\":";
-        num(o, layout->height);
-        o += ",\"layers\":" + std::to_string(layout->layerCount) + ",\"dummies\":" + std::to_string(layout->dummyCount)
-            + ",\"crossings\":" + std::to_string(layout->crossings) + ",\"nodes\":[";
+        Members l(o.at("layout"));
+        l.num("width", layout->width).num("height", layout->height);
+        l.u("layers", layout->layerCount).u("dummies", layout->dummyCount).u("crossings", layout->crossings);
+        l.at("nodes").beginArray();
         for (size_t i = 0; i < layout->nodes.size(); ++i) {
             const auto& n = layout->nodes[i];
-            o += i ? ",{\"id\":" : "{\"id\":";
-            q(o, names && i < names->size() ? (*names)[i] : std::to_string(i));
-            o += ",\"x\":";
-            num(o, n.x);
-            o += ",\"y\":";
-            num(o, n.y);
-            o += ",\"width\":";
-            num(o, n.width);
-            o += ",\"height\":";
-            num(o, n.height);
-            o += ",\"layer\":" + std::to_string(n.layer) + "}";
+            Members(b)
+                .str("id", names && i < names->size() ? (*names)[i] : std::to_string(i))
+                .num("x", n.x).num("y", n.y).num("width", n.width).num("height", n.height)
+                .u("layer", n.layer);
         }
-        o += "],\"edges\":[";
-        for (size_t i = 0; i < layout->edges.size(); ++i) {
-            const auto& e = layout->edges[i];
-            o += i ? ",{" : "{";
-            o += "\"from\":" + std::to_string(e.from) + ",\"to\":" + std::to_string(e.to) + ",\"points\":[";
-            for (size_t k = 0; k < e.points.size(); ++k) {
-                o += k ? ",[" : "[";
-                num(o, e.points[k].first);
-                o += ',';
-                num(o, e.points[k].second);
-                o += ']';
+        b.end();
+        l.at("edges").beginArray();
+        for (const auto& e : layout->edges) {
+            Members edge(b);
+            edge.u("from", e.from).u("to", e.to);
+            edge.at("points").beginArray();
+            for (const auto& [x, y] : e.points) {
+                b.beginArray();
+                num(b, x);
+                num(b, y);
+                b.end();
             }
-            o += "],\"back\":";
-            o += (e.reversed || e.selfLoop) ? "true" : "false";
-            o += '}';
+            b.end();
+            edge.flag("back", e.reversed || e.selfLoop);
         }
-        o += "],\"back_edges\":[";
-        for (size_t i = 0; i < layout->backEdges.size(); ++i)
-            o += (i ? "," : "") + std::to_string(layout->backEdges[i]);
-        o += "],\"groups\":[";
-        for (size_t i = 0; i < layout->groups.size(); ++i) {
-            const auto& g = layout->groups[i];
-            o += i ? ",{\"nodes\":[" : "{\"nodes\":[";
-            for (size_t k = 0; k < g.nodes.size(); ++k)
-                o += (k ? "," : "") + std::to_string(g.nodes[k]);
-            o += "],\"x\":";
-            num(o, g.x);
-            o += ",\"y\":";
-            num(o, g.y);
-            o += ",\"width\":";
-            num(o, g.width);
-            o += ",\"height\":";
-            num(o, g.height);
-            o += '}';
+        b.end();
+        l.at("back_edges").beginArray();
+        for (uint32_t e : layout->backEdges)
+            b.uinteger(e);
+        b.end();
+        l.at("groups").beginArray();
+        for (const auto& g : layout->groups) {
+            Members group(b);
+            group.at("nodes").beginArray();
+            for (uint32_t n : g.nodes)
+                b.uinteger(n);
+            b.end();
+            group.num("x", g.x).num("y", g.y).num("width", g.width).num("height", g.height);
         }
-        o += "]}";
+        b.end();
     }
-    o += "}\n";
-    return o;
+    o.close();
+    return document(std::move(b));
 }
 
 std::vector<std::string> checkpointWarnings(const GradientCheckpoint& c, const GraphAnalysis& a)
@@ -354,18 +363,22 @@ std::string graphDot(const GradientCheckpoint& c, const GraphAnalysis& a)
 
 std::string checkpointInfoJson(const GradientCheckpoint& c, const GraphAnalysis& a)
 {
-    std::string o = "{\"kind\":\"gradient_checkpoint\",\"format\":\"ipfrs-tensorlogic 0.2.0 GradientCheckpoint (serde_json)\"";
-    o += ",\"step\":" + std::to_string(c.step) + ",\"timestamp\":" + std::to_string(c.timestamp) + ",\"loss_cid\":";
-    optStr(o, c.lossCid);
     uint64_t blobBytes = 0;
-    for (const auto& b : c.optimizerState)
-        blobBytes += b.bytes.size();
-    o += ",\"counts\":{\"nodes\":" + std::to_string(c.graph.nodes.size()) + ",\"edges\":" + std::to_string(c.graph.edges.size())
-        + ",\"optimizer_entries\":" + std::to_string(c.optimizerState.size()) + ",\"optimizer_bytes\":" + std::to_string(blobBytes)
-        + ",\"ordered_nodes\":" + std::to_string(a.topologicalOrder.size()) + "}";
-    o += ",\"warnings\":";
-    strings(o, checkpointWarnings(c, a));
-    return o + "}\n";
+    for (const auto& blob : c.optimizerState)
+        blobBytes += blob.bytes.size();
+    TapeBuilder b;
+    Members o(b);
+    o.str("kind", "gradient_checkpoint").str("format", "ipfrs-tensorlogic 0.2.0 GradientCheckpoint (serde_json)");
+    o.u("step", c.step).u("timestamp", c.timestamp).opt("loss_cid", c.lossCid);
+    Members(o.at("counts"))
+        .u("nodes", c.graph.nodes.size())
+        .u("edges", c.graph.edges.size())
+        .u("optimizer_entries", c.optimizerState.size())
+        .u("optimizer_bytes", blobBytes)
+        .u("ordered_nodes", a.topologicalOrder.size());
+    o.strings("warnings", checkpointWarnings(c, a));
+    o.close();
+    return document(std::move(b));
 }
 
 std::string checkpointInfoText(const std::string& file, const GradientCheckpoint& c, const GraphAnalysis& a)
@@ -385,34 +398,28 @@ std::string checkpointInfoText(const std::string& file, const GradientCheckpoint
 
 std::string blocksJson(const CarStore& store)
 {
-    std::string o = "{\"version\":" + std::to_string(store.header().version) + ",\"roots\":[";
-    for (size_t i = 0; i < store.header().roots.size(); ++i) {
-        if (i)
-            o += ',';
-        q(o, store.header().roots[i].toString());
-    }
-    o += "],\"header\":{\"roots_zero_prefix\":";
-    o += store.header().rootsWithZeroPrefix ? "true" : "false";
-    o += ",\"version_key_first\":";
-    o += store.header().versionKeyFirst ? "true" : "false";
-    o += "},\"blocks\":[";
+    TapeBuilder b;
+    Members o(b);
+    o.u("version", store.header().version);
+    o.at("roots").beginArray();
+    for (const auto& root : store.header().roots)
+        b.str(root.toString());
+    b.end();
+    Members(o.at("header")).flag("roots_zero_prefix", store.header().rootsWithZeroPrefix).flag("version_key_first", store.header().versionKeyFirst);
+    o.at("blocks").beginArray();
     uint64_t corrupted = 0;
     for (size_t i = 0; i < store.blocks().size(); ++i) {
-        const auto& b = store.blocks()[i];
+        const auto& block = store.blocks()[i];
         const BlockCheck check = store.verify(i);
         corrupted += check == BlockCheck::Corrupted;
-        o += i ? ",{\"cid\":" : "{\"cid\":";
-        q(o, b.cid.toString());
-        o += ",\"codec\":";
-        q(o, codecName(b.cid.codec));
-        o += ",\"hash\":";
-        q(o, hashName(b.cid.hashCode));
-        o += ",\"size\":" + std::to_string(b.dataSize) + ",\"offset\":" + std::to_string(b.dataOffset) + ",\"check\":";
-        q(o, blockCheckName(check));
-        o += '}';
+        Members entry(b);
+        cidFacts(entry, block.cid);
+        entry.u("size", block.dataSize).u("offset", block.dataOffset).str("check", blockCheckName(check));
     }
-    o += "],\"duplicates\":" + std::to_string(store.duplicateBlocks()) + ",\"corrupted\":" + std::to_string(corrupted) + "}\n";
-    return o;
+    b.end();
+    o.u("duplicates", store.duplicateBlocks()).u("corrupted", corrupted);
+    o.close();
+    return document(std::move(b));
 }
 
 std::string blocksText(const std::string& file, const CarStore& store)
@@ -433,20 +440,17 @@ std::string blocksText(const std::string& file, const CarStore& store)
 
 std::string blobJson(const OptimizerBlob& blob, BlobView view, size_t limit)
 {
-    std::string o = "{\"kind\":\"optimizer_blob\",\"key\":";
-    q(o, blob.key);
-    o += ",\"len\":" + std::to_string(blob.bytes.size()) + ",\"view\":";
-    q(o, blobViewName(view));
+    TapeBuilder b;
+    Members o(b);
+    o.str("kind", "optimizer_blob").str("key", blob.key).u("len", blob.bytes.size()).str("view", blobViewName(view));
     if (auto s = blobStats(blob.bytes, view)) {
-        o += ',';
         statsJson(o, *s);
-        o += ",\"values\":";
-        valuesJson(o, blob.bytes, view, limit);
+        valuesJson(o.at("values"), blob.bytes, view, limit);
     } else {
-        o += ",\"error\":";
-        q(o, s.error().what);
+        o.str("error", s.error().what);
     }
-    return o + "}\n";
+    o.close();
+    return document(std::move(b));
 }
 
 std::string blobText(const OptimizerBlob& blob, BlobView view, size_t limit)
@@ -464,34 +468,21 @@ std::string blobText(const OptimizerBlob& blob, BlobView view, size_t limit)
 
 std::string nodeJson(const ComputationNode& n, const ComputationGraphStore& g)
 {
-    std::string o = "{\"kind\":\"node\",\"id\":";
-    q(o, n.id);
-    o += ",\"op\":";
-    q(o, n.op);
-    o += ",\"input_cids\":[";
-    for (size_t i = 0; i < n.inputCids.size(); ++i) {
-        const auto c = classifyCid(n.inputCids[i]);
-        o += i ? ",{\"cid\":" : "{\"cid\":";
-        q(o, n.inputCids[i]);
-        o += ",\"kind\":";
-        q(o, cidClassName(c.kind));
-        o += '}';
-    }
-    o += "],\"output_cid\":";
-    optStr(o, n.outputCid);
-    o += ",\"gradient_cid\":";
-    optStr(o, n.gradientCid);
-    o += ",\"metadata\":{";
-    for (size_t i = 0; i < n.metadata.size(); ++i) {
-        if (i)
-            o += ',';
-        q(o, n.metadata[i].first);
-        o += ':';
-        q(o, n.metadata[i].second);
-    }
-    o += "},\"consumers\":";
-    strings(o, n.outputCid ? findConsumers(g, *n.outputCid) : std::vector<std::string>());
-    return o + "}\n";
+    TapeBuilder b;
+    Members o(b);
+    o.str("kind", "node").str("id", n.id).str("op", n.op);
+    o.at("input_cids").beginArray();
+    for (const auto& cid : n.inputCids)
+        Members(b).str("cid", cid).str("kind", cidClassName(classifyCid(cid).kind));
+    b.end();
+    o.opt("output_cid", n.outputCid).opt("gradient_cid", n.gradientCid);
+    Members metadata(o.at("metadata"));
+    for (const auto& [k, v] : n.metadata)
+        metadata.str(k, v);
+    metadata.close();
+    o.strings("consumers", n.outputCid ? findConsumers(g, *n.outputCid) : std::vector<std::string>());
+    o.close();
+    return document(std::move(b));
 }
 
 std::string nodeText(const ComputationNode& n, const ComputationGraphStore& g)
@@ -511,31 +502,18 @@ std::string nodeText(const ComputationNode& n, const ComputationGraphStore& g)
 
 std::string blockJson(const Cid& cid, std::span<const uint8_t> data, BlockCheck check, size_t limit)
 {
-    std::string o = "{\"kind\":\"block\",\"cid\":";
-    q(o, cid.toString());
-    o += ",\"codec\":";
-    q(o, codecName(cid.codec));
-    o += ",\"hash\":";
-    q(o, hashName(cid.hashCode));
-    o += ",\"size\":" + std::to_string(data.size()) + ",\"check\":";
-    q(o, blockCheckName(check));
-    o += ",\"magic\":";
+    TapeBuilder b;
+    Members o(b);
+    o.str("kind", "block");
+    cidFacts(o, cid);
     const auto magic = magicOf(data);
-    if (magic.empty())
-        o += "null";
-    else
-        q(o, magic);
-    o += ",\"views\":{";
-    bool first = true;
-    for (BlobView v : plausibleViews(data.size())) {
-        if (!first)
-            o += ',';
-        first = false;
-        q(o, blobViewName(v));
-        o += ':';
-        valuesJson(o, data, v, limit);
-    }
-    return o + "}}\n";
+    o.u("size", data.size()).str("check", blockCheckName(check)).opt("magic", magic.empty() ? std::nullopt : std::optional<std::string>(magic));
+    Members views(o.at("views"));
+    for (BlobView v : plausibleViews(data.size()))
+        valuesJson(views.at(blobViewName(v)), data, v, limit);
+    views.close();
+    o.close();
+    return document(std::move(b));
 }
 
 std::string blockText(const Cid& cid, std::span<const uint8_t> data, BlockCheck check, size_t limit)

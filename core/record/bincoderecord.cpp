@@ -4,12 +4,11 @@
 
 #include "core/codec/bincode.h"
 #include "core/codec/schema.h"
+#include "core/record/index.h"
 
 #include <functional>
 
 namespace ckpt {
-
-Result<void> indexEnvelope(Record& r, bool lenient); // index.cpp
 
 namespace {
 

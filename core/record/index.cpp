@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Interpreting a decoded envelope: what kind of record it is, where its tensors, parameters,
 // optimizer entries, pending gradients, scheduler and caller state are (format spec §5 - §9).
+#include "core/record/index.h"
+
 #include "core/codec/msgpack.h"
 #include "core/record/errors.h"
 #include "core/record/record.h"

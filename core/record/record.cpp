@@ -6,6 +6,8 @@
 #include "core/codec/json.h"
 #include "core/codec/msgpack.h"
 #include "core/record/bincoderecord.h"
+#include "core/record/index.h"
+#include "core/record/sniff.h"
 
 #include <algorithm>
 #include <bit>
@@ -15,28 +17,7 @@
 
 namespace ckpt {
 
-Result<void> indexEnvelope(Record& r, bool lenient); // index.cpp
-
 namespace {
-
-enum class Wire { Msgpack, Json, Bincode };
-
-Wire sniffWire(std::span<const uint8_t> d)
-{
-    if (d.empty())
-        return Wire::Bincode;
-    const uint8_t b = d[0];
-    if ((b >= 0x80 && b <= 0x8f) || b == 0xde || b == 0xdf)
-        return Wire::Msgpack;
-    size_t i = 0;
-    while (i < d.size() && (d[i] == ' ' || d[i] == '\n' || d[i] == '\r' || d[i] == '\t'))
-        ++i;
-    if (i < d.size() && (d[i] == '{' || d[i] == '['))
-        return Wire::Json;
-    if (d.size() >= 3 && d[0] == 0xef && d[1] == 0xbb && d[2] == 0xbf)
-        return Wire::Json; // a BOM: let the JSON reader reject it with serde_json's message
-    return Wire::Bincode;
-}
 
 bool isByteSequence(const Tape& t, uint32_t node)
 {
@@ -90,16 +71,6 @@ void packMsgpackByteArrays(Tape& t)
     t = std::move(b).finish();
 }
 
-Recorder recorderFor(Wire w, bool gz)
-{
-    switch (w) {
-    case Wire::Msgpack: return gz ? Recorder::NamedMpkGz : Recorder::NamedMpk;
-    case Wire::Json: return gz ? Recorder::JsonGz : Recorder::PrettyJson;
-    case Wire::Bincode: return gz ? Recorder::BinGz : Recorder::Bin;
-    }
-    return Recorder::NamedMpk;
-}
-
 } // namespace
 
 Result<std::shared_ptr<const Record>> openRecord(const std::string& path, const OpenOptions& options, const Progress& progress)
@@ -127,15 +98,11 @@ Result<std::shared_ptr<const Record>> openRecordBytes(BytesPtr bytes, const std:
     if (decoded->size() == 0)
         return std::unexpected(Error{ErrorCode::Truncated, "the file is empty: expected a record", name, uint64_t(0)});
 
-    Wire wire = sniffWire(decoded->span());
-    if (options.assumeRecorder) {
-        const Recorder r = *options.assumeRecorder;
-        wire = (r == Recorder::NamedMpk || r == Recorder::NamedMpkGz) ? Wire::Msgpack
-            : (r == Recorder::PrettyJson || r == Recorder::JsonGz)   ? Wire::Json
-                                                                     : Wire::Bincode;
-    }
+    if (sniffBytes(decoded->span()) == FileFamily::GradientCheckpoint)
+        return std::unexpected(Error{ErrorCode::Unsupported, "this is an ipfrs GradientCheckpoint, not a Burn record (use `ckpt graph`)", name});
+    const RecordWire wire = options.assumeRecorder ? wireOf(*options.assumeRecorder) : sniffRecordWire(decoded->span());
     switch (wire) {
-    case Wire::Msgpack: {
+    case RecordWire::Msgpack: {
         auto r = readMsgpack(decoded, {}, progress);
         if (!r)
             return std::unexpected(std::move(r.error()).withFile(name));
@@ -146,23 +113,21 @@ Result<std::shared_ptr<const Record>> openRecordBytes(BytesPtr bytes, const std:
                 + std::to_string(r->consumed) + " (rmp-serde ignores them)");
         break;
     }
-    case Wire::Json: {
+    case RecordWire::Json: {
         auto r = readJson(decoded, {}, progress);
         if (!r)
             return std::unexpected(std::move(r.error()).withFile(name));
         rec->tape = std::move(*r);
-        if (rec->tape.isMap(0) && rec->tape.find(0, "graph") && rec->tape.find(0, "step") && !rec->tape.find(0, "item"))
-            return std::unexpected(Error{ErrorCode::Unsupported, "this is an ipfrs GradientCheckpoint, not a Burn record (use `ckpt graph`)", name});
         break;
     }
-    case Wire::Bincode: {
+    case RecordWire::Bincode: {
         auto r = decodeBincodeRecord(decoded, options, *rec);
         if (!r)
             return std::unexpected(std::move(r.error()).withFile(name));
         break;
     }
     }
-    rec->recorder = options.assumeRecorder.value_or(recorderFor(wire, gz));
+    rec->recorder = options.assumeRecorder.value_or(recorderOf(wire, gz));
     if (rec->partial)
         return std::shared_ptr<const Record>(std::move(rec));
     if (auto r = indexEnvelope(*rec, options.lenient); !r)

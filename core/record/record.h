@@ -3,7 +3,9 @@
 #pragma once
 
 #include "core/io/gzip.h"
+#include "core/record/paramid.h"
 #include "core/record/recorder.h"
+#include "core/record/typecheck.h"
 #include "core/tensor/dtype.h"
 #include "core/tensor/stats.h"
 #include "core/util/progress.h"
@@ -158,15 +160,6 @@ Result<std::shared_ptr<const Record>> openRecord(const std::string& path, const 
 /** The same for bytes already in memory; \a name is used in messages. */
 Result<std::shared_ptr<const Record>> openRecordBytes(BytesPtr bytes, const std::string& name,
     const OpenOptions& options = {}, const Progress& progress = Progress::none());
-/**
- * The strict verdict on an indexed record: accepted iff the typed serde decoder of its declared
- * type would decode it (every value of a type the record kind fixes: envelope, metadata,
- * TensorData with len == numel * size, ParamSerde, adaptor enums, optimizer states, pending
- * gradients with unique ids and float dtypes, the parameter contract, ModelState version 1).
- * Values of types the file does not declare (a module's own fields, the caller state, the
- * scheduler scalar) are not judged. The error names the offset and path.
- */
-Result<void> checkRecordTypes(const Record& record);
 /** Indexes an envelope tape built in memory (the trainer, tests). */
 Result<std::shared_ptr<const Record>> indexRecord(Tape tape, Recorder recorder, const std::string& name);
 
@@ -194,11 +187,6 @@ Result<ConvertResult> convertRecord(const Record& record, Recorder recorder, Pre
     const BincodeSchema* bincodeTarget = nullptr); ///< bincodeTarget: the record's Rust layout, to write Bin/BinGz with (default: the record's own, else derived) and to type a JSON record's floats written as MessagePack
 /** The converted envelope tape without writing it. */
 Result<Tape> convertedEnvelope(const Record& record, Recorder recorder, Precision precision, ConvertResult& report);
-
-/** Base32 (BASE32_DNSSEC, no padding) of a u64's little-endian bytes: Burn's ParamId text. */
-std::string paramIdFromU64(uint64_t id);
-/** Decodes a 13- or 10-char ParamId text to its u64 (zero-padded little endian). */
-std::optional<uint64_t> paramIdToU64(std::string_view id);
 
 /** Writes Burn's TensorData map {bytes, shape, dtype} in serde's field order, \a bytes copied into the tape. */
 void writeTensorData(TapeBuilder& b, std::string_view dtype, std::span<const uint64_t> shape, std::span<const uint8_t> bytes);

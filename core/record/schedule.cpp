@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/record/schedule.h"
 
+#include "core/record/fieldreader.h"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -31,77 +33,6 @@ double powi(double a, int b)
     }
     return recip ? 1.0 / r : r;
 }
-
-std::unexpected<Error> invalidAt(std::string path, std::string what)
-{
-    auto e = fail(ErrorCode::Invalid, std::move(what));
-    e.error().recordPath = std::move(path);
-    return e;
-}
-
-/** Typed reads of one map of the caller state; errors name the field by its record path. */
-struct Fields {
-    const Tape* tapePtr;
-    uint32_t node;
-    std::string path;
-
-    const Tape& tape() const { return *tapePtr; }
-
-    Result<uint32_t> get(std::string_view key) const
-    {
-        auto v = tape().isMap(node) ? tape().find(node, key) : std::nullopt;
-        if (!v)
-            return invalidAt(appendKeyToPath(path, key), "missing field `" + std::string(key) + "`");
-        return *v;
-    }
-    Result<Fields> sub(std::string_view key) const
-    {
-        auto v = get(key);
-        if (!v)
-            return std::unexpected(v.error());
-        if (!tape().isMap(*v))
-            return invalidAt(appendKeyToPath(path, key), "expected a map");
-        return Fields{tapePtr, *v, appendKeyToPath(path, key)};
-    }
-    Result<uint64_t> u64(std::string_view key) const
-    {
-        auto v = get(key);
-        if (!v)
-            return std::unexpected(v.error());
-        auto n = tape().asU64(*v);
-        if (!n)
-            return invalidAt(appendKeyToPath(path, key), "expected a non-negative integer");
-        return *n;
-    }
-    Result<double> f64(std::string_view key) const
-    {
-        auto v = get(key);
-        if (!v)
-            return std::unexpected(v.error());
-        const Kind k = tape()[*v].kind;
-        auto n = tape().asNumber(*v);
-        if ((k != Kind::F64 && k != Kind::F32 && k != Kind::UInt && k != Kind::Int) || !n)
-            return invalidAt(appendKeyToPath(path, key), "expected a number");
-        return *n;
-    }
-    Result<std::string> str(std::string_view key) const
-    {
-        auto v = get(key);
-        if (!v)
-            return std::unexpected(v.error());
-        if (!tape().isStr(*v))
-            return invalidAt(appendKeyToPath(path, key), "expected a string");
-        return std::string(tape().str(*v));
-    }
-};
-
-#define CKPT_SCHEDULE_TRY(lhs, expr)            \
-    do {                                        \
-        auto r_ = (expr);                       \
-        if (!r_)                                \
-            return std::unexpected(r_.error()); \
-        lhs = *r_;                              \
-    } while (0)
 
 } // namespace
 
@@ -176,10 +107,10 @@ double stepLrScheduler(const LrSchedulerConfig& c, LrSchedulerState& s)
 Result<void> readLrSchedulerState(const Tape& t, uint32_t node, const LrSchedulerConfig& c, LrSchedulerState& s)
 {
     if (node >= t.nodes.size())
-        return invalidAt("item[2]", "scheduler record node out of range");
+        return FieldReader::failAt("item[2]", "scheduler record node out of range");
     const Node& n = t[node];
     auto bad = [&](std::string expected) {
-        return invalidAt("item[2]", "the " + std::string(lrSchedulerName(c.kind)) + " scheduler's record is " + expected
+        return FieldReader::failAt("item[2]", "the " + std::string(lrSchedulerName(c.kind)) + " scheduler's record is " + expected
                 + ", found " + kindName(n.kind));
     };
     switch (c.kind) {
@@ -258,8 +189,8 @@ Result<LearningRateSchedule> learningRateSchedule(const Record& record, uint64_t
     const Tape& t = record.tape;
     if (!record.stateNode || *record.stateNode >= t.nodes.size() || !t.isMap(*record.stateNode))
         return fail(ErrorCode::Unsupported, notStored);
-    const Fields root{&t, *record.stateNode, "item[4]"};
-    auto cfgNode = t.find(root.node, "config");
+    const FieldReader root(t, *record.stateNode, "item[4]");
+    auto cfgNode = t.find(root.node(), "config");
     if (!cfgNode || !t.isMap(*cfgNode) || !t.find(*cfgNode, "scheduler"))
         return fail(ErrorCode::Unsupported, notStored);
     if (!record.schedulerNode)
@@ -267,39 +198,39 @@ Result<LearningRateSchedule> learningRateSchedule(const Record& record, uint64_t
 
     LearningRateSchedule out;
     LrSchedulerConfig& c = out.config;
-    Fields cfg = root, opt = root, sch = root, prog = root;
-    CKPT_SCHEDULE_TRY(cfg, root.sub("config"));
-    CKPT_SCHEDULE_TRY(opt, cfg.sub("optimizer"));
-    CKPT_SCHEDULE_TRY(sch, cfg.sub("scheduler"));
-    CKPT_SCHEDULE_TRY(prog, root.sub("progress"));
+    FieldReader cfg = root, opt = root, sch = root, prog = root;
+    CKPT_TRY_ASSIGN(cfg, root.sub("config"));
+    CKPT_TRY_ASSIGN(opt, cfg.sub("optimizer"));
+    CKPT_TRY_ASSIGN(sch, cfg.sub("scheduler"));
+    CKPT_TRY_ASSIGN(prog, root.sub("progress"));
     std::string name;
-    CKPT_SCHEDULE_TRY(name, sch.str("name"));
+    CKPT_TRY_ASSIGN(name, sch.str("name"));
     if (auto k = lrSchedulerFromName(name))
         c.kind = *k;
     else
-        return invalidAt(appendKeyToPath(sch.path, "name"), "unknown scheduler \"" + name + "\"");
-    CKPT_SCHEDULE_TRY(c.initialLr, opt.f64("lr"));
-    CKPT_SCHEDULE_TRY(c.gamma, sch.f64("gamma"));
-    CKPT_SCHEDULE_TRY(c.stepSize, sch.u64("step_size"));
-    CKPT_SCHEDULE_TRY(c.finalLr, sch.f64("final_lr"));
-    CKPT_SCHEDULE_TRY(c.numIters, sch.u64("num_iters"));
-    CKPT_SCHEDULE_TRY(c.warmupSteps, sch.u64("warmup_steps"));
-    CKPT_SCHEDULE_TRY(c.embeddingSize, sch.u64("embedding_size"));
-    CKPT_SCHEDULE_TRY(out.gradAccum, cfg.u64("grad_accum"));
-    CKPT_SCHEDULE_TRY(out.step, prog.u64("step"));
-    CKPT_SCHEDULE_TRY(out.pendingMicroBatches, prog.u64("pending_micro_batches"));
-    CKPT_SCHEDULE_TRY(out.stopStep, prog.u64("stop_step"));
-    CKPT_SCHEDULE_TRY(out.currentLr, prog.f64("last_lr"));
+        return FieldReader::failAt(appendKeyToPath(sch.path(), "name"), "unknown scheduler \"" + name + "\"");
+    CKPT_TRY_ASSIGN(c.initialLr, opt.f64("lr"));
+    CKPT_TRY_ASSIGN(c.gamma, sch.f64("gamma"));
+    CKPT_TRY_ASSIGN(c.stepSize, sch.u64("step_size"));
+    CKPT_TRY_ASSIGN(c.finalLr, sch.f64("final_lr"));
+    CKPT_TRY_ASSIGN(c.numIters, sch.u64("num_iters"));
+    CKPT_TRY_ASSIGN(c.warmupSteps, sch.u64("warmup_steps"));
+    CKPT_TRY_ASSIGN(c.embeddingSize, sch.u64("embedding_size"));
+    CKPT_TRY_ASSIGN(out.gradAccum, cfg.u64("grad_accum"));
+    CKPT_TRY_ASSIGN(out.step, prog.u64("step"));
+    CKPT_TRY_ASSIGN(out.pendingMicroBatches, prog.u64("pending_micro_batches"));
+    CKPT_TRY_ASSIGN(out.stopStep, prog.u64("stop_step"));
+    CKPT_TRY_ASSIGN(out.currentLr, prog.f64("last_lr"));
     if (auto problem = lrSchedulerConfigProblem(c); !problem.empty())
-        return invalidAt(sch.path, problem);
+        return FieldReader::failAt(sch.path(), problem);
     if (out.gradAccum == 0)
-        return invalidAt(appendKeyToPath(cfg.path, "grad_accum"), "grad_accum must be at least 1");
+        return FieldReader::failAt(appendKeyToPath(cfg.path(), "grad_accum"), "grad_accum must be at least 1");
     if (out.pendingMicroBatches >= out.gradAccum)
-        return invalidAt(appendKeyToPath(prog.path, "pending_micro_batches"),
+        return FieldReader::failAt(appendKeyToPath(prog.path(), "pending_micro_batches"),
             "pending_micro_batches " + std::to_string(out.pendingMicroBatches) + " is not below grad_accum "
                 + std::to_string(out.gradAccum));
     if (out.step > std::numeric_limits<uint64_t>::max() - steps)
-        return invalidAt(appendKeyToPath(prog.path, "step"), "step is too large to continue from");
+        return FieldReader::failAt(appendKeyToPath(prog.path(), "step"), "step is too large to continue from");
 
     out.state = initialLrSchedulerState(c);
     if (auto r = readLrSchedulerState(t, *record.schedulerNode, c, out.state); !r)

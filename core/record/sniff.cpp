@@ -4,48 +4,125 @@
 
 #include "core/run/run.h"
 
+#include <algorithm>
 #include <cstdio>
-#include <cstring>
 #include <string_view>
 
 namespace ckpt {
 
-FileFamily sniffBytes(std::span<const uint8_t> d)
+namespace {
+
+constexpr size_t kHead = 1024;
+
+bool isSpace(uint8_t c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+/** The first key of a JSON object (up to 32 characters), empty when \a d is no object starting with a plain key. */
+std::string_view firstJsonKey(std::span<const uint8_t> d)
 {
     size_t i = 0;
-    while (i < d.size() && (d[i] == ' ' || d[i] == '\n' || d[i] == '\r' || d[i] == '\t'))
+    while (i < d.size() && isSpace(d[i]))
         ++i;
-    if (i < d.size() && d[i] == '{') {
+    if (i >= d.size() || d[i] != '{')
+        return {};
+    ++i;
+    while (i < d.size() && isSpace(d[i]))
         ++i;
-        while (i < d.size() && (d[i] == ' ' || d[i] == '\n' || d[i] == '\r' || d[i] == '\t'))
-            ++i;
-        const std::string_view rest(reinterpret_cast<const char*>(d.data() + i), d.size() - i);
-        if (rest.starts_with("\"graph\""))
+    if (i >= d.size() || d[i] != '"')
+        return {};
+    const size_t start = ++i;
+    while (i < d.size() && d[i] != '"' && i - start < 32)
+        ++i;
+    return {reinterpret_cast<const char*>(d.data()) + start, i - start};
+}
+
+bool looksLikeCar(std::span<const uint8_t> d)
+{
+    // CARv1: an unsigned LEB128 header length, then a DAG-CBOR map of one or two entries (0xa1/0xa2)
+    // naming "roots" and/or "version".
+    uint64_t length = 0;
+    size_t pos = 0;
+    for (int shift = 0; pos < d.size() && shift < 63; shift += 7) {
+        const uint8_t b = d[pos++];
+        length |= uint64_t(b & 0x7f) << shift;
+        if (!(b & 0x80))
+            break;
+        if (pos == d.size())
+            return false;
+    }
+    if (pos == 0 || pos >= d.size() || (d[pos] != 0xa1 && d[pos] != 0xa2) || length == 0)
+        return false;
+    const size_t end = size_t(std::min<uint64_t>(d.size(), pos + length));
+    const std::string_view header(reinterpret_cast<const char*>(d.data()) + pos, end - pos);
+    return header.find("roots") != std::string_view::npos || header.find("version") != std::string_view::npos;
+}
+
+} // namespace
+
+FileFamily sniffBytes(std::span<const uint8_t> d)
+{
+    d = d.first(std::min(d.size(), kHead));
+    const std::string_view key = firstJsonKey(d);
+    for (std::string_view field : {"graph", "step", "loss_cid", "optimizer_state", "timestamp", "nodes", "edges"})
+        if (key == field)
             return FileFamily::GradientCheckpoint;
-        return FileFamily::BurnRecord;
-    }
-    // CARv1: varint header length, then a DAG-CBOR map (a1/a2) holding "roots" and/or "version".
-    if (d.size() > 8 && d[0] < 0x80 && (d[1] == 0xa1 || d[1] == 0xa2)) {
-        const std::string_view head(reinterpret_cast<const char*>(d.data()), std::min<size_t>(d.size(), 64));
-        if (head.find("roots") != std::string_view::npos || head.find("version") != std::string_view::npos)
-            return FileFamily::CarFile;
-    }
+    if (looksLikeCar(d))
+        return FileFamily::CarFile;
     return FileFamily::BurnRecord;
 }
 
 FileFamily sniffFile(const std::string& path)
 {
+    if (path == "-")
+        return FileFamily::BurnRecord; // stdin can be read once only: by the record decoders
     if (isRunDirectory(path))
         return FileFamily::RunDirectory;
-    if (path == "-")
-        return FileFamily::BurnRecord;
     FILE* f = std::fopen(path.c_str(), "rb");
     if (!f)
         return FileFamily::Unknown;
-    uint8_t buf[1024];
+    uint8_t buf[kHead];
     const size_t n = std::fread(buf, 1, sizeof buf, f);
     std::fclose(f);
     return sniffBytes({buf, n});
+}
+
+RecordWire sniffRecordWire(std::span<const uint8_t> d)
+{
+    if (d.empty())
+        return RecordWire::Bincode;
+    const uint8_t b = d[0];
+    if ((b >= 0x80 && b <= 0x8f) || b == 0xde || b == 0xdf)
+        return RecordWire::Msgpack;
+    size_t i = 0;
+    while (i < d.size() && isSpace(d[i]))
+        ++i;
+    if (i < d.size() && (d[i] == '{' || d[i] == '['))
+        return RecordWire::Json;
+    if (d.size() >= 3 && d[0] == 0xef && d[1] == 0xbb && d[2] == 0xbf)
+        return RecordWire::Json; // a BOM: let the JSON reader reject it with serde_json's message
+    return RecordWire::Bincode;
+}
+
+Recorder recorderOf(RecordWire wire, bool gzip)
+{
+    switch (wire) {
+    case RecordWire::Msgpack: return gzip ? Recorder::NamedMpkGz : Recorder::NamedMpk;
+    case RecordWire::Json: return gzip ? Recorder::JsonGz : Recorder::PrettyJson;
+    case RecordWire::Bincode: return gzip ? Recorder::BinGz : Recorder::Bin;
+    }
+    return Recorder::NamedMpk;
+}
+
+RecordWire wireOf(Recorder r)
+{
+    switch (r) {
+    case Recorder::NamedMpk:
+    case Recorder::NamedMpkGz: return RecordWire::Msgpack;
+    case Recorder::PrettyJson:
+    case Recorder::JsonGz: return RecordWire::Json;
+    case Recorder::Bin:
+    case Recorder::BinGz: return RecordWire::Bincode;
+    }
+    return RecordWire::Msgpack;
 }
 
 } // namespace ckpt

@@ -7,6 +7,8 @@
 // the caller state, the scheduler's scalar) are accepted as they are; every value of a type the
 // record kind fixes (envelope, metadata, TensorData, ParamSerde, adaptor enums, optimizer states,
 // GradientsParamsRecord, the parameter contract) is checked as serde would check it.
+#include "core/record/typecheck.h"
+
 #include "core/codec/msgpack.h"
 #include "core/record/errors.h"
 #include "core/record/record.h"

@@ -45,7 +45,7 @@ std::optional<uint64_t> stateU64(const Record& r, std::string_view a, std::strin
     return v ? r.tape.asU64(*v) : std::nullopt;
 }
 
-/** ckpt-train's continuation state blob in a GradientCheckpoint (app/train/graph_checkpoint.h, kResumeStateKey). */
+/** ckpt-train's continuation state blob in a GradientCheckpoint (app/train/graphcheckpoint.h, kResumeStateKey). */
 constexpr const char* kResumeStateKey = "ckpt-train/resume_state";
 
 /** A u64 at <a>.<b>.<c> of a tape. */

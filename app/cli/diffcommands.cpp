@@ -1,13 +1,14 @@
 // SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "app/cli/cmd_diff.h"
+#include "app/cli/diffcommands.h"
 
 #include "app/cli/args.h"
 #include "app/cli/exits.h"
-#include "app/cli/cmd_graph.h"
+#include "app/cli/graphcommands.h"
 #include "core/diff/graphdiff.h"
 #include "core/graph/locate.h"
 #include "core/io/bytes.h"
+#include "core/record/sniff.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -111,7 +112,7 @@ std::optional<int> graphDiffCommand(const std::vector<std::string>& argv)
         return std::nullopt; // the record diff reports usage errors
     const std::string& pa = a.positional()[0];
     const std::string& pb = a.positional()[1];
-    const bool ga = looksLikeGradientCheckpoint(pa), gb = looksLikeGradientCheckpoint(pb);
+    const bool ga = sniffFile(pa) == FileFamily::GradientCheckpoint, gb = sniffFile(pb) == FileFamily::GradientCheckpoint;
     if (!ga && !gb)
         return std::nullopt;
     if (ga != gb)

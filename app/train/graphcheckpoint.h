@@ -6,6 +6,7 @@
 #include "app/train/optim.h"
 #include "core/codec/json.h"
 #include "core/graph/car.h"
+#include "core/graph/checkpoint.h"
 #include "core/graph/cid.h"
 #include "core/io/bytes.h"
 
@@ -125,94 +126,42 @@ public:
                 if (std::find(nodes[i].inputs.begin(), nodes[i].inputs.end(), nodes[p].output) != nodes[i].inputs.end())
                     edges.emplace_back(ids[p], ids[i]);
 
-        TapeBuilder b;
-        b.beginMap();
-        b.key("graph");
-        b.beginMap();
-        b.key("nodes");
-        b.beginMap();
+        // The checkpoint goes through core's writer (saveGradientCheckpoint, GradientCheckpoint::save's
+        // bytes), the one that `ckpt resave` and the app use.
+        GradientCheckpoint checkpoint;
         for (size_t i = 0; i < nodes.size(); ++i) {
-            const NodeSpec& n = nodes[i];
-            b.key(ids[i]);
-            b.beginMap();
-            b.key("id");
-            b.str(ids[i]);
-            b.key("op");
-            b.str(n.op);
-            b.key("input_cids");
-            b.beginArray();
-            for (const auto& in : n.inputs)
-                b.str(in);
-            b.end();
-            b.key("output_cid");
-            b.str(n.output);
-            b.key("gradient_cid");
-            if (n.gradient.empty())
-                b.nil();
-            else
-                b.str(n.gradient);
-            b.key("metadata");
-            b.beginMap();
-            for (const auto& [k, v] : n.meta) {
-                b.key(k);
-                b.str(v);
-            }
-            b.end();
-            b.end();
+            NodeSpec& n = nodes[i];
+            ComputationNode node{ids[i], std::move(n.op), std::move(n.inputs), std::move(n.output), std::nullopt, std::move(n.meta)};
+            if (!n.gradient.empty())
+                node.gradientCid = std::move(n.gradient);
+            checkpoint.graph.nodes.emplace_back(ids[i], std::move(node));
         }
-        b.end();
-        b.key("edges");
-        b.beginArray();
-        for (const auto& [from, to] : edges) {
-            b.beginArray();
-            b.str(from);
-            b.str(to);
-            b.end();
-        }
-        b.end();
-        b.end();
-        b.key("step");
-        b.uinteger(step);
-        b.key("loss_cid");
-        b.str(loss);
-        b.key("optimizer_state");
-        b.beginMap();
+        checkpoint.graph.edges = std::move(edges);
+        checkpoint.step = step;
+        checkpoint.lossCid = loss;
+        auto blob = [&](std::string key, std::vector<uint8_t> bytes) { checkpoint.optimizerState.push_back({std::move(key), std::move(bytes)}); };
         for (size_t i = 0; i < M::Count; ++i) {
             const auto& s = state[i];
             if (!s.present)
                 continue;
             const std::string& name = model.params[i].modulePath;
             if (c.optimizer == OptimizerKind::Sgd) {
-                if (s.velocity) {
-                    b.key(name + "/momentum_buffer");
-                    b.bin(rawBytes(*s.velocity));
-                }
+                if (s.velocity)
+                    blob(name + "/momentum_buffer", rawBytes(*s.velocity));
             } else {
-                b.key(name + "/exp_avg");
-                b.bin(rawBytes(s.moment1));
-                b.key(name + "/exp_avg_sq");
-                b.bin(rawBytes(s.moment2));
-                if (s.maxMoment2) {
-                    b.key(name + "/max_exp_avg_sq");
-                    b.bin(rawBytes(*s.maxMoment2));
-                }
-                b.key(name + "/step");
+                blob(name + "/exp_avg", rawBytes(s.moment1));
+                blob(name + "/exp_avg_sq", rawBytes(s.moment2));
+                if (s.maxMoment2)
+                    blob(name + "/max_exp_avg_sq", rawBytes(*s.maxMoment2));
                 std::vector<uint8_t> t(8);
                 std::memcpy(t.data(), &s.time, 8);
-                b.bin(t);
+                blob(name + "/step", std::move(t));
             }
         }
-        b.key(kResumeStateKey);
-        b.bin(resumeStateBlob(c, progress, model, accum));
-        b.end();
-        b.key("timestamp");
-        b.uinteger(timestamp());
-        b.end();
-        const Tape tape = std::move(b).finish();
-        Sink sink;
-        writeJson(tape, tape.root(), JsonStyle::Pretty, sink);
+        blob(kResumeStateKey, resumeStateBlob(c, progress, model, accum));
+        checkpoint.timestamp = timestamp();
         const auto jsonPath = dir / ("step-" + std::to_string(step) + ".json");
-        if (auto r = writeFileAtomic(jsonPath.string(), sink.buffer()); !r)
+        if (auto r = writeFileAtomic(jsonPath.string(), saveGradientCheckpoint(checkpoint)); !r)
             return std::unexpected(std::move(r.error()).withFile(jsonPath.string()));
 
         auto lossCid = parseCid(loss);

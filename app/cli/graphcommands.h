@@ -18,9 +18,6 @@ int cmdGraph(const std::vector<std::string>& argv);
 /** `ckpt blocks FILE.car [--json]`: CID, codec, size, offset and hash check of every block. Exit 1 if any block is corrupted. */
 int cmdBlocks(const std::vector<std::string>& argv);
 
-/** True when \a path is a JSON file whose first key is a GradientCheckpoint/ComputationGraphStore field (cheap sniff). */
-bool looksLikeGradientCheckpoint(const std::string& path);
-
 /**
  * The GradientCheckpoint flavour of `info`, `validate`, `resave` and `show` (\a argv: the command's
  * arguments, as the record commands get them). Returns nullopt when \a path is not a

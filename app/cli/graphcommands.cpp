@@ -1,6 +1,6 @@
 // SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "app/cli/cmd_graph.h"
+#include "app/cli/graphcommands.h"
 
 #include "app/cli/args.h"
 #include "app/cli/exits.h"
@@ -9,9 +9,9 @@
 #include "core/graph/car.h"
 #include "core/graph/checkpoint.h"
 #include "core/graph/layout.h"
-#include "core/graph/locate.h"
 #include "core/graph/report.h"
 #include "core/io/bytes.h"
+#include "core/record/sniff.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -32,15 +32,6 @@ Result<GradientCheckpoint> loadCheckpoint(const std::string& path)
     return loadGradientCheckpoint(*bytes, true);
 }
 
-bool looksLikeCar(const BytesPtr& b)
-{
-    // varint header length, then a CBOR map of two entries (0xa2) or one (0xa1).
-    const auto s = b->span();
-    size_t pos = 0;
-    auto len = readVarint(s, pos);
-    return len && pos < s.size() && (s[pos] == 0xa2 || s[pos] == 0xa1) && *len <= s.size() - pos;
-}
-
 size_t parseLimit(const Args& a, bool& ok)
 {
     ok = true;
@@ -54,9 +45,10 @@ size_t parseLimit(const Args& a, bool& ok)
     return 16;
 }
 
-int showBlock(const std::string& carPath, const std::string& cidText, bool json, size_t limit)
+/** `show` of one block of a CAR file, from the file's mapping when the caller has it already. */
+int showBlock(const std::string& carPath, const BytesPtr* mapped, const std::string& cidText, bool json, size_t limit)
 {
-    auto bytes = read(carPath);
+    Result<BytesPtr> bytes = mapped ? Result<BytesPtr>(*mapped) : read(carPath);
     if (!bytes)
         return inputError(carPath, bytes.error());
     auto store = CarStore::open(*bytes);
@@ -75,8 +67,6 @@ int showBlock(const std::string& carPath, const std::string& cidText, bool json,
 }
 
 } // namespace
-
-bool looksLikeGradientCheckpoint(const std::string& path) { return looksLikeGradientCheckpointFile(path); }
 
 int cmdGraph(const std::vector<std::string>& argv)
 {
@@ -147,6 +137,15 @@ int cmdBlocks(const std::vector<std::string>& argv)
 
 std::optional<int> gradientCheckpointCommand(const std::string& command, const std::string& path, const std::vector<std::string>& argv)
 {
+    // The sniff reads the first KiB; only a GradientCheckpoint or a CAR file is mapped here, once,
+    // and the CAR index or the checkpoint decoder reads that mapping. A record is left to the record
+    // commands, which map it (or read stdin) themselves.
+    const FileFamily family = sniffFile(path);
+    const bool ours = family == FileFamily::GradientCheckpoint || (family == FileFamily::CarFile && command == "show");
+    Result<BytesPtr> bytes = ours ? mapFile(path) : Result<BytesPtr>(BytesPtr{});
+    if (!bytes)
+        return inputError(path, bytes.error());
+    auto checkpoint = [&]() -> Result<GradientCheckpoint> { return loadGradientCheckpoint(*bytes, true); };
     if (command == "show") {
         Args a(argv, {"--limit", "--blocks", "--view", "--schema", "--schema-from"}, {"--json"});
         bool limitOk = true;
@@ -157,14 +156,14 @@ std::optional<int> gradientCheckpointCommand(const std::string& command, const s
             return std::nullopt;
         const std::string& what = a.positional()[1];
         const bool json = a.flag("--json");
-        if (auto bytes = read(path); bytes && looksLikeCar(*bytes))
-            return showBlock(path, what, json, limit);
-        if (!looksLikeGradientCheckpoint(path)) {
+        if (family == FileFamily::CarFile)
+            return showBlock(path, &*bytes, what, json, limit);
+        if (family != FileFamily::GradientCheckpoint) {
             if (auto car = a.value("--blocks"); car && classifyCid(what).cid)
-                return showBlock(*car, what, json, limit);
+                return showBlock(*car, nullptr, what, json, limit);
             return std::nullopt;
         }
-        auto c = loadCheckpoint(path);
+        auto c = checkpoint();
         if (!c)
             return inputError(path, c.error());
         for (const auto& [key, n] : c->graph.nodes)
@@ -185,14 +184,14 @@ std::optional<int> gradientCheckpointCommand(const std::string& command, const s
                 return 0;
             }
         if (auto car = a.value("--blocks"))
-            return showBlock(*car, what, json, limit);
+            return showBlock(*car, nullptr, what, json, limit);
         return inputError(path, Error{ErrorCode::Invalid, what + " is neither a node id nor an optimizer_state key (give --blocks FILE.car to resolve a CID)"});
     }
-    if (!looksLikeGradientCheckpoint(path))
+    if (family != FileFamily::GradientCheckpoint)
         return std::nullopt;
     if (command == "info") {
         Args a(argv, {"--schema", "--schema-from"}, {"--json"});
-        auto c = loadCheckpoint(path);
+        auto c = checkpoint();
         if (!c)
             return inputError(path, c.error());
         const auto analysis = analyzeGraph(*c);
@@ -200,7 +199,7 @@ std::optional<int> gradientCheckpointCommand(const std::string& command, const s
         return 0;
     }
     if (command == "validate") {
-        auto c = loadCheckpoint(path);
+        auto c = checkpoint();
         if (!c)
             return inputError(path, c.error());
         const auto analysis = analyzeGraph(*c);
@@ -213,9 +212,6 @@ std::optional<int> gradientCheckpointCommand(const std::string& command, const s
         Args a(argv, {"--schema", "--schema-from"}, {});
         if (a.positional().size() != 2)
             return usageError("resave takes IN and OUT");
-        auto bytes = read(path);
-        if (!bytes)
-            return inputError(path, bytes.error());
         auto tape = readJson(*bytes, JsonReadOptions{UINT32_MAX, true, true});
         if (!tape)
             return inputError(path, tape.error());

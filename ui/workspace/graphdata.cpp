@@ -1,0 +1,94 @@
+// SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/workspace/graphdata.h"
+
+#include <QFileInfo>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <string_view>
+#include <unordered_map>
+
+namespace ckpt::ui {
+
+Result<std::shared_ptr<const GraphData>> openGraph(GradientCheckpoint checkpoint, const QString& path, const Progress& progress)
+{
+    if (progress.cancelled())
+        return fail(ErrorCode::Cancelled, "cancelled");
+    auto data = graphDataFor(std::move(checkpoint), path);
+    // ckpt-train writes the tensor blocks a checkpoint names as a CAR file beside it
+    const QString car = carBesideGraph(path);
+    if (QFileInfo::exists(car)) {
+        auto store = openCarFile(car);
+        if (store) {
+            data->car = std::move(*store);
+            data->carPath = car;
+        } else {
+            data->carError = QString::fromStdString(store.error().message()); // the graph is still worth showing
+        }
+    }
+    return std::shared_ptr<const GraphData>(std::move(data));
+}
+
+std::shared_ptr<GraphData> graphDataFor(GradientCheckpoint checkpoint, const QString& path)
+{
+    auto data = std::make_shared<GraphData>();
+    data->path = path;
+    data->checkpoint = std::move(checkpoint);
+    // the crate's order, cycles and provenance on a second core while the grouping is built here
+    // (at 100k nodes each takes about a second); both only read the checkpoint
+    const GradientCheckpoint& cp = data->checkpoint;
+    QFuture<GraphAnalysis> analysis = QtConcurrent::run([&cp] { return analyzeGraph(cp); });
+    // no layout of the whole graph here: the view lays out only the groups it shows (100k nodes stay fast)
+    data->input = layoutInputFor(data->checkpoint.graph, &data->names);
+    data->grouping = hierarchyInputFor(data->checkpoint.graph, data->names, data->input.edges);
+    data->hierarchy = buildGraphHierarchy(data->grouping);
+    const size_t n = data->names.size();
+    std::unordered_map<std::string_view, uint32_t> index;
+    index.reserve(n * 2);
+    for (size_t i = 0; i < n; ++i)
+        index.try_emplace(data->names[i], uint32_t(i));
+    data->nodeOf.assign(n, nullptr);
+    for (const auto& [key, node] : data->checkpoint.graph.nodes)
+        if (const auto it = index.find(key); it != index.end() && !data->nodeOf[it->second])
+            data->nodeOf[it->second] = &node;
+    auto csr = [n](const auto& edges, bool reverse, std::vector<uint32_t>& offset, std::vector<uint32_t>& target) {
+        offset.assign(n + 1, 0);
+        for (const auto& e : edges)
+            ++offset[(reverse ? e.second : e.first) + 1];
+        for (size_t v = 0; v < n; ++v)
+            offset[v + 1] += offset[v];
+        target.resize(edges.size());
+        std::vector<uint32_t> fill(offset.begin(), offset.end() - 1);
+        for (const auto& e : edges)
+            target[fill[reverse ? e.second : e.first]++] = reverse ? e.first : e.second;
+    };
+    csr(data->input.edges, false, data->outOffset, data->out);
+    csr(data->input.edges, true, data->inOffset, data->in);
+    data->analysis = analysis.result();
+    data->onProvenance.assign(n, 0);
+    for (const auto& id : data->analysis.lossProvenanceChain)
+        if (const auto it = index.find(id); it != index.end())
+            data->onProvenance[it->second] = 1;
+    return data;
+}
+
+QString carBesideGraph(const QString& graphPath)
+{
+    QString car = graphPath;
+    if (car.endsWith(QLatin1String(".json"), Qt::CaseInsensitive))
+        car.chop(5);
+    return car + QStringLiteral(".car");
+}
+
+Result<std::shared_ptr<const CarStore>> openCarFile(const QString& path)
+{
+    auto bytes = mapFile(path.toStdString());
+    if (!bytes)
+        return std::unexpected(std::move(bytes.error()).withFile(path.toStdString()));
+    auto store = CarStore::open(*bytes);
+    if (!store)
+        return std::unexpected(std::move(store.error()).withFile(path.toStdString()));
+    return std::make_shared<const CarStore>(std::move(*store));
+}
+
+} // namespace ckpt::ui
