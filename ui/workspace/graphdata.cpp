@@ -10,11 +10,12 @@
 
 namespace ckpt::ui {
 
-Result<std::shared_ptr<const GraphData>> openGraph(GradientCheckpoint checkpoint, const QString& path, const Progress& progress)
+Result<std::shared_ptr<const GraphData>> openGraph(GradientCheckpoint checkpoint, const QString& path, const Progress& progress,
+    const AlongsideGraph& alongside)
 {
     if (progress.cancelled())
         return fail(ErrorCode::Cancelled, "cancelled");
-    auto data = graphDataFor(std::move(checkpoint), path);
+    auto data = graphDataFor(std::move(checkpoint), path, alongside);
     // ckpt-train writes the tensor blocks a checkpoint names as a CAR file beside it
     const QString car = carBesideGraph(path);
     if (QFileInfo::exists(car)) {
@@ -29,7 +30,7 @@ Result<std::shared_ptr<const GraphData>> openGraph(GradientCheckpoint checkpoint
     return std::shared_ptr<const GraphData>(std::move(data));
 }
 
-std::shared_ptr<GraphData> graphDataFor(GradientCheckpoint checkpoint, const QString& path)
+std::shared_ptr<GraphData> graphDataFor(GradientCheckpoint checkpoint, const QString& path, const AlongsideGraph& alongside)
 {
     auto data = std::make_shared<GraphData>();
     data->path = path;
@@ -38,6 +39,10 @@ std::shared_ptr<GraphData> graphDataFor(GradientCheckpoint checkpoint, const QSt
     // (at 100k nodes each takes about a second); both only read the checkpoint
     const GradientCheckpoint& cp = data->checkpoint;
     QFuture<GraphAnalysis> analysis = QtConcurrent::run([&cp] { return analyzeGraph(cp); });
+    // and the caller's reading of it (the Record tree's fields: about a second at 100k nodes) beside both
+    QFuture<void> side;
+    if (alongside)
+        side = QtConcurrent::run([&cp, &alongside] { alongside(cp); });
     // no layout of the whole graph here: the view lays out only the groups it shows (100k nodes stay fast)
     data->input = layoutInputFor(data->checkpoint.graph, &data->names);
     data->grouping = hierarchyInputFor(data->checkpoint.graph, data->names, data->input.edges);
@@ -65,6 +70,7 @@ std::shared_ptr<GraphData> graphDataFor(GradientCheckpoint checkpoint, const QSt
     csr(data->input.edges, false, data->outOffset, data->out);
     csr(data->input.edges, true, data->inOffset, data->in);
     data->analysis = analysis.result();
+    side.waitForFinished();
     data->onProvenance.assign(n, 0);
     for (const auto& id : data->analysis.lossProvenanceChain)
         if (const auto it = index.find(id); it != index.end())

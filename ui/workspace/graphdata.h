@@ -11,6 +11,7 @@
 
 #include <QString>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -36,15 +37,22 @@ struct GraphData {
     QString carError;   ///< the CAR beside the JSON exists but could not be read
 };
 
+/**
+ * Work that only reads the checkpoint (the Record tree's copy of its fields), run on another thread
+ * while the graph is prepared; done when graphDataFor returns.
+ */
+using AlongsideGraph = std::function<void(const GradientCheckpoint&)>;
+
 /** A decoded checkpoint made ready for the graph view: names, grouping, analysis (no CAR). */
-std::shared_ptr<GraphData> graphDataFor(GradientCheckpoint checkpoint, const QString& path);
+std::shared_ptr<GraphData> graphDataFor(GradientCheckpoint checkpoint, const QString& path, const AlongsideGraph& alongside = {});
 
 /**
  * A decoded GradientCheckpoint made ready for the graph view (graphDataFor), with the CAR beside it
  * opened when there is one (a CAR that cannot be read is GraphData::carError: the graph is still
  * worth showing). Fails only when cancelled.
  */
-Result<std::shared_ptr<const GraphData>> openGraph(GradientCheckpoint checkpoint, const QString& path, const Progress& progress);
+Result<std::shared_ptr<const GraphData>> openGraph(GradientCheckpoint checkpoint, const QString& path, const Progress& progress,
+    const AlongsideGraph& alongside = {});
 
 /** graph/step-N.car for graph/step-N.json. */
 QString carBesideGraph(const QString& graphPath);

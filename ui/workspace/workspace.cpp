@@ -158,15 +158,15 @@ QString newestGraphOf(const QString& runDir)
  * crate's member order, so the Record tree shows a GradientCheckpoint as it shows a record. It has
  * no tensors, parameters or caller state: the other panels pass over it.
  */
-LoadedRecord gradientCheckpointFields(const GraphData& graph)
+LoadedRecord gradientCheckpointFields(const GradientCheckpoint& checkpoint, const QString& path)
 {
     auto record = std::make_shared<Record>();
-    record->file = graph.path.toStdString();
+    record->file = path.toStdString();
     record->kind = RecordKind::GradientCheckpoint;
     record->recorder = Recorder::PrettyJson;
-    record->tape = gradientCheckpointToTape(graph.checkpoint);
+    record->tape = gradientCheckpointToTape(checkpoint);
     record->itemNode = record->tape.root();
-    return loadedRecordOf(std::move(record), graph.path);
+    return loadedRecordOf(std::move(record), path);
 }
 
 } // namespace
@@ -222,7 +222,10 @@ Workspace loadWorkspace(const QStringList& inputs, const Progress& progress, boo
             continue;
         }
         if (opened->checkpoint) {
-            auto graph = openGraph(std::move(*opened->checkpoint), files[i], sub);
+            // the Record tree's copy of the checkpoint's fields is built while the graph is grouped
+            LoadedRecord fields;
+            auto graph = openGraph(std::move(*opened->checkpoint), files[i], sub,
+                [&](const GradientCheckpoint& checkpoint) { fields = gradientCheckpointFields(checkpoint, files[i]); });
             if (!graph) {
                 ws.errors << QString::fromStdString(graph.error().message());
                 continue;
@@ -230,7 +233,7 @@ Workspace loadWorkspace(const QStringList& inputs, const Progress& progress, boo
             ws.graph = std::move(*graph);
             if (!ws.graph->carError.isEmpty())
                 ws.warnings << ws.graph->carError;
-            ws.records.push_back(gradientCheckpointFields(*ws.graph));
+            ws.records.push_back(std::move(fields));
             continue;
         }
         const auto& record = opened->record;
