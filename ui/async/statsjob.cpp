@@ -28,8 +28,16 @@ void markBackgroundThread()
 QThreadPool* backgroundPool()
 {
     static QThreadPool* const pool = [] {
-        auto* p = new QThreadPool(QCoreApplication::instance());
+        // Owned by the application, whose end waits for the pool's threads. The first use can be on a
+        // worker (a diff job's parallel pass), where a parent in the GUI thread cannot be given to a new
+        // object ("Cannot create children for a parent that is in a different thread": the pool was
+        // then ownerless); created here and pushed to the application's thread, it can take it.
+        auto* p = new QThreadPool;
         p->setMaxThreadCount(QThread::idealThreadCount() + 1);
+        if (QCoreApplication* app = QCoreApplication::instance()) {
+            p->moveToThread(app->thread());
+            p->setParent(app);
+        }
         return p;
     }();
     return pool;
