@@ -305,6 +305,12 @@ def measure_record(r, a, size, tools, work, json_max):
     if size <= json_max:
         files["json"] = base + ".json"
     other = os.path.join(work, f"rec-{name}-b.mpk")
+    if a.only_probes:  # the record probes open the .mpk only
+        subprocess.run([gen, "record", str(size), "1", files["mpk"]], check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(["cat", files["mpk"]], stdout=subprocess.DEVNULL, check=True)
+        run_only_probes(r, a, "record", name, tools, files["mpk"])
+        os.remove(files["mpk"])
+        return
     t0 = time.perf_counter()
     subprocess.run([gen, "record", str(size), "1"] + list(files.values()), check=True, stdout=subprocess.DEVNULL)
     subprocess.run([gen, "record", str(size), "2", other], check=True, stdout=subprocess.DEVNULL)
@@ -409,12 +415,23 @@ def measure_record(r, a, size, tools, work, json_max):
         os.remove(f)
 
 
+def run_only_probes(r, a, kind, size, tools, input_path):
+    """--only-probes: the named probes of this input kind, nothing else (absolute targets, no peers)."""
+    for probe_name, probe in PROBES.items():
+        if probe["input"] == kind and probe_name in a.only_probes:
+            run_probe(r, probe_name, probe, tools["probes"].get(probe_name), size, input_path)
+
+
 def measure_gc(r, a, n, tools, work):
     gen, ours, interop = tools["gen"], tools["ours"], tools["interop"]
     name = node_name(n)
     f = os.path.join(work, f"gc-{n}.json")
     subprocess.run([gen, "gc", str(n), f], check=True, stdout=subprocess.DEVNULL)
     subprocess.run(["cat", f], stdout=subprocess.DEVNULL, check=True)
+    if a.only_probes:
+        run_only_probes(r, a, "gc", name, tools, f)
+        os.remove(f)
+        return
     fb = {"file_bytes": os.path.getsize(f)}
     # Not timed: the gc rows time the fast reader only if it takes this file and reads what the
     # general reader reads (a failure here is a failure of the run, not a missed target).
@@ -610,13 +627,35 @@ def print_table(report):
 def header_line(report):
     m = report["machine"]
     lb, la = report["load_average_before"], report["load_average_after"]
-    return (f"Run of {report['date'][:16].replace('T', ' ')} UTC: {m['cpu']}, {m['cores']} cores, "
+    line = (f"Run of {report['date'][:16].replace('T', ' ')} UTC: {m['cpu']}, {m['cores']} cores, "
             f"{m['memory_bytes'] / (1 << 30):.0f} GiB; load average {lb[0]:.2f} before, {la[0]:.2f} after "
             f"(the machine is shared: absolute times vary, ratios within one run compare like with like); "
             f"{report['rounds']} round(s)"
             + (f" ({report['gc_rounds']} for the GradientCheckpoint loads, ours and the peers' interleaved)"
                if report.get("gc_rounds") else "")
             + "; figures are the minimum over the rounds.")
+    for p in report.get("partial_runs", []):
+        plb, pla = p["load_average_before"], p["load_average_after"]
+        line += (f" Rows of probes {', '.join(p['probes'])} at {', '.join(p['sizes'])} are from a later run of those "
+                 f"probes alone ({p['date'][:16].replace('T', ' ')} UTC, load average {plb[0]:.2f} before, "
+                 f"{pla[0]:.2f} after; their targets are absolute, none compares them with a peer).")
+    return line
+
+
+def merge_into(path, partial, probes):
+    """--merge-into: the probes measured now replace every stored row of theirs (their figures are
+    what the probe's code reports today; rows under older figure names would be stale)."""
+    with open(path, encoding="utf-8") as f:
+        stored = json.load(f)
+    fresh = {(e["key"], e["size"]) for e in partial["measurements"]}
+    ours = tuple(f"probe.{p}." for p in probes)
+    stored["measurements"] = [e for e in stored["measurements"] if not e["key"].startswith(ours)] + partial["measurements"]
+    stored.setdefault("partial_runs", []).append({
+        "date": partial["date"], "load_average_before": partial["load_average_before"],
+        "load_average_after": partial["load_average_after"], "probes": sorted(probes),
+        "sizes": partial["sizes"] + partial["gc_nodes"], "rows": sorted(f"{k} {s}" for k, s in fresh)})
+    stored["targets"] = compute_targets(stored)
+    return stored
 
 
 def met_text(met):
@@ -768,11 +807,20 @@ def main():
     ap.add_argument("--probe", action="append", default=[], metavar="NAME=PATH",
                     help=f"run probe NAME ({', '.join(PROBES)}) from PATH instead of BUILD_DIR/bin")
     ap.add_argument("--quick", action="store_true", help="smoke version: tiny inputs, one round, < 60 s")
+    ap.add_argument("--only-probes", default="", metavar="NAME[,NAME]",
+                    help=f"measure only these probes ({', '.join(PROBES)}): their targets are absolute times, no peer needed")
+    ap.add_argument("--merge-into", metavar="FILE",
+                    help="with --only-probes: replace those rows in stored results FILE (the header names the later run)")
     ap.add_argument("--results", default=DEFAULT_RESULTS, help="stored results for --readme / --verify-readme / --check")
     ap.add_argument("--readme", action="store_true", help="rewrite the README's benchmark section from --results (no measurement)")
     ap.add_argument("--verify-readme", action="store_true", help="exit 1 if the README's section differs from --results")
     ap.add_argument("--check", action="store_true", help="exit 1 if a target of --results is missed (no measurement)")
     args = ap.parse_args()
+    args.only_probes = {p for p in args.only_probes.split(",") if p}
+    if args.only_probes - set(PROBES):
+        sys.exit(f"run_bench: unknown probe(s) {', '.join(sorted(args.only_probes - set(PROBES)))}")
+    if args.merge_into and not args.only_probes:
+        sys.exit("run_bench: --merge-into goes with --only-probes (a full run replaces the stored results whole)")
 
     if args.readme or args.verify_readme or args.check:
         with open(args.results, encoding="utf-8") as f:
@@ -805,7 +853,7 @@ def main():
     # The Python module is optional (CKPT_BUILD_PYTHON): its rows say "not built" without it.
     tools["python_module"] = os.path.join(build, "python") if glob.glob(os.path.join(build, "python", "ckpt.*.so")) else None
     tools["interop"] = None
-    if not args.no_rust:
+    if not args.no_rust and not args.only_probes:
         tools["interop"] = args.interop or build_peer(build, os.path.join(ROOT, "tests", "interop"))
         if not tools["interop"] or not os.access(tools["interop"], os.X_OK):
             sys.exit("run_bench: no ckpt-interop binary (pass --interop BIN or --no-rust)")
@@ -834,6 +882,10 @@ def main():
               "gc_nodes": [node_name(n) for n in nodes], "elapsed_s": time.time() - started,
               "measurements": r.rows, "failures": r.failures}
     report["targets"] = compute_targets(report)
+    if args.merge_into:
+        print_table(report)
+        report = merge_into(args.merge_into, report, args.only_probes)
+        out_path = args.out or args.merge_into
     os.makedirs(os.path.dirname(os.path.abspath(out_path)), exist_ok=True)
     with open(out_path, "w", encoding="utf-8") as f:
         json.dump(report, f, indent=1)
