@@ -6,12 +6,15 @@
 #include "core/util/charconv.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <charconv>
 #include <cmath>
 #include <cstring>
 #include <new>
 #include <vector>
+
+#include <nlohmann/detail/conversions/to_chars.hpp>
 
 namespace ckpt {
 
@@ -857,9 +860,10 @@ std::string formatShortest(F v, int maxPlain, int minKK)
 
 class JsonWriter {
 public:
-    JsonWriter(const Tape& tape, JsonStyle style, Sink& out)
+    JsonWriter(const Tape& tape, JsonStyle style, JsonFloats floats, Sink& out)
         : m_tape(tape)
         , m_pretty(style == JsonStyle::Pretty)
+        , m_nlohmann(floats == JsonFloats::Nlohmann)
         , m_out(out)
     {
         m_buf.reserve(kChunk + 4096);
@@ -971,8 +975,10 @@ private:
         case Kind::Bool: m_buf += n.payload ? "true" : "false"; return;
         case Kind::UInt: appendUnsigned(n.payload); return;
         case Kind::Int: appendSigned(static_cast<int64_t>(n.payload)); return;
-        case Kind::F32: m_buf += formatJsonF32(m_tape.f32(i)); return;
-        case Kind::F64: m_buf += formatJsonF64(m_tape.f64(i)); return;
+        case Kind::F32:
+            m_buf += m_nlohmann ? formatNlohmannF64(double(m_tape.f32(i))) : formatJsonF32(m_tape.f32(i));
+            return;
+        case Kind::F64: m_buf += m_nlohmann ? formatNlohmannF64(m_tape.f64(i)) : formatJsonF64(m_tape.f64(i)); return;
         case Kind::Str: appendJsonQuoted(m_buf, m_tape.str(i)); return;
         case Kind::Bin: writeBytes(m_tape.bin(i)); return;
         case Kind::Array:
@@ -1009,6 +1015,7 @@ private:
 
     const Tape& m_tape;
     bool m_pretty;
+    bool m_nlohmann;
     Sink& m_out;
     std::string m_buf;
     std::vector<Frame> m_stack;
@@ -1027,15 +1034,98 @@ Result<Tape> readJson(const BytesPtr& bytes, const JsonReadOptions& options, con
     }
 }
 
-void writeJson(const Tape& tape, uint32_t node, JsonStyle style, Sink& out)
+void writeJson(const Tape& tape, uint32_t node, JsonStyle style, Sink& out, JsonFloats floats)
 {
     if (node >= tape.nodes.size())
         return;
-    JsonWriter(tape, style, out).run(node);
+    JsonWriter(tape, style, floats, out).run(node);
+}
+
+std::string jsonText(const Tape& tape, uint32_t node, JsonStyle style, JsonFloats floats)
+{
+    Sink sink;
+    writeJson(tape, node, style, sink, floats);
+    return std::string(sink.buffer().begin(), sink.buffer().end());
 }
 
 std::string formatJsonF32(float v) { return formatShortest(v, 13, -6); }
 std::string formatJsonF64(double v) { return formatShortest(v, 16, -5); }
+
+std::string formatNlohmannF64(double v)
+{
+    if (!std::isfinite(v))
+        return "null";
+    // nlohmann's own conversion, not a re-implementation: the reports' digits stay theirs exactly.
+    std::array<char, 64> buf{}; // the size of nlohmann's serializer::number_buffer
+    char* end = nlohmann::detail::to_chars(buf.data(), buf.data() + buf.size(), v);
+    return std::string(buf.data(), end);
+}
+
+void putStr(TapeBuilder& b, std::string_view key, std::string_view v)
+{
+    b.key(key);
+    b.str(v);
+}
+void putU(TapeBuilder& b, std::string_view key, uint64_t v)
+{
+    b.key(key);
+    b.uinteger(v);
+}
+void putF(TapeBuilder& b, std::string_view key, double v)
+{
+    b.key(key);
+    b.f64(v);
+}
+void putBool(TapeBuilder& b, std::string_view key, bool v)
+{
+    b.key(key);
+    b.boolean(v);
+}
+void putNil(TapeBuilder& b, std::string_view key)
+{
+    b.key(key);
+    b.nil();
+}
+void putOptStr(TapeBuilder& b, std::string_view key, std::string_view v)
+{
+    b.key(key);
+    if (v.empty())
+        b.nil();
+    else
+        b.str(v);
+}
+void putOpt(TapeBuilder& b, std::string_view key, const std::optional<std::string>& v)
+{
+    b.key(key);
+    if (v)
+        b.str(*v);
+    else
+        b.nil();
+}
+void putOptU(TapeBuilder& b, std::string_view key, const std::optional<uint64_t>& v)
+{
+    b.key(key);
+    if (v)
+        b.uinteger(*v);
+    else
+        b.nil();
+}
+void putOptF(TapeBuilder& b, std::string_view key, const std::optional<double>& v)
+{
+    b.key(key);
+    if (v)
+        b.f64(*v);
+    else
+        b.nil();
+}
+void putStrings(TapeBuilder& b, std::string_view key, const std::vector<std::string>& v)
+{
+    b.key(key);
+    b.beginArray();
+    for (const auto& s : v)
+        b.str(s);
+    b.end();
+}
 
 void appendJsonQuoted(std::string& out, std::string_view s)
 {

@@ -2,96 +2,152 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/diff/graphdiffjson.h"
 
+#include "core/codec/json.h"
 #include "core/diff/graphdiff.h"
-
-#include <cmath>
-#include <nlohmann/json.hpp>
-
-using nlohmann::ordered_json;
 
 namespace ckpt {
 
 namespace {
 
-ordered_json num(double v)
-{
-    return std::isfinite(v) ? ordered_json(v) : ordered_json(nullptr);
-}
+// Written with core's JSON writer in the contract's layout (pretty, floats spelled as nlohmann::json
+// spelt them, non-finite ones as null), as the record reports in core/report are.
 
-ordered_json opt(const std::optional<std::string>& s)
+void putNumbers(TapeBuilder& b, std::string_view k, const std::optional<TensorDiff>& t)
 {
-    return s ? ordered_json(*s) : ordered_json(nullptr);
+    b.key(k);
+    if (!t) {
+        b.nil();
+        return;
+    }
+    b.beginMap();
+    tensorNumbersMembers(b, *t);
+    b.end();
 }
-
-ordered_json optStr(const std::string& s)
+void edgesJson(TapeBuilder& b, std::string_view k, const std::vector<std::pair<std::string, std::string>>& edges)
 {
-    return s.empty() ? ordered_json(nullptr) : ordered_json(s);
-}
-
-ordered_json numbers(const std::optional<TensorDiff>& t)
-{
-    return t ? ordered_json::parse(tensorNumbersJson(*t)) : ordered_json(nullptr);
+    b.key(k);
+    b.beginArray();
+    for (const auto& [from, to] : edges) {
+        b.beginArray();
+        b.str(from);
+        b.str(to);
+        b.end();
+    }
+    b.end();
 }
 
 } // namespace
 
-std::string tensorNumbersJson(const TensorDiff& t)
+void tensorNumbersMembers(TapeBuilder& b, const TensorDiff& t)
 {
     // The contract's three first, in its order; then the extensions.
-    ordered_json o{{"max_abs", t.maxAbs ? num(*t.maxAbs) : ordered_json(nullptr)}, {"rel_l2", t.relL2 ? num(*t.relL2) : ordered_json(nullptr)},
-        {"cosine", t.cosine ? num(*t.cosine) : ordered_json(nullptr)}, {"mean_abs", t.meanAbs ? num(*t.meanAbs) : ordered_json(nullptr)},
-        {"above_tolerance", t.differing}};
-    return o.dump();
+    putOptF(b, "max_abs", t.maxAbs);
+    putOptF(b, "rel_l2", t.relL2);
+    putOptF(b, "cosine", t.cosine);
+    putOptF(b, "mean_abs", t.meanAbs);
+    putU(b, "above_tolerance", t.differing);
 }
 
 std::string graphDiffJson(const GraphDiff& d)
 {
-    ordered_json j;
-    j["kind"] = "gradient_checkpoint";
-    j["a"] = d.a;
-    j["b"] = d.b;
-    j["summary"] = {{"added", d.added}, {"removed", d.removed}, {"changed", d.changed}, {"unchanged", d.unchanged},
-        {"matched_by_position", d.matchedByPosition}, {"edges_added", d.edgesAdded.size()}, {"edges_removed", d.edgesRemoved.size()}};
-    j["step"] = {{"a", d.stepA}, {"b", d.stepB}};
-    j["timestamp"] = {{"a", d.timestampA}, {"b", d.timestampB}};
-    j["loss"] = {{"a", opt(d.lossCidA)}, {"b", opt(d.lossCidB)}, {"changed", d.lossCidA != d.lossCidB}, {"values", numbers(d.lossValues)}};
-    j["cars"] = {{"a", d.carA}, {"b", d.carB}, {"block_bytes_read", d.blockBytesRead}};
-    ordered_json nodes = ordered_json::array();
+    TapeBuilder b;
+    b.beginMap();
+    putStr(b, "kind", "gradient_checkpoint");
+    putStr(b, "a", d.a);
+    putStr(b, "b", d.b);
+    b.key("summary");
+    b.beginMap();
+    putU(b, "added", d.added);
+    putU(b, "removed", d.removed);
+    putU(b, "changed", d.changed);
+    putU(b, "unchanged", d.unchanged);
+    putU(b, "matched_by_position", d.matchedByPosition);
+    putU(b, "edges_added", d.edgesAdded.size());
+    putU(b, "edges_removed", d.edgesRemoved.size());
+    b.end();
+    b.key("step");
+    b.beginMap();
+    putU(b, "a", d.stepA);
+    putU(b, "b", d.stepB);
+    b.end();
+    b.key("timestamp");
+    b.beginMap();
+    putU(b, "a", d.timestampA);
+    putU(b, "b", d.timestampB);
+    b.end();
+    b.key("loss");
+    b.beginMap();
+    putOpt(b, "a", d.lossCidA);
+    putOpt(b, "b", d.lossCidB);
+    putBool(b, "changed", d.lossCidA != d.lossCidB);
+    putNumbers(b, "values", d.lossValues);
+    b.end();
+    b.key("cars");
+    b.beginMap();
+    putBool(b, "a", d.carA);
+    putBool(b, "b", d.carB);
+    putU(b, "block_bytes_read", d.blockBytesRead);
+    b.end();
+    b.key("nodes");
+    b.beginArray();
     for (const auto& n : d.nodes) {
-        ordered_json o{{"a", optStr(n.keyA)}, {"b", optStr(n.keyB)}, {"status", std::string(diffStatusName(n.status))},
-            {"match", n.match ? ordered_json(std::string(nodeMatchName(*n.match))) : ordered_json(nullptr)}, {"op_a", optStr(n.opA)},
-            {"op_b", optStr(n.opB)}, {"op_changed", n.opChanged}};
-        ordered_json tensorSlots = ordered_json::array();
-        for (const auto& s : n.tensors)
-            tensorSlots.push_back({{"slot", s.slot}, {"a", opt(s.cidA)}, {"b", opt(s.cidB)}, {"compared", std::string(cidComparisonName(s.how))},
-                {"changed", s.changed()}, {"values", numbers(s.values)}});
-        o["tensors"] = tensorSlots;
-        ordered_json meta = ordered_json::array();
-        for (const auto& [k, v] : n.metadata)
-            meta.push_back({{"key", k}, {"a", opt(v.first)}, {"b", opt(v.second)}});
-        o["metadata"] = meta;
-        nodes.push_back(std::move(o));
+        b.beginMap();
+        putOptStr(b, "a", n.keyA);
+        putOptStr(b, "b", n.keyB);
+        putStr(b, "status", diffStatusName(n.status));
+        putOpt(b, "match", n.match ? std::optional<std::string>(nodeMatchName(*n.match)) : std::nullopt);
+        putOptStr(b, "op_a", n.opA);
+        putOptStr(b, "op_b", n.opB);
+        putBool(b, "op_changed", n.opChanged);
+        b.key("tensors");
+        b.beginArray();
+        for (const auto& s : n.tensors) {
+            b.beginMap();
+            putStr(b, "slot", s.slot);
+            putOpt(b, "a", s.cidA);
+            putOpt(b, "b", s.cidB);
+            putStr(b, "compared", cidComparisonName(s.how));
+            putBool(b, "changed", s.changed());
+            putNumbers(b, "values", s.values);
+            b.end();
+        }
+        b.end();
+        b.key("metadata");
+        b.beginArray();
+        for (const auto& [k, v] : n.metadata) {
+            b.beginMap();
+            putStr(b, "key", k);
+            putOpt(b, "a", v.first);
+            putOpt(b, "b", v.second);
+            b.end();
+        }
+        b.end();
+        b.end();
     }
-    j["nodes"] = nodes;
-    auto edges = [](const std::vector<std::pair<std::string, std::string>>& v) {
-        ordered_json e = ordered_json::array();
-        for (const auto& [f, t] : v)
-            e.push_back({f, t});
-        return e;
-    };
-    j["edges_added"] = edges(d.edgesAdded);
-    j["edges_removed"] = edges(d.edgesRemoved);
-    ordered_json blobs = ordered_json::array();
-    for (const auto& b : d.optimizer) {
-        ordered_json o{{"key", b.key}, {"status", std::string(diffStatusName(b.status))}, {"len_a", b.sizeA}, {"len_b", b.sizeB},
-            {"values", numbers(b.values)}};
-        if (b.counterA || b.counterB)
-            o["counter"] = {{"a", b.counterA ? ordered_json(*b.counterA) : ordered_json(nullptr)},
-                {"b", b.counterB ? ordered_json(*b.counterB) : ordered_json(nullptr)}};
-        blobs.push_back(std::move(o));
+    b.end();
+    edgesJson(b, "edges_added", d.edgesAdded);
+    edgesJson(b, "edges_removed", d.edgesRemoved);
+    b.key("optimizer_state");
+    b.beginArray();
+    for (const auto& blob : d.optimizer) {
+        b.beginMap();
+        putStr(b, "key", blob.key);
+        putStr(b, "status", diffStatusName(blob.status));
+        putU(b, "len_a", blob.sizeA);
+        putU(b, "len_b", blob.sizeB);
+        putNumbers(b, "values", blob.values);
+        if (blob.counterA || blob.counterB) {
+            b.key("counter");
+            b.beginMap();
+            putOptU(b, "a", blob.counterA);
+            putOptU(b, "b", blob.counterB);
+            b.end();
+        }
+        b.end();
     }
-    j["optimizer_state"] = blobs;
-    return j.dump(2);
+    b.end();
+    const Tape t = std::move(b).finish();
+    return jsonText(t, t.root(), JsonStyle::Pretty, JsonFloats::Nlohmann);
 }
 
 } // namespace ckpt

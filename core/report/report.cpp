@@ -2,58 +2,89 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/report/report.h"
 
+#include "core/codec/json.h"
 #include "core/diff/graphdiff.h"
+#include "core/diff/graphdiffjson.h"
 
-#include <cmath>
 #include <cstdio>
-#include <nlohmann/json.hpp>
-
-using nlohmann::ordered_json;
+#include <unordered_map>
 
 namespace ckpt {
 
 namespace {
 
-ordered_json num(double v)
+// Every document here is a tape written by core's JSON writer in the layout the contract has always
+// had: two-space pretty form, keys in insertion order, and floats spelled as nlohmann::json::dump spelt
+// them (JsonFloats::Nlohmann), since the reports' bytes are an interface. Non-finite floats print as null.
+
+std::string document(TapeBuilder&& b, JsonStyle style = JsonStyle::Pretty)
 {
-    if (!std::isfinite(v))
-        return nullptr; // JSON has no NaN/Inf: null, as serde_json writes them
-    return v;
+    const Tape t = std::move(b).finish();
+    return jsonText(t, t.root(), style, JsonFloats::Nlohmann);
 }
 
-ordered_json metadataJson(const Metadata& m)
+void putShape(TapeBuilder& b, std::string_view k, const std::vector<uint64_t>& shape)
 {
-    return ordered_json{{"float", m.floatType}, {"int", m.intType}, {"format", m.format}, {"version", m.version}, {"settings", m.settings}};
+    b.key(k);
+    b.beginArray();
+    for (uint64_t d : shape)
+        b.uinteger(d);
+    b.end();
+}
+
+void metadataJson(TapeBuilder& b, const Metadata& m)
+{
+    b.beginMap();
+    putStr(b, "float", m.floatType);
+    putStr(b, "int", m.intType);
+    putStr(b, "format", m.format);
+    putStr(b, "version", m.version);
+    putStr(b, "settings", m.settings);
+    b.end();
 }
 
 /// Any non-tensor subtree as JSON (numbers exact: u64 stays u64).
-ordered_json valueJson(const Tape& t, uint32_t node)
+void copyJsonValue(TapeBuilder& b, const Tape& t, uint32_t node)
 {
     const Node& n = t[node];
     switch (n.kind) {
-    case Kind::Nil: return nullptr;
-    case Kind::Bool: return t.boolean(node);
-    case Kind::UInt: return t.u64(node);
-    case Kind::Int: return t.i64(node);
+    case Kind::Nil: b.nil(); return;
+    case Kind::Bool: b.boolean(t.boolean(node)); return;
+    case Kind::UInt: b.uinteger(t.u64(node)); return;
+    case Kind::Int: b.integer(t.i64(node)); return;
     case Kind::F32:
-    case Kind::F64: return num(t.f64(node));
-    case Kind::Str: return std::string(t.str(node));
-    case Kind::Bin: {
-        auto b = t.bin(node);
-        return ordered_json(std::vector<uint8_t>(b.begin(), b.end()));
-    }
-    case Kind::Array: {
-        ordered_json a = ordered_json::array();
-        t.forEachChild(node, [&](uint32_t c) { a.push_back(valueJson(t, c)); });
-        return a;
-    }
+    case Kind::F64: b.f64(t.f64(node)); return;
+    case Kind::Str: b.str(t.str(node)); return;
+    case Kind::Bin: b.bin(t.bin(node)); return; // written as an array of integers
+    case Kind::Array:
+        b.beginArray();
+        t.forEachChild(node, [&](uint32_t c) { copyJsonValue(b, t, c); });
+        b.end();
+        return;
     case Kind::Map: {
-        ordered_json o = ordered_json::object();
-        t.forEachEntry(node, [&](uint32_t k, uint32_t v) { o[t.keyText(k)] = valueJson(t, v); });
-        return o;
+        // A JSON object has one member per key: a repeated key keeps its first place and its last
+        // value, as these reports have always shown it.
+        std::vector<std::pair<std::string, uint32_t>> members;
+        std::unordered_map<std::string, size_t> seen;
+        t.forEachEntry(node, [&](uint32_t k, uint32_t v) {
+            std::string text = t.keyText(k);
+            if (auto it = seen.find(text); it != seen.end()) {
+                members[it->second].second = v;
+                return;
+            }
+            seen.emplace(text, members.size());
+            members.emplace_back(std::move(text), v);
+        });
+        b.beginMap();
+        for (const auto& [k, v] : members) {
+            b.key(k);
+            copyJsonValue(b, t, v);
+        }
+        b.end();
+        return;
     }
     }
-    return nullptr;
+    b.nil();
 }
 
 } // namespace
@@ -77,48 +108,68 @@ std::string humanBytes(uint64_t n)
 
 std::string infoJson(const Record& r)
 {
-    ordered_json j;
-    j["file"] = r.file;
-    j["kind"] = std::string(recordKindName(r.kind));
-    j["recorder"] = std::string(recorderName(r.recorder));
-    j["precision"] = std::string(precisionName(r.precision));
-    j["metadata"] = metadataJson(r.metadata);
-    j["params"] = r.params.size();
-    j["optimizer_entries"] = r.optimizer.size();
-    j["pending_gradients"] = r.gradients.size();
-    j["tensors"] = r.tensors.size();
-    j["tensor_bytes"] = r.tensorBytes();
+    TapeBuilder b;
+    b.beginMap();
+    putStr(b, "file", r.file);
+    putStr(b, "kind", recordKindName(r.kind));
+    putStr(b, "recorder", recorderName(r.recorder));
+    putStr(b, "precision", precisionName(r.precision));
+    b.key("metadata");
+    metadataJson(b, r.metadata);
+    putU(b, "params", r.params.size());
+    putU(b, "optimizer_entries", r.optimizer.size());
+    putU(b, "pending_gradients", r.gradients.size());
+    putU(b, "tensors", r.tensors.size());
+    putU(b, "tensor_bytes", r.tensorBytes());
     // Extensions beyond the contract's keys.
-    j["file_bytes"] = r.fileSize;
-    j["decoded_bytes"] = r.decodedSize;
-    if (r.scheduler)
-        j["scheduler"] = ordered_json{{"kind", r.scheduler->kind}, {"description", r.scheduler->description}};
-    else
-        j["scheduler"] = nullptr;
-    j["partial"] = r.partial;
+    putU(b, "file_bytes", r.fileSize);
+    putU(b, "decoded_bytes", r.decodedSize);
+    if (r.scheduler) {
+        b.key("scheduler");
+        b.beginMap();
+        putStr(b, "kind", r.scheduler->kind);
+        putStr(b, "description", r.scheduler->description);
+        b.end();
+    } else {
+        putNil(b, "scheduler");
+    }
+    putBool(b, "partial", r.partial);
     if (!r.damage.empty())
-        j["damage"] = r.damage; // opened with --lenient although the typed decoders reject it
+        putStr(b, "damage", r.damage); // opened with --lenient although the typed decoders reject it
     if (!r.schemaSource.empty())
-        j["schema"] = r.schemaSource;
-    j["warnings"] = r.warnings;
-    return j.dump(2);
+        putStr(b, "schema", r.schemaSource);
+    putStrings(b, "warnings", r.warnings);
+    return document(std::move(b));
 }
 
 std::string runInfoJson(const RunDirectory& run)
 {
-    ordered_json j;
-    j["file"] = run.path;
-    j["kind"] = "run_directory";
-    ordered_json cps = ordered_json::array();
-    for (const auto& c : run.checkpoints)
-        cps.push_back({{"kind", c.kind}, {"index", c.index}, {"path", c.path}});
-    j["checkpoints"] = cps;
-    ordered_json ms = ordered_json::array();
-    for (const auto& s : run.series)
-        ms.push_back({{"split", s.split}, {"metric", s.metric}, {"points", s.points.size()}});
-    j["metrics"] = ms;
-    j["warnings"] = run.warnings;
-    return j.dump(2);
+    TapeBuilder b;
+    b.beginMap();
+    putStr(b, "file", run.path);
+    putStr(b, "kind", "run_directory");
+    b.key("checkpoints");
+    b.beginArray();
+    for (const auto& c : run.checkpoints) {
+        b.beginMap();
+        putStr(b, "kind", c.kind);
+        putU(b, "index", c.index);
+        putStr(b, "path", c.path);
+        b.end();
+    }
+    b.end();
+    b.key("metrics");
+    b.beginArray();
+    for (const auto& m : run.series) {
+        b.beginMap();
+        putStr(b, "split", m.split);
+        putStr(b, "metric", m.metric);
+        putU(b, "points", m.points.size());
+        b.end();
+    }
+    b.end();
+    putStrings(b, "warnings", run.warnings);
+    return document(std::move(b));
 }
 
 bool globMatch(std::string_view p, std::string_view t)
@@ -175,36 +226,48 @@ std::vector<TensorRow> tensorRows(const Record& r, std::string_view filter, cons
     return rows;
 }
 
+namespace {
+void statsMembers(TapeBuilder& b, const TensorStats& s)
+{
+    putF(b, "sum", s.sum);
+    putF(b, "l2", s.l2);
+    putF(b, "min", s.min);
+    putF(b, "max", s.max);
+    putF(b, "mean", s.mean);
+    putF(b, "std", s.std);
+    putU(b, "nan", s.nan);
+    putU(b, "inf", s.inf);
+    putU(b, "zeros", s.zeros);
+}
+
+/** The tensor members `tensors --json` and `show --json` share, in the contract's order. */
+void tensorMembers(TapeBuilder& b, const TensorEntry& t)
+{
+    putStr(b, "path", t.path);
+    putStr(b, "role", tensorRoleName(t.role));
+    putOptStr(b, "param_id", t.paramId);
+    putStr(b, "dtype", dtypeName(t.dtype));
+    putShape(b, "shape", t.shape);
+    putU(b, "numel", t.numel);
+    putU(b, "bytes", t.bytes);
+    putOptU(b, "offset", t.offset);
+}
+} // namespace
+
 std::string tensorsJson(const Record& r, const std::vector<TensorRow>& rows)
 {
     (void)r;
-    ordered_json a = ordered_json::array();
+    TapeBuilder b;
+    b.beginArray();
     for (const auto& row : rows) {
-        const auto& t = *row.entry;
-        const auto& s = row.stats;
-        ordered_json o;
-        o["path"] = t.path;
-        o["role"] = std::string(tensorRoleName(t.role));
-        o["param_id"] = t.paramId.empty() ? ordered_json(nullptr) : ordered_json(t.paramId);
-        o["dtype"] = std::string(dtypeName(t.dtype));
-        o["shape"] = t.shape;
-        o["numel"] = t.numel;
-        o["bytes"] = t.bytes;
-        o["offset"] = t.offset ? ordered_json(*t.offset) : ordered_json(nullptr);
-        o["sum"] = num(s.sum);
-        o["l2"] = num(s.l2);
-        o["min"] = num(s.min);
-        o["max"] = num(s.max);
-        o["mean"] = num(s.mean);
-        o["std"] = num(s.std);
-        o["nan"] = s.nan;
-        o["inf"] = s.inf;
-        o["zeros"] = s.zeros;
-        if (!t.stateName.empty())
-            o["state"] = t.stateName;
-        a.push_back(std::move(o));
+        b.beginMap();
+        tensorMembers(b, *row.entry);
+        statsMembers(b, row.stats);
+        if (!row.entry->stateName.empty())
+            putStr(b, "state", row.entry->stateName);
+        b.end();
     }
-    return a.dump(2);
+    return document(std::move(b));
 }
 
 namespace {
@@ -217,46 +280,57 @@ const TensorEntry* tensorAtNode(const Record& r, uint32_t node)
     return nullptr;
 }
 
-ordered_json treeNode(const Record& r, uint32_t node, const std::string& key, const std::string& path, int depth)
+void treeNode(TapeBuilder& b, const Record& r, uint32_t node, const std::string& key, const std::string& path, int depth)
 {
     const Tape& t = r.tape;
-    ordered_json o;
-    o["key"] = key;
-    o["path"] = path;
+    b.beginMap();
+    putStr(b, "key", key);
+    putStr(b, "path", path);
     if (const auto* te = tensorAtNode(r, node)) {
-        o["kind"] = "tensor";
-        o["role"] = std::string(tensorRoleName(te->role));
-        o["dtype"] = std::string(dtypeName(te->dtype));
-        o["shape"] = te->shape;
-        o["bytes"] = te->bytes;
+        putStr(b, "kind", "tensor");
+        putStr(b, "role", tensorRoleName(te->role));
+        putStr(b, "dtype", dtypeName(te->dtype));
+        putShape(b, "shape", te->shape);
+        putU(b, "bytes", te->bytes);
         if (!te->paramId.empty())
-            o["param_id"] = te->paramId;
-        return o;
+            putStr(b, "param_id", te->paramId);
+        b.end();
+        return;
     }
     const Node& n = t[node];
-    o["kind"] = kindName(n.kind);
+    putStr(b, "kind", kindName(n.kind));
     if (n.kind == Kind::Map || n.kind == Kind::Array) {
-        o["count"] = n.count;
-        if (depth == 0)
-            return o;
-        ordered_json ch = ordered_json::array();
-        if (n.kind == Kind::Map) {
-            t.forEachEntry(node, [&](uint32_t k, uint32_t v) {
-                const std::string kt = t.keyText(k);
-                ch.push_back(treeNode(r, v, kt, appendKeyToPath(path, kt), depth - 1));
-            });
-        } else {
-            uint64_t i = 0;
-            t.forEachChild(node, [&](uint32_t c) {
-                ch.push_back(treeNode(r, c, "[" + std::to_string(i) + "]", appendIndexToPath(path, i), depth - 1));
-                ++i;
-            });
+        putU(b, "count", n.count);
+        if (depth != 0) {
+            b.key("children");
+            b.beginArray();
+            if (n.kind == Kind::Map) {
+                t.forEachEntry(node, [&](uint32_t k, uint32_t v) {
+                    const std::string kt = t.keyText(k);
+                    treeNode(b, r, v, kt, appendKeyToPath(path, kt), depth - 1);
+                });
+            } else {
+                uint64_t i = 0;
+                t.forEachChild(node, [&](uint32_t c) {
+                    treeNode(b, r, c, "[" + std::to_string(i) + "]", appendIndexToPath(path, i), depth - 1);
+                    ++i;
+                });
+            }
+            b.end();
         }
-        o["children"] = std::move(ch);
     } else {
-        o["value"] = valueJson(t, node);
+        b.key("value");
+        copyJsonValue(b, t, node);
     }
-    return o;
+    b.end();
+}
+
+/** One scalar or subtree as one compact line of JSON. */
+std::string compactValue(const Tape& t, uint32_t node)
+{
+    TapeBuilder b;
+    copyJsonValue(b, t, node);
+    return document(std::move(b), JsonStyle::Compact);
 }
 
 void treeLines(const Record& r, uint32_t node, const std::string& label, int indent, int depth, std::string& out)
@@ -287,7 +361,7 @@ void treeLines(const Record& r, uint32_t node, const std::string& label, int ind
             t.forEachChild(node, [&](uint32_t c) { treeLines(r, c, "[" + std::to_string(i++) + "]", indent + 1, depth - 1, out); });
         }
     } else {
-        std::string v = valueJson(t, node).dump();
+        std::string v = compactValue(t, node);
         if (v.size() > 120)
             v = v.substr(0, 117) + "...";
         out += ": " + v + "\n";
@@ -298,7 +372,9 @@ void treeLines(const Record& r, uint32_t node, const std::string& label, int ind
 
 std::string treeJson(const Record& r, int depth)
 {
-    return treeNode(r, 0, "", "", depth).dump(2);
+    TapeBuilder b;
+    treeNode(b, r, 0, "", "", depth);
+    return document(std::move(b));
 }
 
 std::string treeText(const Record& r, int depth)
@@ -319,11 +395,6 @@ Result<uint32_t> resolve(const Record& r, std::string_view path)
     return resolvePath(r.tape, *steps);
 }
 
-ordered_json statsJson(const TensorStats& s)
-{
-    return ordered_json{{"sum", num(s.sum)}, {"l2", num(s.l2)}, {"min", num(s.min)}, {"max", num(s.max)}, {"mean", num(s.mean)},
-        {"std", num(s.std)}, {"nan", s.nan}, {"inf", s.inf}, {"zeros", s.zeros}};
-}
 } // namespace
 
 Result<std::string> showJson(const Record& r, std::string_view path, uint64_t limit)
@@ -331,26 +402,26 @@ Result<std::string> showJson(const Record& r, std::string_view path, uint64_t li
     auto node = resolve(r, path);
     if (!node)
         return std::unexpected(node.error());
+    TapeBuilder b;
     if (const auto* te = tensorAtNode(r, *node)) {
-        ordered_json o;
-        o["path"] = te->path;
-        o["role"] = std::string(tensorRoleName(te->role));
-        o["param_id"] = te->paramId.empty() ? ordered_json(nullptr) : ordered_json(te->paramId);
-        o["dtype"] = std::string(dtypeName(te->dtype));
-        o["shape"] = te->shape;
-        o["numel"] = te->numel;
-        o["bytes"] = te->bytes;
-        o["offset"] = te->offset ? ordered_json(*te->offset) : ordered_json(nullptr);
+        b.beginMap();
+        tensorMembers(b, *te);
         StatsOptions so;
         so.histogramBins = 0;
-        o["stats"] = statsJson(r.stats(*te, so));
-        ordered_json vals = ordered_json::array();
+        b.key("stats");
+        b.beginMap();
+        statsMembers(b, r.stats(*te, so));
+        b.end();
+        b.key("values");
+        b.beginArray();
         for (double v : r.values(*te, 0, limit))
-            vals.push_back(num(v));
-        o["values"] = vals;
-        return o.dump(2);
+            b.f64(v);
+        b.end();
+        b.end();
+        return document(std::move(b));
     }
-    return treeNode(r, *node, "", std::string(path), -1).dump(2);
+    treeNode(b, r, *node, "", std::string(path), -1);
+    return document(std::move(b));
 }
 
 Result<std::string> showText(const Record& r, std::string_view path, uint64_t limit)
@@ -394,112 +465,179 @@ Result<std::string> stateJson(const Record& r)
     return valueToJson(r.tape, *r.stateNode, true);
 }
 
-static ordered_json deltaHistogramJson(const DeltaHistogram& h)
+namespace {
+void deltaHistogramJson(TapeBuilder& b, const DeltaHistogram& h)
 {
     // Non-empty bins only, from the most negative to the most positive; the zero bin is [0, 0].
-    ordered_json bins = ordered_json::array();
+    auto bin = [&](double lo, double hi, uint64_t count) {
+        b.beginMap();
+        putF(b, "lo", lo);
+        putF(b, "hi", hi);
+        putU(b, "count", count);
+        b.end();
+    };
+    b.beginArray();
     for (size_t k = DeltaHistogram::bins; k-- > 0;)
         if (h.negative[k])
-            bins.push_back({{"lo", num(-DeltaHistogram::binHigh(k))}, {"hi", num(-DeltaHistogram::binLow(k))}, {"count", h.negative[k]}});
-    if (h.zero)
-        bins.push_back({{"lo", 0}, {"hi", 0}, {"count", h.zero}});
+            bin(-DeltaHistogram::binHigh(k), -DeltaHistogram::binLow(k), h.negative[k]);
+    if (h.zero) {
+        b.beginMap();
+        putU(b, "lo", 0);
+        putU(b, "hi", 0);
+        putU(b, "count", h.zero);
+        b.end();
+    }
     for (size_t k = 0; k < DeltaHistogram::bins; ++k)
         if (h.positive[k])
-            bins.push_back({{"lo", num(DeltaHistogram::binLow(k))}, {"hi", num(DeltaHistogram::binHigh(k))}, {"count", h.positive[k]}});
-    return bins;
+            bin(DeltaHistogram::binLow(k), DeltaHistogram::binHigh(k), h.positive[k]);
+    b.end();
 }
+
+/** A state value's JSON text as a value of the document (text that is not JSON stays a string). */
+void stateValueJson(TapeBuilder& b, const std::optional<std::string>& v)
+{
+    if (!v) {
+        b.nil();
+        return;
+    }
+    JsonReadOptions options;
+    options.packByteArrays = false;
+    options.maxDepth = UINT32_MAX; // the text is core's own writing of a decoded value: any depth it has is valid
+    auto parsed = readJson(makeBytes(*v), options);
+    if (parsed)
+        copyJsonValue(b, *parsed, parsed->root());
+    else
+        b.str(*v);
+}
+} // namespace
 
 std::string diffJson(const RecordDiff& d, const Record& a, const Record& b)
 {
-    ordered_json j;
-    j["a"] = d.a;
-    j["b"] = d.b;
-    j["summary"] = {{"added", d.added}, {"removed", d.removed}, {"changed", d.changed}, {"unchanged", d.unchanged}, {"renamed", d.renamed}};
-    if (d.precision)
-        j["precision"] = {{"a", std::string(precisionName(d.precision->a))}, {"b", std::string(precisionName(d.precision->b))},
-            {"rounding_only", d.precision->roundingOnly}};
-    else
-        j["precision"] = nullptr;
-    auto optional = [](const std::string& s) { return s.empty() ? ordered_json(nullptr) : ordered_json(s); };
-    ordered_json es = ordered_json::array();
+    TapeBuilder j;
+    j.beginMap();
+    putStr(j, "a", d.a);
+    putStr(j, "b", d.b);
+    j.key("summary");
+    j.beginMap();
+    putU(j, "added", d.added);
+    putU(j, "removed", d.removed);
+    putU(j, "changed", d.changed);
+    putU(j, "unchanged", d.unchanged);
+    putU(j, "renamed", d.renamed);
+    j.end();
+    if (d.precision) {
+        j.key("precision");
+        j.beginMap();
+        putStr(j, "a", precisionName(d.precision->a));
+        putStr(j, "b", precisionName(d.precision->b));
+        putBool(j, "rounding_only", d.precision->roundingOnly);
+        j.end();
+    } else {
+        putNil(j, "precision");
+    }
+    j.key("entries");
+    j.beginArray();
     for (const auto& e : d.entries) {
-        ordered_json o;
-        o["path"] = e.path;
-        o["status"] = std::string(diffStatusName(e.status));
-        const ordered_json numbers = ordered_json::parse(tensorNumbersJson(e)); // kept alive: items() refers to it
-        for (const auto& [key, value] : numbers.items())
-            o[key] = value;
-        o["match"] = optional(std::string(matchKindName(e.match)));
-        o["path_b"] = optional(e.pathB);
-        o["renamed"] = e.renamed();
-        o["reinitialised"] = e.reinitialised();
-        o["role"] = std::string(tensorRoleName(e.role));
-        o["param_id"] = optional(e.paramId);
-        o["param_id_b"] = optional(e.paramIdB);
-        o["dtype_a"] = e.a ? ordered_json(std::string(dtypeName(a.tensors[*e.a].dtype))) : ordered_json(nullptr);
-        o["dtype_b"] = e.b ? ordered_json(std::string(dtypeName(b.tensors[*e.b].dtype))) : ordered_json(nullptr);
-        o["byte_equal"] = e.byteEqual;
-        o["precision_change"] = e.precisionChange;
-        o["histogram"] = e.a && e.b && e.maxAbs ? deltaHistogramJson(e.histogram) : ordered_json(nullptr);
-        es.push_back(std::move(o));
+        j.beginMap();
+        putStr(j, "path", e.path);
+        putStr(j, "status", diffStatusName(e.status));
+        tensorNumbersMembers(j, e);
+        putOptStr(j, "match", matchKindName(e.match));
+        putOptStr(j, "path_b", e.pathB);
+        putBool(j, "renamed", e.renamed());
+        putBool(j, "reinitialised", e.reinitialised());
+        putStr(j, "role", tensorRoleName(e.role));
+        putOptStr(j, "param_id", e.paramId);
+        putOptStr(j, "param_id_b", e.paramIdB);
+        putOptStr(j, "dtype_a", e.a ? dtypeName(a.tensors[*e.a].dtype) : std::string_view());
+        putOptStr(j, "dtype_b", e.b ? dtypeName(b.tensors[*e.b].dtype) : std::string_view());
+        putBool(j, "byte_equal", e.byteEqual);
+        putBool(j, "precision_change", e.precisionChange);
+        j.key("histogram");
+        if (e.a && e.b && e.maxAbs)
+            deltaHistogramJson(j, e.histogram);
+        else
+            j.nil();
+        j.end();
     }
-    j["entries"] = es;
-    ordered_json st = ordered_json::array();
+    j.end();
+    j.key("state");
+    j.beginArray();
     for (const auto& s : d.state) {
-        auto parse = [](const std::optional<std::string>& v) -> ordered_json {
-            if (!v)
-                return nullptr;
-            auto p = ordered_json::parse(*v, nullptr, false);
-            return p.is_discarded() ? ordered_json(*v) : p;
-        };
-        st.push_back({{"path", s.path}, {"a", parse(s.a)}, {"b", parse(s.b)}, {"section", std::string(stateSectionName(s.section))},
-            {"path_b", optional(s.pathB)}});
+        j.beginMap();
+        putStr(j, "path", s.path);
+        j.key("a");
+        stateValueJson(j, s.a);
+        j.key("b");
+        stateValueJson(j, s.b);
+        putStr(j, "section", stateSectionName(s.section));
+        putOptStr(j, "path_b", s.pathB);
+        j.end();
     }
-    j["state"] = st;
-    return j.dump(2);
+    j.end();
+    return document(std::move(j));
 }
 
 std::string lossJson(const RunDirectory& run)
 {
-    ordered_json j;
-    j["run"] = run.path;
-    ordered_json ss = ordered_json::array();
+    TapeBuilder b;
+    b.beginMap();
+    putStr(b, "run", run.path);
+    b.key("series");
+    b.beginArray();
     for (const auto& s : run.series) {
-        ordered_json o;
-        o["split"] = s.split;
-        o["metric"] = s.metric;
-        ordered_json pts = ordered_json::array();
+        b.beginMap();
+        putStr(b, "split", s.split);
+        putStr(b, "metric", s.metric);
+        b.key("points");
+        b.beginArray();
         for (const auto& p : s.points) {
-            ordered_json q{{"epoch", p.epoch}, {"item", p.item}, {"value", num(p.value)}, {"count", p.count}};
+            b.beginMap();
+            putU(b, "epoch", p.epoch);
+            putU(b, "item", p.item);
+            putF(b, "value", p.value);
+            putU(b, "count", p.count);
             if (!p.text.empty())
-                q["text"] = p.text;
-            pts.push_back(std::move(q));
+                putStr(b, "text", p.text);
+            b.end();
         }
-        o["points"] = pts;
-        ordered_json means = ordered_json::array();
-        for (auto [e, m] : s.epochMeans())
-            means.push_back({{"epoch", e}, {"mean", num(m)}});
-        o["epochs"] = means;
-        ss.push_back(std::move(o));
+        b.end();
+        b.key("epochs");
+        b.beginArray();
+        for (auto [e, m] : s.epochMeans()) {
+            b.beginMap();
+            putU(b, "epoch", e);
+            putF(b, "mean", m);
+            b.end();
+        }
+        b.end();
+        b.end();
     }
-    j["series"] = ss;
-    j["warnings"] = run.warnings;
-    return j.dump(2);
+    b.end();
+    putStrings(b, "warnings", run.warnings);
+    return document(std::move(b));
 }
 
 std::string checkResumeJson(const Record& r, const std::vector<ResumeCheck>& checks)
 {
-    ordered_json j;
-    j["file"] = r.file;
     bool ready = true;
-    ordered_json cs = ordered_json::array();
-    for (const auto& c : checks) {
+    for (const auto& c : checks)
         ready = ready && c.status != ResumeCheck::Status::Error;
-        cs.push_back({{"check", c.name}, {"status", std::string(resumeStatusName(c.status))}, {"detail", c.detail}});
+    TapeBuilder b;
+    b.beginMap();
+    putStr(b, "file", r.file);
+    putBool(b, "ready", ready);
+    b.key("checks");
+    b.beginArray();
+    for (const auto& c : checks) {
+        b.beginMap();
+        putStr(b, "check", c.name);
+        putStr(b, "status", resumeStatusName(c.status));
+        putStr(b, "detail", c.detail);
+        b.end();
     }
-    j["ready"] = ready;
-    j["checks"] = cs;
-    return j.dump(2);
+    b.end();
+    return document(std::move(b));
 }
 
 } // namespace ckpt

@@ -7,6 +7,8 @@
 
 #include "core/codec/json.h"
 
+#include <nlohmann/json.hpp>
+
 #include <QElapsedTimer>
 #include <QFile>
 #include <QTest>
@@ -93,6 +95,7 @@ private slots:
     void ipfrsWorkedExampleRoundTrip_data();
     void ipfrsWorkedExampleRoundTrip();
     void u64Extremes();
+    void nlohmannFloatsMatchNlohmannDump();
     void bytesPacking_data();
     void bytesPacking();
     void escapedStringsGoToThePool();
@@ -312,6 +315,74 @@ void TestJson::u64Extremes()
     QCOMPARE(toJson(tape, JsonStyle::Compact),
         QByteArray("[0,18446744073709551615,9007199254740993,-9223372036854775808,-1,1.8446744073709552e19,"
                    "-9.223372036854776e18,-0.0]"));
+}
+
+void TestJson::nlohmannFloatsMatchNlohmannDump()
+{
+    // The CLI contract's reports keep nlohmann::json::dump's spelling of floats (JsonFloats::Nlohmann):
+    // the same document built as a tape and as nlohmann::ordered_json must print the same bytes.
+    const double values[] = {0.0, -0.0, 1.0, 2.0, -3.0, 0.1, 1e-5, -1e-5, 1.5e20, -1.5e20, 1e21, 1e22, 123456789012345680000.0,
+        9007199254740993.0, 1e16, 0.000001, 0.0000001, 5e-324, 2.2250738585072014e-308, 4.9406564584124654e-310 /* subnormal */,
+        1.7976931348623157e308, -1.7976931348623157e308, 3.4028234663852886e38, 1.0 / 3.0, 123.456, 1e-7, 1e100, -2.5e-300,
+        std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity()};
+    TapeBuilder b;
+    nlohmann::ordered_json expected = nlohmann::ordered_json::object();
+    b.beginMap();
+    b.key("doubles");
+    b.beginArray();
+    nlohmann::ordered_json doubles = nlohmann::ordered_json::array();
+    for (double v : values) {
+        b.f64(v);
+        doubles.push_back(v);
+    }
+    b.end();
+    expected["doubles"] = doubles;
+    // F32 nodes print as the double they widen to, as the reports' nlohmann values always held them.
+    b.key("f32");
+    b.beginArray();
+    nlohmann::ordered_json floats = nlohmann::ordered_json::array();
+    for (float v : {0.1f, 1e-5f, 3.4028235e38f, 1.0f}) {
+        b.f32(v);
+        floats.push_back(double(v));
+    }
+    b.end();
+    expected["f32"] = floats;
+    b.key("integers");
+    b.beginArray();
+    b.uinteger(UINT64_MAX);
+    b.integer(INT64_MIN);
+    b.integer(-1);
+    b.uinteger(0);
+    b.end();
+    expected["integers"] = nlohmann::ordered_json::array({UINT64_MAX, INT64_MIN, -1, 0u});
+    b.key("text \"quoted\"/\x01\x1f\x7f\n\t");
+    b.str("caf\xc3\xa9 \\ \b\f\r");
+    expected["text \"quoted\"/\x01\x1f\x7f\n\t"] = "caf\xc3\xa9 \\ \b\f\r";
+    b.key("empty");
+    b.beginArray();
+    b.beginMap();
+    b.end();
+    b.beginArray();
+    b.end();
+    b.nil();
+    b.boolean(true);
+    b.end();
+    expected["empty"] = nlohmann::ordered_json::array({nlohmann::ordered_json::object(), nlohmann::ordered_json::array(), nullptr, true});
+    b.end();
+    const Tape t = std::move(b).finish();
+
+    QCOMPARE(QByteArray::fromStdString(jsonText(t, 0, JsonStyle::Pretty, JsonFloats::Nlohmann)), QByteArray::fromStdString(expected.dump(2)));
+    QCOMPARE(QByteArray::fromStdString(jsonText(t, 0, JsonStyle::Compact, JsonFloats::Nlohmann)), QByteArray::fromStdString(expected.dump()));
+    for (double v : values)
+        QCOMPARE(QByteArray::fromStdString(formatNlohmannF64(v)), QByteArray::fromStdString(nlohmann::json(v).dump()));
+    // The two spellings really differ, so the comparison above tells them apart.
+    QCOMPARE(QByteArray::fromStdString(formatNlohmannF64(1e-5)), QByteArray("1e-05"));
+    QCOMPARE(QByteArray::fromStdString(formatJsonF64(1e-5)), QByteArray("0.00001"));
+    QCOMPARE(QByteArray::fromStdString(formatNlohmannF64(1e-7)), QByteArray("1e-07"));
+    QCOMPARE(QByteArray::fromStdString(formatJsonF64(1e-7)), QByteArray("1e-7"));
+    QCOMPARE(QByteArray::fromStdString(formatNlohmannF64(1.5e20)), QByteArray("1.5e+20"));
+    QCOMPARE(QByteArray::fromStdString(formatJsonF64(1.5e20)), QByteArray("1.5e20"));
+    QCOMPARE(QByteArray::fromStdString(formatNlohmannF64(-0.0)), QByteArray("-0.0"));
 }
 
 void TestJson::bytesPacking_data()
