@@ -1,6 +1,7 @@
 // SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/codec/json.h"
+#include "core/codec/msgpack.h"
 
 #include "core/codec/jsonscan.h"
 #include "core/util/charconv.h"
@@ -1129,6 +1130,23 @@ void putStrings(TapeBuilder& b, std::string_view key, const std::vector<std::str
 
 void appendJsonQuoted(std::string& out, std::string_view s)
 {
+    // Decoded strings are valid UTF-8 (the readers check it), but a report also quotes what the user
+    // typed, such as a file name in another encoding: JSON text must stay valid, so a byte that starts
+    // no valid sequence is written as U+FFFD, as Rust's from_utf8_lossy would show it.
+    const auto* bytes = reinterpret_cast<const uint8_t*>(s.data());
+    if (size_t bad = firstInvalidUtf8(bytes, s.size()); bad < s.size()) {
+        std::string repaired;
+        size_t from = 0;
+        while (bad < s.size()) {
+            repaired.append(s.substr(from, bad - from));
+            repaired += "\xEF\xBF\xBD";
+            from = bad + 1;
+            bad = from + firstInvalidUtf8(bytes + from, s.size() - from);
+        }
+        repaired.append(s.substr(from));
+        appendJsonQuoted(out, repaired);
+        return;
+    }
     static constexpr char kHex[] = "0123456789abcdef";
     out += '"';
     size_t run = 0;

@@ -87,6 +87,7 @@ private slots:
     void f64Golden();
     void f32Golden();
     void stringsGolden();
+    void invalidUtf8IsQuotedAsReplacement();
     void documentsGolden_data();
     void documentsGolden();
     void errorsGolden_data();
@@ -139,6 +140,17 @@ void TestJson::f32Golden()
     }
     QVERIFY(checked > 4000);
     QCOMPARE(mismatches, 0);
+}
+
+// A report quotes what the user typed (a file name in Latin-1): the JSON stays valid UTF-8, each byte
+// that starts no valid sequence becomes U+FFFD, and valid multi-byte text is kept as it is.
+void TestJson::invalidUtf8IsQuotedAsReplacement()
+{
+    std::string out;
+    appendJsonQuoted(out, std::string_view("caf\xe9-\xc3\xa9\xff\xfe.mpk\x01"));
+    QCOMPARE(out, std::string("\"caf\xEF\xBF\xBD-\xc3\xa9\xEF\xBF\xBD\xEF\xBF\xBD.mpk\\u0001\""));
+    auto t = readJson(bytesOf(QByteArray::fromStdString(out)));
+    QVERIFY2(t.has_value(), t ? "" : t.error().message().c_str()); // serde_json's rules: valid UTF-8 only
 }
 
 void TestJson::stringsGolden()
