@@ -75,7 +75,10 @@ void putOptU(TapeBuilder& b, std::string_view key, const std::optional<uint64_t>
 void putOptF(TapeBuilder& b, std::string_view key, const std::optional<double>& v);
 void putStrings(TapeBuilder& b, std::string_view key, const std::vector<std::string>& v);
 
-/** Appends \a s as a JSON string literal with serde_json's escaping. */
+/**
+ * Appends \a s as a JSON string literal with serde_json's escaping. A byte that starts no valid UTF-8
+ * sequence (only ever in text the user typed, such as a file name) is written as U+FFFD.
+ */
 void appendJsonQuoted(std::string& out, std::string_view s);
 
 } // namespace ckpt
