@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/widgets/diffpanel.h"
 
+#include "ui/async/continuation.h"
 #include "ui/async/statsjob.h"
 #include "ui/graph/graphview.h"
 #include "ui/models/formatting.h"
@@ -488,7 +489,7 @@ void DiffPanel::compare(std::shared_ptr<const Record> a, std::shared_ptr<const R
     showGraphDiff(nullptr);
     showTab(Tab::Values);
     loadLosses(qs(a->file), qs(b->file), std::nullopt, std::nullopt);
-    QtConcurrent::run([a, b] { return diffRecords(*a, *b, {}, Progress::none(), qtParallelFor()); }).then(this, [this, generation, a, b](Result<RecordDiff> d) {
+    whenReady(QtConcurrent::run([a, b] { return diffRecords(*a, *b, {}, Progress::none(), qtParallelFor()); }), this, [this, generation, a, b](Result<RecordDiff> d) {
         if (generation != m_generation)
             return;
         m_busy = false;
@@ -570,7 +571,7 @@ void DiffPanel::compareGraphs(const QString& a, const QString& b)
     m_busy = true;
     m_summary->setText(tr("Comparing…"));
     showGraphDiff(nullptr);
-    QtConcurrent::run([a, b] { return loadAndDiffGraphs(a, b); }).then(this, [this, generation, a, b](GraphJob job) {
+    whenReady(QtConcurrent::run([a, b] { return loadAndDiffGraphs(a, b); }), this, [this, generation, a, b](GraphJob job) {
         if (generation != m_generation)
             return;
         m_busy = false;
@@ -784,7 +785,7 @@ void DiffPanel::loadLosses(const QString& a, const QString& b, std::optional<dou
 {
     const quint64 generation = m_generation;
     m_lossBusy = true;
-    QtConcurrent::run([a, b, lossA, lossB] { return loadRunLosses(a, b, lossA, lossB); }).then(this, [this, generation](RunLosses losses) {
+    whenReady(QtConcurrent::run([a, b, lossA, lossB] { return loadRunLosses(a, b, lossA, lossB); }), this, [this, generation](RunLosses losses) {
         if (generation != m_generation)
             return;
         showLosses(losses);
@@ -898,7 +899,7 @@ void DiffPanel::showDetail(int row)
     m_detailBusy = true;
     const QString title = item->text();
     m_detailTitle->setText(tr("%1: reading…").arg(title));
-    QtConcurrent::run(m_readers[size_t(id)]).then(this, [this, generation, title](PairValues v) {
+    whenReady(QtConcurrent::run(m_readers[size_t(id)]), this, [this, generation, title](PairValues v) {
         if (generation != m_detailGeneration)
             return;
         finishDetail(std::move(v), title);

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/widgets/optimizerpanel.h"
 
+#include "ui/async/continuation.h"
 #include "ui/async/statsjob.h"
 #include "ui/document/checkpointdocument.h"
 #include "ui/models/formatting.h"
@@ -139,11 +140,11 @@ void OptimizerPanel::showParam(const QString& id)
         ++i;
         auto record = ws.records[size_t(ref.record)].record;
         ++m_pending;
-        QtConcurrent::run(backgroundPool(), [record, index = size_t(ref.tensor)] {
+        whenReady(QtConcurrent::run(backgroundPool(), [record, index = size_t(ref.tensor)] {
             StatsOptions o;
             o.histogramBins = 64;
             return tensorStats(*record, index, o);
-        }).then(this, [this, plot = QPointer<HistogramPlot>(plot), title, generation](TensorStats st) {
+        }), this, [this, plot = QPointer<HistogramPlot>(plot), title, generation](TensorStats st) {
             if (generation == m_generation && plot) // the plots of an older selection are gone
                 plot->setStats(st, tr("%1\nmean %2 · std %3\nmin %4 · max %5").arg(title, formatNumber(st.mean),
                     formatNumber(st.std), formatNumber(st.min), formatNumber(st.max)));
