@@ -64,8 +64,9 @@ public:
         const bool r = QObject::eventFilter(o, e);
         if (e->type() == QEvent::Paint && onPaint)
             QTimer::singleShot(0, this, [this] { // after the paint has run
-                if (onPaint)
-                    onPaint();
+                // a copy: the handler may clear onPaint, which would destroy it while it runs
+                if (const std::function<void()> handler = onPaint)
+                    handler();
             });
         return r;
     }
