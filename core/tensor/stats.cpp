@@ -24,49 +24,52 @@ T load(const uint8_t* p)
 constexpr double Inf = std::numeric_limits<double>::infinity();
 constexpr double MaxFinite = std::numeric_limits<double>::max();
 
-/// Four lanes of T in one GCC/Clang vector (SSE2: two registers of doubles, AVX2: one).
-template<class T> struct Vec4Of;
-#define CKPT_VEC4(T)                                                                                               \
-    template<> struct Vec4Of<T> { typedef T type __attribute__((vector_size(4 * sizeof(T)))); }
-CKPT_VEC4(double); CKPT_VEC4(float); CKPT_VEC4(int64_t); CKPT_VEC4(uint64_t); CKPT_VEC4(int32_t); CKPT_VEC4(uint32_t);
-CKPT_VEC4(int16_t); CKPT_VEC4(uint16_t); CKPT_VEC4(int8_t); CKPT_VEC4(uint8_t);
-#undef CKPT_VEC4
+/// Lanes of the vector loops: eight doubles, one AVX-512 register, two AVX2 ones, four SSE2 ones.
+constexpr size_t W = 8;
+/// W lanes of T in one GCC/Clang vector.
+template<class T> struct VecOf;
+#define CKPT_VEC(T)                                                                                                \
+    template<> struct VecOf<T> { typedef T type __attribute__((vector_size(W * sizeof(T)))); }
+CKPT_VEC(double); CKPT_VEC(float); CKPT_VEC(int64_t); CKPT_VEC(uint64_t); CKPT_VEC(int32_t); CKPT_VEC(uint32_t);
+CKPT_VEC(int16_t); CKPT_VEC(uint16_t); CKPT_VEC(int8_t); CKPT_VEC(uint8_t);
+#undef CKPT_VEC
 template<class T>
-using Vec4 = typename Vec4Of<T>::type;
+using Vec = typename VecOf<T>::type;
 
-// The vector loops are compiled twice, for AVX2 (one 256-bit register per Vec4<double>) and for the
-// x86-64 baseline, and the loader picks one at run time (ifunc). Both run the same operations in the
-// same order, so their results are bit-identical. The baseline has to split every vector in two and
-// is much slower; every x86-64 machine since 2013 (and this project's CI machine) has AVX2.
+// The vector loops are compiled three times, for AVX-512 (x86-64-v4: one register per Vec<double>),
+// AVX2 (two) and the x86-64 baseline (four), and the loader picks one at run time (ifunc). All run
+// the same operations in the same order, so their results are bit-identical. AVX-512 doubles the
+// lanes per instruction of AVX2 on cores that execute it at full width (Zen 4/5, recent Xeons: this
+// project's CI machine); every x86-64 machine since 2013 has AVX2, the baseline is much slower.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define CKPT_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+#define CKPT_VECTOR_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
 #else
 #define CKPT_VECTOR_CLONES
 #endif
-// Vec4<double> values never cross a non-inlined call, so the ABI note about AVX arguments is moot.
+// Vec<double> values never cross a non-inlined call, so the ABI note about AVX arguments is moot.
 #pragma GCC diagnostic ignored "-Wpsabi"
-using V = Vec4<double>;
-using VMask = Vec4<int64_t>;
+using V = Vec<double>;
+using VMask = Vec<int64_t>;
 
 template<class T>
-[[gnu::always_inline]] inline Vec4<T> load4(const uint8_t* p)
+[[gnu::always_inline]] inline Vec<T> loadW(const uint8_t* p)
 {
-    Vec4<T> v;
+    Vec<T> v;
     std::memcpy(&v, p, sizeof v);
     return v;
 }
 
 /// Element readers: raw storage → double, exactly and without branches, one at a time (get) or four
-/// at a time (get4, the vectorised loops).
+/// at a time (getW, the vectorised loops).
 struct F32R {
     using S = float;
     static double get(S v) { return v; }
-    [[gnu::always_inline]] static V get4(const uint8_t* p) { return __builtin_convertvector(load4<float>(p), V); }
+    [[gnu::always_inline]] static V getW(const uint8_t* p) { return __builtin_convertvector(loadW<float>(p), V); }
 };
 struct F64R {
     using S = double;
     static double get(S v) { return v; }
-    [[gnu::always_inline]] static V get4(const uint8_t* p) { return load4<double>(p); }
+    [[gnu::always_inline]] static V getW(const uint8_t* p) { return loadW<double>(p); }
 };
 struct F16R {
     using S = uint16_t;
@@ -78,11 +81,11 @@ struct F16R {
         const uint32_t special = (h & 0x7c00u) == 0x7c00u ? 0x7f800000u : 0u;
         return std::bit_cast<float>(std::bit_cast<uint32_t>(magnitude) | special | (uint32_t(h & 0x8000u) << 16));
     }
-    [[gnu::always_inline]] static V get4(const uint8_t* p)
+    [[gnu::always_inline]] static V getW(const uint8_t* p)
     {
-        using U = Vec4<uint32_t>;
-        using F = Vec4<float>;
-        const U h = __builtin_convertvector(load4<uint16_t>(p), U);
+        using U = Vec<uint32_t>;
+        using F = Vec<float>;
+        const U h = __builtin_convertvector(loadW<uint16_t>(p), U);
         const F magnitude = reinterpret_cast<F>((h & 0x7fffu) << 13) * 0x1p112f;
         const U special = reinterpret_cast<U>((h & 0x7c00u) == 0x7c00u) & 0x7f800000u;
         return __builtin_convertvector(reinterpret_cast<F>(reinterpret_cast<U>(magnitude) | special | ((h & 0x8000u) << 16)), V);
@@ -91,20 +94,25 @@ struct F16R {
 struct BF16R {
     using S = uint16_t;
     static double get(S v) { return std::bit_cast<float>(uint32_t(v) << 16); }
-    [[gnu::always_inline]] static V get4(const uint8_t* p)
+    [[gnu::always_inline]] static V getW(const uint8_t* p)
     {
-        using U = Vec4<uint32_t>;
-        return __builtin_convertvector(reinterpret_cast<Vec4<float>>(__builtin_convertvector(load4<uint16_t>(p), U) << 16), V);
+        using U = Vec<uint32_t>;
+        return __builtin_convertvector(reinterpret_cast<Vec<float>>(__builtin_convertvector(loadW<uint16_t>(p), U) << 16), V);
     }
 };
 template<class T>
 struct IntR {
     using S = T;
     static double get(S v) { return static_cast<double>(v); }
-    [[gnu::always_inline]] static V get4(const uint8_t* p) { return __builtin_convertvector(load4<T>(p), V); }
+    [[gnu::always_inline]] static V getW(const uint8_t* p) { return __builtin_convertvector(loadW<T>(p), V); }
 };
 
-[[gnu::always_inline]] inline double laneSum(V v) { return (v[0] + v[1]) + (v[2] + v[3]); }
+[[gnu::always_inline]] inline double laneSum(V v)
+{
+    return ((v[0] + v[1]) + (v[2] + v[3])) + ((v[4] + v[5]) + (v[6] + v[7]));
+}
+
+[[gnu::always_inline]] inline V splat(double x) { return V{} + x; }
 
 /** What one block, chunk or tensor contributes; merged in a fixed order. */
 struct Partial {
@@ -236,14 +244,14 @@ Partial carefulBlock(const uint8_t* p, size_t n, double shift)
 }
 
 /**
- * One block of finite values, the common case, vectorised: \a n is a multiple of 4. One sweep of
+ * One block of finite values, the common case, vectorised: \a n is a multiple of W. One sweep of
  * shifted sums S1 = Σ(x - shift), S2 = Σ(x - shift)² beside the census and extrema; the block's M2 is
  * S2 - S1²/n. That difference cancels when the block's mean lies far from the shift relative to its
  * spread: its relative error is about κ·n·ε with κ = S2 / M2, so when κ exceeds ConditionLimit the
  * block takes a second sweep over its (L1-resident) values for the deviations from its mean, the
  * corrected two-pass algorithm of carefulBlock. Weights, moments and gradients almost never need it
  * (the shift is a value of the same chunk). Any NaN or ±Inf makes the sums non-finite, and then the
- * block is left to carefulBlock (returns false). Eight vector operations per four elements.
+ * block is left to carefulBlock (returns false). Eight vector operations per W elements.
  */
 template<class R>
 CKPT_VECTOR_CLONES bool finiteBlock(const uint8_t* p, size_t n, double shift, Partial& out)
@@ -251,11 +259,11 @@ CKPT_VECTOR_CLONES bool finiteBlock(const uint8_t* p, size_t n, double shift, Pa
     using S = typename R::S;
     // κ·n·ε stays below 1e-10 for blocks of BlockElements values (tst_stats checks 1e-9 on std)
     constexpr double ConditionLimit = 256;
-    const V one = {1, 1, 1, 1}, zero = {};
+    const V one = splat(1.0), zero = {};
     // two independent sets of accumulators: the adds' latency, not the loads, bounds a single set
-    V sum[2] = {}, sq[2] = {}, zer[2] = {}, lo[2] = {one * Inf, one * Inf}, hi[2] = {one * -Inf, one * -Inf};
+    V sum[2] = {}, sq[2] = {}, zer[2] = {}, lo[2] = {splat(Inf), splat(Inf)}, hi[2] = {splat(-Inf), splat(-Inf)};
     const auto step = [&](int k, size_t i) {
-        const V x = R::get4(p + i * sizeof(S));
+        const V x = R::getW(p + i * sizeof(S));
         const V d = x - shift;
         sum[k] += d;
         sq[k] += d * d;
@@ -264,9 +272,9 @@ CKPT_VECTOR_CLONES bool finiteBlock(const uint8_t* p, size_t n, double shift, Pa
         hi[k] = x > hi[k] ? x : hi[k];
     };
     size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
+    for (; i + 2 * W <= n; i += 2 * W) {
         step(0, i);
-        step(1, i + 4);
+        step(1, i + W);
     }
     if (i < n)
         step(0, i);
@@ -277,8 +285,12 @@ CKPT_VECTOR_CLONES bool finiteBlock(const uint8_t* p, size_t n, double shift, Pa
     out.nan = 0;
     out.zeros = uint64_t(laneSum(zer[0] + zer[1]));
     const V l = lo[0] < lo[1] ? lo[0] : lo[1], h = hi[0] > hi[1] ? hi[0] : hi[1];
-    out.min = std::min(std::min(l[0], l[1]), std::min(l[2], l[3]));
-    out.max = std::max(std::max(h[0], h[1]), std::max(h[2], h[3]));
+    out.min = l[0];
+    out.max = h[0];
+    for (size_t k = 1; k < W; ++k) {
+        out.min = std::min(out.min, l[k]);
+        out.max = std::max(out.max, h[k]);
+    }
     out.shift = shift;
     // the plain sums of x (reported as sum and l2) from the shifted ones: Σx = S1 + n·shift,
     // Σx² = S2 + 2·shift·S1 + n·shift²
@@ -294,13 +306,13 @@ CKPT_VECTOR_CLONES bool finiteBlock(const uint8_t* p, size_t n, double shift, Pa
     }
     V dev[2] = {}, dev2[2] = {};
     const auto deviation = [&](int k, size_t i) {
-        const V d = (R::get4(p + i * sizeof(S)) - shift) - m;
+        const V d = (R::getW(p + i * sizeof(S)) - shift) - m;
         dev[k] += d;
         dev2[k] += d * d;
     };
-    for (i = 0; i + 8 <= n; i += 8) {
+    for (i = 0; i + 2 * W <= n; i += 2 * W) {
         deviation(0, i);
-        deviation(1, i + 4);
+        deviation(1, i + W);
     }
     if (i < n)
         deviation(0, i);
@@ -327,7 +339,7 @@ Partial chunkMoments(const uint8_t* p, size_t n, bool trackMinAbs)
     for (size_t i = 0; i < n; i += BlockElements) {
         const size_t m = std::min(BlockElements, n - i);
         const uint8_t* q = p + i * sizeof(S);
-        const size_t vectorPart = trackMinAbs ? 0 : m / 4 * 4;
+        const size_t vectorPart = trackMinAbs ? 0 : m / W * W;
         Partial part;
         if (vectorPart && finiteBlock<R>(q, vectorPart, shift, part)) {
             mergeInto(acc, part);
@@ -367,20 +379,20 @@ CKPT_VECTOR_CLONES void chunkHistogram(const uint8_t* p, size_t n, const BinRang
         const size_t m = std::min(BlockElements, n - i);
         const uint8_t* q = p + i * sizeof(S);
         if (!r.logScale) {
-            using I = Vec4<int32_t>;
-            const V lastV = V{1, 1, 1, 1} * last;
-            const I droppedV = I{1, 1, 1, 1} * int32_t(dropped);
+            using I = Vec<int32_t>;
+            const V lastV = splat(last);
+            const I droppedV = I{} + int32_t(dropped);
             size_t j = 0;
             if (allFinite) {
                 // the chunk's moments saw no NaN or ±Inf: no mask (a third of the block's vector work)
-                for (; j + 4 <= m; j += 4) {
-                    const V position = (R::get4(q + j * sizeof(S)) - r.lo) * r.scale;
+                for (; j + W <= m; j += W) {
+                    const V position = (R::getW(q + j * sizeof(S)) - r.lo) * r.scale;
                     const I bin = __builtin_convertvector(position < lastV ? position : lastV, I);
                     std::memcpy(idx + j, &bin, sizeof bin);
                 }
             }
-            for (; j + 4 <= m; j += 4) {
-                const V x = R::get4(q + j * sizeof(S));
+            for (; j + W <= m; j += W) {
+                const V x = R::getW(q + j * sizeof(S));
                 const V position = (x - r.lo) * r.scale;
                 const I bin = __builtin_convertvector(position < lastV ? position : lastV, I);
                 const I finite = __builtin_convertvector((x - x) == V{}, I); // x - x is NaN for NaN and ±Inf
@@ -517,6 +529,7 @@ std::vector<TensorStats> computeStatsMany(std::span<const StatsInput> tensors, c
     };
     std::vector<Task> tasks;
     std::vector<const Kernel*> kernels(tensors.size());
+    std::vector<size_t> chunksOf(tensors.size(), 0);
     for (size_t t = 0; t < tensors.size(); ++t) {
         kernels[t] = kernelFor(tensors[t].dtype);
         if (!kernels[t])
@@ -524,47 +537,69 @@ std::vector<TensorStats> computeStatsMany(std::span<const StatsInput> tensors, c
         const size_t n = tensors[t].bytes.size() / kernels[t]->elementSize;
         for (size_t first = 0; first < n; first += StatsChunkElements)
             tasks.push_back({t, first, std::min(StatsChunkElements, n - first)});
+        chunksOf[t] = (n + StatsChunkElements - 1) / StatsChunkElements;
     }
     const auto chunkBytes = [&](const Task& task) {
         return tensors[task.tensor].bytes.data() + task.first * kernels[task.tensor]->elementSize;
     };
 
-    // A tensor of one chunk (at most 1 MiB of f32) is binned right after its moments, while it is
-    // still in cache; the chunks of larger tensors need the range of all of them first.
-    std::vector<bool> singleChunk(tensors.size(), false);
-    for (size_t j = 0; j < tasks.size(); ++j)
-        singleChunk[tasks[j].tensor] = tasks[j].first == 0 && tasks[j].count == tensors[tasks[j].tensor].bytes.size() / kernels[tasks[j].tensor]->elementSize;
     std::vector<Partial> partials(tasks.size());
     std::vector<std::vector<uint64_t>> chunkHist(tasks.size());
+    std::vector<Partial> merged(tensors.size());
+    std::vector<TensorStats> out(tensors.size());
+    std::vector<std::optional<BinRange>> ranges(tensors.size());
     const auto binChunk = [&](size_t j, const BinRange& r) {
         chunkHist[j].assign(r.bins, 0);
         kernels[tasks[j].tensor]->histogram(chunkBytes(tasks[j]), tasks[j].count, r, partials[j].finite == partials[j].count, chunkHist[j].data());
     };
-    runAll(parallel, tasks.size(), [&](size_t j) {
-        const Task& task = tasks[j];
-        partials[j] = kernels[task.tensor]->moments(chunkBytes(task), task.count, o.histogramBins && o.logHistogram);
-        if (singleChunk[task.tensor])
-            if (const auto r = binRange(partials[j], o))
-                binChunk(j, *r);
-    });
-    std::vector<Partial> merged(tensors.size());
-    for (size_t j = 0; j < tasks.size(); ++j)
-        mergeInto(merged[tasks[j].tensor], partials[j]);
-    std::vector<TensorStats> out(tensors.size());
-    std::vector<std::optional<BinRange>> ranges(tensors.size());
-    for (size_t t = 0; t < tensors.size(); ++t) {
-        out[t] = finish(merged[t]);
-        ranges[t] = binRange(merged[t], o);
+
+    // The histogram's range is the tensor's min/max, known only once every chunk of it was read, so
+    // binning is a second sweep. It reads from cache, not from memory, when it follows the first at
+    // once: the tasks go in windows of whole tensors, about WindowBytes each, and a window's chunks
+    // of larger tensors are binned right after the window's moments (a tensor of one chunk right
+    // after its own). A tensor larger than the caches makes a window of its own and is read twice.
+    // Windows change only when work starts, not how it is split, so results stay bit-identical.
+    constexpr size_t WindowBytes = size_t(8) << 20;
+    std::vector<size_t> binLater; // the window's tasks of multi-chunk tensors
+    for (size_t begin = 0; begin < tasks.size();) {
+        size_t end = begin, bytes = 0;
+        while (end < tasks.size() && bytes < WindowBytes) {
+            const size_t t = tasks[end].tensor;
+            for (; end < tasks.size() && tasks[end].tensor == t; ++end)
+                bytes += tasks[end].count * kernels[t]->elementSize;
+        }
+        runAll(parallel, end - begin, [&](size_t i) {
+            const size_t j = begin + i;
+            const Task& task = tasks[j];
+            partials[j] = kernels[task.tensor]->moments(chunkBytes(task), task.count, o.histogramBins && o.logHistogram);
+            if (chunksOf[task.tensor] == 1)
+                if (const auto r = binRange(partials[j], o))
+                    binChunk(j, *r);
+        });
+        binLater.clear();
+        for (size_t j = begin; j < end; ++j) {
+            const size_t t = tasks[j].tensor;
+            mergeInto(merged[t], partials[j]);
+            if (j + 1 < end && tasks[j + 1].tensor == t)
+                continue; // the tensor's last chunk comes later
+            out[t] = finish(merged[t]);
+            ranges[t] = binRange(merged[t], o);
+            if (ranges[t] && chunksOf[t] > 1)
+                for (size_t k = j + 1 - chunksOf[t]; k <= j; ++k)
+                    binLater.push_back(k);
+        }
+        runAll(parallel, binLater.size(), [&](size_t i) {
+            binChunk(binLater[i], *ranges[tasks[binLater[i]].tensor]);
+        });
+        begin = end;
     }
+    // tensors without a chunk: empty or opaque (QFloat)
+    for (size_t t = 0; t < tensors.size(); ++t)
+        if (!chunksOf[t])
+            out[t] = finish(merged[t]);
     if (!o.histogramBins)
         return out;
 
-    // Second read of the larger tensors: their bins need the range of all their chunks.
-    runAll(parallel, tasks.size(), [&](size_t j) {
-        if (!singleChunk[tasks[j].tensor])
-            if (const auto& r = ranges[tasks[j].tensor])
-                binChunk(j, *r);
-    });
     for (size_t t = 0; t < tensors.size(); ++t)
         if (const auto& r = ranges[t]) {
             out[t].histogram.assign(r->bins, 0);

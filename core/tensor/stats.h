@@ -42,8 +42,10 @@ struct TensorStats {
      * Histogram of the finite values over [histLo, histHi] = [min, max] (equal bins, bin =
      * floor((x - min) * bins / (max - min)), the maximum in the last bin; a constant tensor fills bin
      * 0); empty when no finite value. Its range is the tensor's min/max, which are known only after
-     * all values were read, so asking for a histogram costs a second sweep: over the still-cached
-     * data for a tensor of one chunk (StatsChunkElements), a second read from memory for larger ones.
+     * all values were read, so asking for a histogram costs a second sweep. computeStatsMany makes
+     * it over still-cached data: right after its moments for a tensor of one chunk
+     * (StatsChunkElements), after a window of about 8 MiB of whole tensors for larger ones; only a
+     * tensor larger than the caches is read from memory twice.
      */
     std::vector<uint64_t> histogram;
     double histLo = 0;

@@ -525,8 +525,11 @@ private Q_SLOTS:
         };
         std::vector<std::vector<uint8_t>> buffers;
         std::vector<StatsInput> inputs;
+        // More than one window of computeStatsMany (about 8 MiB of tensors each, a larger tensor alone),
+        // with tensors of one chunk and of many on both sides of a window's end.
         const std::vector<std::pair<DType, size_t>> shapes = {{DType::F32, 600'001}, {DType::F16, 5}, {DType::F64, 0},
-            {DType::BF16, 270'000}, {DType::I64, 100'000}, {DType::QFloat, 0}, {DType::U8, 300'000}};
+            {DType::BF16, 270'000}, {DType::I64, 100'000}, {DType::QFloat, 0}, {DType::U8, 300'000},
+            {DType::F32, 2'500'003}, {DType::I16, 70'000}, {DType::F64, 1'100'000}, {DType::F32, 800'000}, {DType::F16, 3}};
         for (const auto& [d, n] : shapes) {
             buffers.push_back(d == DType::QFloat ? std::vector<uint8_t>(64, 1) : encode(d, adversarial(d, std::max<size_t>(n, 1), uint32_t(n)) ));
             if (n == 0 && d != DType::QFloat)
@@ -558,6 +561,10 @@ private Q_SLOTS:
                         QCOMPARE(s->zeros, a.zeros);
                         QCOMPARE(s->histogram, a.histogram);
                     }
+                    uint64_t binned = 0;
+                    for (uint64_t c : parallel[k].histogram)
+                        binned += c;
+                    QCOMPARE(binned, parallel[k].histogram.empty() ? 0 : log ? parallel[k].finite - parallel[k].zeros : parallel[k].finite);
                 }
             }
             QCOMPARE(sequential[5].count, uint64_t(0)); // QFloat is opaque
