@@ -41,7 +41,13 @@ using Vec = typename VecOf<T>::type;
 // the same operations in the same order, so their results are bit-identical. AVX-512 doubles the
 // lanes per instruction of AVX2 on cores that execute it at full width (Zen 4/5, recent Xeons: this
 // project's CI machine); every x86-64 machine since 2013 has AVX2, the baseline is much slower.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+// The loader's pick can't be steered, so the tests build this file twice more with one clone alone
+// (core/CMakeLists.txt: ckpt_stats_avx2, ckpt_stats_baseline) and run tst_stats against each.
+#if defined(CKPT_STATS_ONLY_AVX2)
+#define CKPT_VECTOR_CLONES __attribute__((target("avx2")))
+#elif defined(CKPT_STATS_ONLY_BASELINE)
+#define CKPT_VECTOR_CLONES
+#elif defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define CKPT_VECTOR_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
 #else
 #define CKPT_VECTOR_CLONES
