@@ -65,7 +65,7 @@ template<class T>
     return v;
 }
 
-/// Element readers: raw storage → double, exactly and without branches, one at a time (get) or four
+/// Element readers: raw storage → double, exactly and without branches, one at a time (get) or W
 /// at a time (getW, the vectorised loops).
 struct F32R {
     using S = float;
