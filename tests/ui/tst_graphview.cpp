@@ -13,6 +13,8 @@
 #include <QFontMetrics>
 #include <QLocale>
 #include <QProcess>
+#include <QGraphicsScene>
+#include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -235,6 +237,46 @@ private Q_SLOTS:
         const QPointF target = view.itemRectOfNode(int(m_ws.graph->names.size()) - 1).center();
         QTest::mouseClick(view.minimap()->viewport(), Qt::LeftButton, {}, view.minimap()->mapFromScene(target));
         QVERIFY(view.canvas()->visibleSceneRect().contains(target));
+    }
+
+    /**
+     * Fitting on a resize must not make the scroll bars come and go forever. The layout leaves a
+     * margin around the boxes in the scene rectangle, so a tall graph fitted by its height can be
+     * just wider than the viewport: the horizontal bar appears, the viewport loses its height, the
+     * smaller fit needs no bar, the bar goes, and so on (the app spun its event loop at full CPU
+     * with the Graph panel at 771x726; these are that graph's rectangles). Canvases of many
+     * shapes around it settle after a few events.
+     */
+    void fitOnResizeSettles()
+    {
+        QGraphicsScene scene;
+        scene.addRect(QRectF(-4, -4, 530, 606));
+        scene.setSceneRect(QRectF(-60, -60, 644, 720));
+        GraphCanvas canvas;
+        canvas.setScene(&scene);
+        canvas.resize(700, 700);
+        canvas.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&canvas));
+        int resizes = 0, worst = 0;
+        QSize worstSize;
+        // a loop never returns from processEvents(): past 50 resizes, stop fitting to end it
+        connect(&canvas, &GraphCanvas::resized, &canvas, [&] {
+            if (++resizes > 50)
+                canvas.setAutoFit(false);
+        });
+        for (int w = 640; w <= 900; w += 5)
+            for (int h = 600; h <= 840; h += 8) {
+                resizes = 0;
+                canvas.setAutoFit(true);
+                canvas.resize(w, h);
+                for (int turn = 0; turn < 20; ++turn)
+                    QCoreApplication::processEvents();
+                if (resizes > worst) {
+                    worst = resizes;
+                    worstSize = QSize(w, h);
+                }
+            }
+        QVERIFY2(worst <= 3, qPrintable(QStringLiteral("%1 resizes after one resize to %2x%3").arg(worst).arg(worstSize.width()).arg(worstSize.height())));
     }
 
     void generatedGraphs_data()

@@ -23,6 +23,7 @@
 #include <QSplitter>
 #include <QStyleOptionGraphicsItem>
 #include <QSvgGenerator>
+#include <QStyle>
 #include <QTimer>
 #include <QVBoxLayout>
 #include <QResizeEvent>
@@ -274,7 +275,18 @@ void GraphCanvas::fit()
 {
     if (scene()) {
         const QRectF all = scene()->itemsBoundingRect();
-        fitInView(all, Qt::KeepAspectRatio);
+        // fitInView() would fit into the viewport as the scroll bars leave it. Called from resizeEvent,
+        // that loops when the new scale makes the bars come or go: they resize the viewport, which
+        // fits anew, and so on forever (as Qt's documentation of fitInView warns). The fit here is
+        // into a room the bars do not change: the viewport's largest size less both bars, so the
+        // whole graph shows whether they are there or not. The 2-pixel margin is fitInView's own.
+        const int bar = style()->pixelMetric(QStyle::PM_ScrollBarExtent, nullptr, this);
+        const QSizeF room = QSizeF(maximumViewportSize()) - QSizeF(bar + 4, bar + 4);
+        if (!all.isEmpty() && room.width() > 0 && room.height() > 0) {
+            const double fitted = std::min(room.width() / all.width(), room.height() / all.height());
+            setTransform(QTransform::fromScale(fitted, fitted));
+            centerOn(all.center());
+        }
         // A graph of a few boxes fitted into a short canvas shrinks its labels until they are elided
         // ("matm…"): such a graph is shown at a readable scale from its top and scrolls instead. A
         // larger one keeps the whole-graph fit; its overview reads through groups and semantic zoom.
