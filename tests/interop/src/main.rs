@@ -10,6 +10,7 @@ mod record;
 mod scenarios;
 mod summary;
 mod train;
+mod transformer;
 mod verdict;
 
 use record::*;
@@ -27,8 +28,10 @@ const USAGE: &str = "usage:
   ckpt-interop gradient-checkpoint OUTDIR [--sorted]
   ckpt-interop read-gc FILE
   ckpt-interop verdict FILE... --scenario NAME   (would Burn/Ruda load it? one JSON line per file)
+  ckpt-interop transformer OUT_FILE --mib N [--seed S]   (transformer-shaped NamedMpk full-precision record of about N MiB, N 1..4096)
   ckpt-interop bench-load FILE | bench-save IN OUT | bench-inflate FILE.gz | bench-gc FILE   (tests/bench)
 scenarios: adam adamw_amsgrad sgd exponential noam linear step_fresh spec_example
+(not written by default: transformer, the layout of the transformer command's files)
 (the scenario defaults to the file name up to its last '-', e.g. adam-full.mpk -> adam)
 read-only scenario ckpt-train: records of the reference trainer (app/train); --optimizer sgd|adam|adamw
 and --scheduler constant|step|linear|cosine|exponential|noam select its layout, else every layout is tried";
@@ -62,10 +65,12 @@ struct Args {
     sorted: bool,
     optimizer: Option<String>,
     scheduler: Option<String>,
+    mib: Option<String>,
+    seed: Option<String>,
 }
 
 fn parse(args: &[String]) -> Result<Args, String> {
-    let mut out = Args { positional: vec![], scenario: None, sorted: false, optimizer: None, scheduler: None };
+    let mut out = Args { positional: vec![], scenario: None, sorted: false, optimizer: None, scheduler: None, mib: None, seed: None };
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -73,6 +78,8 @@ fn parse(args: &[String]) -> Result<Args, String> {
             "--sorted" => out.sorted = true,
             "--optimizer" => out.optimizer = Some(it.next().ok_or("--optimizer needs a name")?.clone()),
             "--scheduler" => out.scheduler = Some(it.next().ok_or("--scheduler needs a name")?.clone()),
+            "--mib" => out.mib = Some(it.next().ok_or("--mib needs a number")?.clone()),
+            "--seed" => out.seed = Some(it.next().ok_or("--seed needs a number")?.clone()),
             s if s.starts_with("--") => return Err(format!("unknown option {s}\n{USAGE}")),
             _ => out.positional.push(a.clone()),
         }
@@ -150,6 +157,16 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
             let c: gc::hashed::GradientCheckpoint =
                 serde_json::from_slice(&bytes).map_err(|e| format!("{}: serde_json: {e}", file.display()))?;
             println!("{}", gc::describe(&c));
+            Ok(ExitCode::SUCCESS)
+        }
+        "transformer" => {
+            need(1)?;
+            let mib: u64 = a.mib.as_deref().ok_or("transformer needs --mib N")?.parse().map_err(|e| format!("--mib: {e}"))?;
+            let seed: u64 = match &a.seed {
+                Some(s) => s.parse().map_err(|e| format!("--seed: {e}"))?,
+                None => 1,
+            };
+            println!("{}", transformer::write(Path::new(&a.positional[0]), mib, seed)?);
             Ok(ExitCode::SUCCESS)
         }
         "bench-load" => {

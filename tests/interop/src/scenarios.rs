@@ -380,6 +380,7 @@ macro_rules! with_scenario {
             "step_fresh" => $f::<$crate::scenarios::StepFresh>($($args),*),
             "spec_example" => $f::<$crate::scenarios::SpecExample>($($args),*),
             "model_state" => $f::<$crate::scenarios::ModelState>($($args),*),
+            "transformer" => $f::<$crate::transformer::Transformer>($($args),*),
             _ => $none,
         }
     };
