@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/launcher.h"
 
+#include "ui/async/executor.h"
 #include "ui/mainwindow.h"
 
 #include <QApplication>
@@ -92,7 +93,9 @@ void scheduleScreenshot(MainWindow* window, const QString& outPng, const QString
     poll->setInterval(100);
     QObject::connect(poll, &QTimer::timeout, window, [=] {
         const bool timedOut = clock->elapsed() > 180000;
-        if (!timedOut && !(*loaded && window->isIdle()))
+        // the app's own watchdog: work that stopped moving ends the wait (the picture shows what stalled)
+        const QString stalled = window->watchdogText();
+        if (!timedOut && stalled.isEmpty() && !(*loaded && window->isIdle()))
             return;
         poll->stop();
         if (!panel.isEmpty() && !window->raisePanel(panel))
@@ -107,7 +110,9 @@ void scheduleScreenshot(MainWindow* window, const QString& outPng, const QString
                 std::fprintf(stderr, "checkpoint-inspector: could not write %s\n", qPrintable(outPng));
             if (timedOut)
                 std::fprintf(stderr, "checkpoint-inspector: timed out waiting for loading to finish\n");
-            QCoreApplication::exit(ok && !timedOut ? 0 : 1);
+            else if (!stalled.isEmpty())
+                std::fprintf(stderr, "checkpoint-inspector: %s\n", qPrintable(stalled));
+            QCoreApplication::exit(ok && !timedOut && stalled.isEmpty() ? 0 : 1);
         });
     });
     poll->start();
@@ -130,8 +135,21 @@ int runInspector(QApplication& app)
         QStringLiteral("NAME"));
     const QCommandLineOption lenient(QStringLiteral("lenient"),
         QCoreApplication::translate("main", "Open damaged records anyway (File > Open Damaged File…): shown partial, with the reason."));
-    parser.addOptions({diff, demo, screenshot, panel, lenient});
+    const QCommandLineOption threads(QStringLiteral("threads"),
+        QCoreApplication::translate("main", "Background threads for loading and statistics (default: CKPT_THREADS, else the cores + 1)."),
+        QStringLiteral("N"));
+    parser.addOptions({diff, demo, screenshot, panel, lenient, threads});
     parser.process(app);
+    if (parser.isSet(threads)) {
+        bool ok = false;
+        const int n = parser.value(threads).toInt(&ok);
+        if (!ok || n < 1 || n > 1024) {
+            std::fprintf(stderr, "checkpoint-inspector: --threads: expected a whole number from 1 to 1024, found \"%s\"\n",
+                qPrintable(parser.value(threads)));
+            return 2;
+        }
+        setBackgroundThreadCount(n);
+    }
 
     const QStringList paths = parser.positionalArguments();
     if (parser.isSet(diff) && paths.size() != 2) {

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/mainwindow.h"
 
+#include "ui/async/activity.h"
 #include "ui/async/deferredpaint.h"
 #include "ui/document/checkpointdocument.h"
 #include "ui/graph/graphview.h"
@@ -104,8 +105,18 @@ MainWindow::MainWindow(QWidget* parent)
     m_cancel->hide();
     m_status = new QLabel(tr("Open a record, a run directory or drop files here."), this);
     statusBar()->addWidget(m_status, 1);
+    m_watchdog = new QLabel(this);
+    m_watchdog->setObjectName(QStringLiteral("watchdog"));
+    m_watchdog->setStyleSheet(QStringLiteral("QLabel { color: #a05000; font-weight: bold; }"));
+    m_watchdog->hide();
+    statusBar()->addPermanentWidget(m_watchdog);
     statusBar()->addPermanentWidget(m_progress);
     statusBar()->addPermanentWidget(m_cancel);
+    // the watchdog: background work that stops moving is said, not left as a silently incomplete window
+    auto* watchdogTimer = new QTimer(this);
+    watchdogTimer->setInterval(int(std::clamp<int64_t>(watchdogThresholdMs() / 4, 250, 2000)));
+    connect(watchdogTimer, &QTimer::timeout, this, &MainWindow::checkWatchdog);
+    watchdogTimer->start();
     connect(m_cancel, &QToolButton::clicked, this, [this] {
         m_loadWatcher.cancel();
         m_statsWatcher.cancel();
@@ -501,13 +512,15 @@ void MainWindow::openPaths(const QStringList& paths, bool lenient)
     m_progress->show();
     m_cancel->show();
     // setFuture() detaches the watcher from an older load: its result can no longer arrive
-    m_loadWatcher.setFuture(QtConcurrent::run(backgroundPool(),
+    m_loadWatcher.setFuture(runInBackground(
         [](QPromise<Workspace>& promise, QStringList inputs, bool lenient) {
             markBackgroundThread();
+            const Activity activity(tr("opening %1").arg(inputs.join(QStringLiteral(", "))));
             promise.setProgressRange(0, 1000);
             int last = -1;
             Progress progress;
             progress.onProgress = [&](double f) {
+                activity.tick();
                 const int v = int(f * 1000);
                 if (v != last) { // throttled to 0.1 % steps
                     last = v;
@@ -643,6 +656,37 @@ bool MainWindow::isIdle() const
 {
     return !m_loading && !m_statsRunning && !m_settling && !m_detail->isBusy()
         && !m_optimizer->isBusy() && !m_diff->isBusy();
+}
+
+QString MainWindow::watchdogText() const
+{
+    return m_watchdog->isHidden() ? QString() : m_watchdog->text();
+}
+
+void MainWindow::checkWatchdog()
+{
+    const auto stalled = ActivityBoard::instance().stalled(watchdogThresholdMs());
+    if (stalled.empty()) {
+        if (!m_watchdog->isHidden()) {
+            m_watchdog->hide();
+            m_watchdog->clear();
+        }
+        return;
+    }
+    const auto& worst = stalled.front();
+    QString text = tr("No progress for %1 s: %2").arg(worst.idleMs / 1000).arg(worst.what);
+    if (stalled.size() > 1)
+        text += tr(" (and %n more)", nullptr, int(stalled.size() - 1));
+    m_watchdog->setText(text);
+    m_watchdog->setToolTip(tr("Background work that has made no progress for %1 s or more. It may be waiting for the disk "
+                              "(a network file system), or it may be stuck; cancel it or close the window.")
+                               .arg(watchdogThresholdMs() / 1000));
+    m_watchdog->show();
+    for (const auto& s : stalled)
+        if (!m_stallsReported.contains(s.what)) {
+            m_stallsReported.insert(s.what);
+            logMessage(tr("warning: no progress for %1 s: %2").arg(s.idleMs / 1000).arg(s.what));
+        }
 }
 
 void MainWindow::checkIdle()

@@ -70,6 +70,8 @@ public:
     ResumePanel* resumePanel() const { return m_resume; }
     GraphView* graphView() const { return m_graph; }
     QPlainTextEdit* messages() const { return m_messages; }
+    /** The watchdog's warning in the status bar: background work that made no progress for a while; empty when none. */
+    QString watchdogText() const;
     QLineEdit* searchBox() const { return m_search; }
 
     /** Cross-links: every panel follows. */
@@ -97,6 +99,7 @@ private:
     void selectFirstTensor();
     void updateLearningRateCurve();
     void checkIdle();
+    void checkWatchdog();
     /** Watches the opened files: a change on disk is said once, a mapping read past a truncation too. */
     void watchOpenedFiles();
     void onOpenedFileChanged(const QString& path);
@@ -136,6 +139,8 @@ private:
     QProgressBar* m_progress;
     QToolButton* m_cancel;
     QLabel* m_status;
+    QLabel* m_watchdog;               ///< background work that stopped moving (ui/async/activity.h)
+    QSet<QString> m_stallsReported;   ///< stalled activities already said in Messages
     QMenu* m_recentMenu;
     QHash<QString, QDockWidget*> m_panels;
     QFileSystemWatcher* m_fileWatcher;

@@ -2,78 +2,41 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/async/statsjob.h"
 
+#include "ui/async/activity.h"
+
+#include <QCoreApplication>
 #include <QPromise>
 #include <QtConcurrent>
 
-#include <numeric>
-
-#ifdef __linux__
-#include <sys/resource.h>
-#endif
+#include <filesystem>
 
 namespace ckpt::ui {
 
-void markBackgroundThread()
-{
-#ifdef __linux__
-    thread_local bool marked = false;
-    if (!marked) {
-        // Linux keeps nice values per thread: PRIO_PROCESS with 0 is the calling thread only
-        setpriority(PRIO_PROCESS, 0, 10);
-        marked = true;
-    }
-#endif
-}
-
-QThreadPool* backgroundPool()
-{
-    static QThreadPool* const pool = [] {
-        // Owned by the application, whose end waits for the pool's threads. The first use can be on a
-        // worker (a diff job's parallel pass), where a parent in the GUI thread cannot be given to a new
-        // object ("Cannot create children for a parent that is in a different thread": the pool was
-        // then ownerless); created here and pushed to the application's thread, it can take it.
-        auto* p = new QThreadPool;
-        p->setMaxThreadCount(QThread::idealThreadCount() + 1);
-        if (QCoreApplication* app = QCoreApplication::instance()) {
-            p->moveToThread(app->thread());
-            p->setParent(app);
-        }
-        return p;
-    }();
-    return pool;
-}
-
-ParallelFor qtParallelFor()
-{
-    return [](size_t n, const std::function<void(size_t)>& body) {
-        std::vector<size_t> indices(n);
-        std::iota(indices.begin(), indices.end(), size_t(0));
-        // blocking: runs on the calling thread too, and takes pool threads only if they are free, so a
-        // job already on the pool cannot deadlock waiting for itself
-        QtConcurrent::blockingMap(backgroundPool(), indices, [&body](size_t i) {
-            markBackgroundThread();
-            body(i);
-        });
-    };
-}
-
 TensorStats tensorStats(const Record& record, size_t tensor, const StatsOptions& options)
 {
-    return std::move(record.stats(std::span<const size_t>(&tensor, 1), options, qtParallelFor()).front());
+    markBackgroundThread();
+    const Activity activity(QCoreApplication::translate("StatsJob", "statistics of %1")
+                                .arg(QString::fromStdString(record.tensors[tensor].path)));
+    return std::move(record.stats(std::span<const size_t>(&tensor, 1), options, poolParallelFor()).front());
 }
 
 QFuture<StatsBatch> startStatsJob(std::vector<StatsRequest> requests, StatsOptions options)
 {
-    return QtConcurrent::run(backgroundPool(),
+    return runInBackground(
         [](QPromise<StatsBatch>& promise, std::vector<StatsRequest> reqs, StatsOptions opts) {
             constexpr uint64_t BatchBytes = uint64_t(32) << 20;
             constexpr size_t BatchTensors = 256;
             markBackgroundThread();
+            // named after the first record; a job spans one workspace's records
+            const Activity activity(reqs.empty() ? QString()
+                : QCoreApplication::translate("StatsJob", "statistics of %1 tensors of %2")
+                      .arg(reqs.size())
+                      .arg(QString::fromStdString(std::filesystem::path(reqs.front().record->file).filename().string())));
             promise.setProgressRange(0, 1000);
             uint64_t total = 0, done = 0;
             for (const auto& r : reqs)
                 total += r.record->tensors[r.tensor].bytes + 1;
-            const ParallelFor parallel = qtParallelFor();
+            const ParallelFor parallel = poolParallelFor();
             std::vector<size_t> indices;
             for (size_t first = 0; first < reqs.size();) {
                 if (promise.isCanceled())

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/widgets/diffpanel.h"
 
+#include "ui/async/activity.h"
 #include "ui/async/continuation.h"
 #include "ui/async/statsjob.h"
 #include "ui/graph/graphview.h"
@@ -489,7 +490,13 @@ void DiffPanel::compare(std::shared_ptr<const Record> a, std::shared_ptr<const R
     showGraphDiff(nullptr);
     showTab(Tab::Values);
     loadLosses(qs(a->file), qs(b->file), std::nullopt, std::nullopt);
-    whenReady(QtConcurrent::run([a, b] { return diffRecords(*a, *b, {}, Progress::none(), qtParallelFor()); }), this, [this, generation, a, b](Result<RecordDiff> d) {
+    whenReady(runInBackground([a, b] {
+        markBackgroundThread();
+        const Activity activity(tr("diff of %1 and %2").arg(QFileInfo(qs(a->file)).fileName(), QFileInfo(qs(b->file)).fileName()));
+        Progress progress;
+        progress.onProgress = [&activity](double) { activity.tick(); };
+        return diffRecords(*a, *b, {}, progress, poolParallelFor());
+    }), this, [this, generation, a, b](Result<RecordDiff> d) {
         if (generation != m_generation)
             return;
         m_busy = false;
@@ -571,7 +578,11 @@ void DiffPanel::compareGraphs(const QString& a, const QString& b)
     m_busy = true;
     m_summary->setText(tr("Comparing…"));
     showGraphDiff(nullptr);
-    whenReady(QtConcurrent::run([a, b] { return loadAndDiffGraphs(a, b); }), this, [this, generation, a, b](GraphJob job) {
+    whenReady(runInBackground([a, b] {
+        markBackgroundThread();
+        const Activity activity(tr("diff of the graphs %1 and %2").arg(QFileInfo(a).fileName(), QFileInfo(b).fileName()));
+        return loadAndDiffGraphs(a, b);
+    }), this, [this, generation, a, b](GraphJob job) {
         if (generation != m_generation)
             return;
         m_busy = false;
@@ -785,7 +796,11 @@ void DiffPanel::loadLosses(const QString& a, const QString& b, std::optional<dou
 {
     const quint64 generation = m_generation;
     m_lossBusy = true;
-    whenReady(QtConcurrent::run([a, b, lossA, lossB] { return loadRunLosses(a, b, lossA, lossB); }), this, [this, generation](RunLosses losses) {
+    whenReady(runInBackground([a, b, lossA, lossB] {
+        markBackgroundThread();
+        const Activity activity(tr("loss curves beside %1 and %2").arg(QFileInfo(a).fileName(), QFileInfo(b).fileName()));
+        return loadRunLosses(a, b, lossA, lossB);
+    }), this, [this, generation](RunLosses losses) {
         if (generation != m_generation)
             return;
         showLosses(losses);
@@ -899,7 +914,11 @@ void DiffPanel::showDetail(int row)
     m_detailBusy = true;
     const QString title = item->text();
     m_detailTitle->setText(tr("%1: reading…").arg(title));
-    whenReady(QtConcurrent::run(m_readers[size_t(id)]), this, [this, generation, title](PairValues v) {
+    whenReady(runInBackground([reader = m_readers[size_t(id)], title] {
+        markBackgroundThread();
+        const Activity activity(tr("values of %1").arg(title));
+        return reader();
+    }), this, [this, generation, title](PairValues v) {
         if (generation != m_detailGeneration)
             return;
         finishDetail(std::move(v), title);

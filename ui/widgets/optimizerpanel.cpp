@@ -140,7 +140,7 @@ void OptimizerPanel::showParam(const QString& id)
         ++i;
         auto record = ws.records[size_t(ref.record)].record;
         ++m_pending;
-        whenReady(QtConcurrent::run(backgroundPool(), [record, index = size_t(ref.tensor)] {
+        whenReady(runInBackground([record, index = size_t(ref.tensor)] {
             StatsOptions o;
             o.histogramBins = 64;
             return tensorStats(*record, index, o);

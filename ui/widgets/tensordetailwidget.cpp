@@ -142,7 +142,7 @@ void TensorDetailWidget::requestStats()
     const quint64 generation = ++m_statsGeneration;
     ++m_pending;
     m_hist->clearStats(tr("computing…"));
-    whenReady(QtConcurrent::run(backgroundPool(), [record, index, opts] { return tensorStats(*record, index, opts); }), this, [this, generation, opts](TensorStats st) {
+    whenReady(runInBackground([record, index, opts] { return tensorStats(*record, index, opts); }), this, [this, generation, opts](TensorStats st) {
             if (generation == m_statsGeneration) { // a newer request owns the widgets
                 const TensorEntry* t = m_doc->workspace().tensor(m_ref);
                 m_hist->setStats(st, tr("%1 — min %2 · max %3 · mean %4 · std %5 · NaN %6 · Inf %7 · zeros %8")
@@ -197,7 +197,8 @@ void TensorDetailWidget::requestSlice()
     const uint64_t count = std::min<uint64_t>(rows * cols, t->numel > offset ? t->numel - offset : 0);
     const uint64_t tableCount = std::min<uint64_t>(t->numel, MaxValueCells);
     ++m_pending;
-    whenReady(QtConcurrent::run([record, index, offset, count, tableCount] {
+    whenReady(runInBackground([record, index, offset, count, tableCount] {
+        markBackgroundThread();
         return std::pair{record->values(record->tensors[index], offset, count),
             record->values(record->tensors[index], 0, tableCount)};
     }), this, [this, generation, rows, cols](std::pair<std::vector<double>, std::vector<double>> v) {

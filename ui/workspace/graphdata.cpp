@@ -2,8 +2,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/workspace/graphdata.h"
 
+#include "ui/async/executor.h"
+
 #include <QFileInfo>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include <string_view>
 #include <unordered_map>
@@ -35,18 +36,24 @@ std::shared_ptr<GraphData> graphDataFor(GradientCheckpoint checkpoint, const QSt
     auto data = std::make_shared<GraphData>();
     data->path = path;
     data->checkpoint = std::move(checkpoint);
-    // the crate's order, cycles and provenance on a second core while the grouping is built here
-    // (at 100k nodes each takes about a second); both only read the checkpoint
+    // Three independent readings of the checkpoint (at 100k nodes each takes about a second): the
+    // crate's order, cycles and provenance; the caller's reading of it (the Record tree's fields); and
+    // the view's grouping. They run on whichever pool threads are idle, the rest on this thread
+    // (runTogether never waits for work queued behind it). All three only read the checkpoint.
     const GradientCheckpoint& cp = data->checkpoint;
-    QFuture<GraphAnalysis> analysis = QtConcurrent::run([&cp] { return analyzeGraph(cp); });
-    // and the caller's reading of it (the Record tree's fields: about a second at 100k nodes) beside both
-    QFuture<void> side;
-    if (alongside)
-        side = QtConcurrent::run([&cp, &alongside] { alongside(cp); });
-    // no layout of the whole graph here: the view lays out only the groups it shows (100k nodes stay fast)
-    data->input = layoutInputFor(data->checkpoint.graph, &data->names);
-    data->grouping = hierarchyInputFor(data->checkpoint.graph, data->names, data->input.edges);
-    data->hierarchy = buildGraphHierarchy(data->grouping);
+    runTogether({
+        [&] { data->analysis = analyzeGraph(cp); },
+        [&] {
+            if (alongside)
+                alongside(cp);
+        },
+        [&] {
+            // no layout of the whole graph here: the view lays out only the groups it shows (100k nodes stay fast)
+            data->input = layoutInputFor(cp.graph, &data->names);
+            data->grouping = hierarchyInputFor(cp.graph, data->names, data->input.edges);
+            data->hierarchy = buildGraphHierarchy(data->grouping);
+        },
+    });
     const size_t n = data->names.size();
     std::unordered_map<std::string_view, uint32_t> index;
     index.reserve(n * 2);
@@ -69,8 +76,6 @@ std::shared_ptr<GraphData> graphDataFor(GradientCheckpoint checkpoint, const QSt
     };
     csr(data->input.edges, false, data->outOffset, data->out);
     csr(data->input.edges, true, data->inOffset, data->in);
-    data->analysis = analysis.result();
-    side.waitForFinished();
     data->onProvenance.assign(n, 0);
     for (const auto& id : data->analysis.lossProvenanceChain)
         if (const auto it = index.find(id); it != index.end())

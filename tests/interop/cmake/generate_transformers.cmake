@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # ctest fixture `transformer_records`: transformer-shaped TrainingRecords as users have them
 # (embedding, 8 attention + MLP blocks, Adam moments and pending gradients for every parameter:
-# about 550 tensors), written by the real rmp-serde through `ckpt-interop transformer`, at the sizes
+# 532 tensors), written by the real rmp-serde through `ckpt-interop transformer`, at the sizes
 # the app must open: 8, 64, 256 MiB and 1 GiB. Made at test time, never committed; a file already
 # made by the same generator binary is kept (1.3 GiB of writing costs seconds, not nothing).
 # In: BIN (ckpt-interop), OUT_DIR, SIZES (MiB, ;-list).
