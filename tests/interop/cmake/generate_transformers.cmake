@@ -5,13 +5,14 @@
 # 532 tensors), written by the real rmp-serde through `ckpt-interop transformer`, at the sizes
 # the app must open: 8, 64, 256 MiB and 1 GiB. Made at test time, never committed; a file already
 # made by the same generator binary is kept (1.3 GiB of writing costs seconds, not nothing).
-# In: BIN (ckpt-interop), OUT_DIR, SIZES (MiB, ;-list).
+# In: BIN (ckpt-interop), OUT_DIR, SIZES (MiB, comma-separated).
 if(NOT EXISTS "${BIN}")
   message(FATAL_ERROR "ckpt-interop is not built (${BIN}): the interop_generate fixture builds it with cargo")
 endif()
 file(MAKE_DIRECTORY "${OUT_DIR}")
 file(TIMESTAMP "${BIN}" bin_time "%s" UTC)
-foreach(mib ${SIZES})
+string(REPLACE "," ";" sizes "${SIZES}")
+foreach(mib ${sizes})
   set(file "${OUT_DIR}/transformer-${mib}.mpk")
   set(stamp "${file}.made-by")
   set(want "${BIN} ${bin_time}")
