@@ -68,6 +68,21 @@ PROBES = {
             "max_busy_ms": "app: most GUI-thread CPU time between two ticks of the 5 ms timer",
         },
     },
+    # Issue 28: the app on transformer-shaped records written by the real rmp-serde (ckpt-interop
+    # transformer: 532 tensors, parameters with both Adam moments and a pending gradient each), with
+    # the pool at each thread count (CKPT_THREADS): open + statistics, the Optimizer panel's
+    # histograms, a self-diff. The probe fails at once when the app's watchdog sees work stop moving
+    # (CKPT_WATCHDOG_SECONDS), which is how the deadlock of nested loops on Qt's pool showed.
+    "transformer": {
+        "binary": "ckpt-bench-gui", "input": "transformer", "args": ["{input}", "600", "--optimizer", "--self-diff"],
+        "threads": [1, 2, 8], "env": {"CKPT_WATCHDOG_SECONDS": "10"},
+        "figures": {
+            "idle_s": "app: open + statistics of every tensor until idle",
+            "optimizer_s": "app: Optimizer panel, a parameter's four histograms",
+            "diff_s": "app: the record diffed with itself (open both + diff)",
+            "max_stall_ms": "app: longest event-loop stall over all three steps",
+        },
+    },
     # The graph view (issues 11 and 17): the first readable screen is the graph laid out, fitted and
     # painted in the window; expand and frame are medians over several steps (GUI-thread CPU beside).
     "graphview": {
@@ -117,14 +132,16 @@ class Runner:
         self.failures = []
         self.dot_gave_up_at = None  # graphviz needs more at every larger size: not run again
 
-    def run(self, cmd, timeout=None, stdout_json=True):
-        """One process under /usr/bin/time: its JSON figures (+ wall, peak RSS), {"timeout": s} or None."""
+    def run(self, cmd, timeout=None, stdout_json=True, env=None):
+        """One process under /usr/bin/time: its JSON figures (+ wall, peak RSS), {"timeout": s} or None.
+        env: variables added to this process's environment."""
         with tempfile.NamedTemporaryFile("r", suffix=".time") as tf:
             full = ["/usr/bin/time", "-f", "%M %e %U %S", "-o", tf.name] + cmd
             t0 = time.perf_counter()
             try:
                 p = subprocess.run(full, stdout=subprocess.PIPE if stdout_json else subprocess.DEVNULL,
-                                   stderr=subprocess.PIPE, timeout=timeout, text=True)
+                                   stderr=subprocess.PIPE, timeout=timeout, text=True,
+                                   env=dict(os.environ, **env) if env else None)
             except subprocess.TimeoutExpired:
                 return {"timeout": timeout}
             wall = time.perf_counter() - t0
@@ -147,11 +164,11 @@ class Runner:
             data["process_cpu_s"] = float(fields[2]) + float(fields[3])
         return data
 
-    def measure(self, cmd, rows, size, rounds=None, timeout=None, stdout_json=True, extra=None):
+    def measure(self, cmd, rows, size, rounds=None, timeout=None, stdout_json=True, extra=None, env=None):
         """Runs cmd `rounds` times and makes one row per (key, side, name, metric[, vs]) from the same runs."""
         samples, timed_out = [], None
         for _ in range(rounds or self.args.rounds):
-            d = self.run(cmd, timeout=timeout, stdout_json=stdout_json)
+            d = self.run(cmd, timeout=timeout, stdout_json=stdout_json, env=env)
             if d is None:
                 break
             if "timeout" in d:
@@ -293,8 +310,39 @@ def run_probe(r, probe_name, probe, binary, size, input_path):
                            f"not built: no {probe['binary']} in the build's bin/")
         return
     args = [a.replace("{input}", input_path) for a in probe["args"]]
-    r.measure([binary] + args, [(f"probe.{probe_name}.{figure}", "ours", name, figure)
-                                for figure, name in probe["figures"].items()], size, rounds=1)
+    if "threads" not in probe:
+        r.measure([binary] + args, [(f"probe.{probe_name}.{figure}", "ours", name, figure)
+                                    for figure, name in probe["figures"].items()], size, rounds=1)
+        return
+    # one process per thread count of the app's pool, its rows keyed by it (probe.NAME.tN.FIGURE)
+    for t in probe["threads"]:
+        r.measure([binary] + args, [(f"probe.{probe_name}.t{t}.{figure}", "ours", f"{name} ({t} threads)", figure)
+                                    for figure, name in probe["figures"].items()], size, rounds=1,
+                  env=dict(probe.get("env", {}), CKPT_THREADS=str(t)), extra={"threads": t})
+
+
+def measure_transformer(r, a, size, tools, work):
+    """Issue 28's app probes on a transformer-shaped record of `size` written by the real rmp-serde."""
+    name = size_name(size)
+    probes = [(n, p) for n, p in PROBES.items() if p["input"] == "transformer"
+              and not a.no_gui and (not a.only_probes or n in a.only_probes)]
+    if not probes:
+        return
+    gen = tools.get("transformer_gen")
+    if not gen:
+        for probe_name, probe in probes:
+            for t in probe["threads"]:
+                for figure, what in probe["figures"].items():
+                    r.not_measured(f"probe.{probe_name}.t{t}.{figure}", name, "ours", f"{what} ({t} threads)", figure,
+                                   "no ckpt-interop to write the record (pass --interop BIN)")
+        return
+    f = os.path.join(work, f"transformer-{name}.mpk")
+    subprocess.run([gen, "transformer", f, "--mib", str(max(1, size // MIB)), "--seed", "7"], check=True,
+                   stdout=subprocess.DEVNULL)
+    subprocess.run(["cat", f], stdout=subprocess.DEVNULL, check=True)
+    for probe_name, probe in probes:
+        run_probe(r, probe_name, probe, tools["probes"].get(probe_name), name, f)
+    os.remove(f)
 
 
 def measure_record(r, a, size, tools, work, json_max):
@@ -306,6 +354,8 @@ def measure_record(r, a, size, tools, work, json_max):
         files["json"] = base + ".json"
     other = os.path.join(work, f"rec-{name}-b.mpk")
     if a.only_probes:  # the record probes open the .mpk only
+        if not any(PROBES[p]["input"] == "record" for p in a.only_probes):
+            return
         subprocess.run([gen, "record", str(size), "1", files["mpk"]], check=True, stdout=subprocess.DEVNULL)
         subprocess.run(["cat", files["mpk"]], stdout=subprocess.DEVNULL, check=True)
         run_only_probes(r, a, "record", name, tools, files["mpk"])
@@ -425,6 +475,8 @@ def run_only_probes(r, a, kind, size, tools, input_path):
 def measure_gc(r, a, n, tools, work):
     gen, ours, interop = tools["gen"], tools["ours"], tools["interop"]
     name = node_name(n)
+    if a.only_probes and not any(PROBES[p]["input"] == "gc" for p in a.only_probes):
+        return
     f = os.path.join(work, f"gc-{n}.json")
     subprocess.run([gen, "gc", str(n), f], check=True, stdout=subprocess.DEVNULL)
     subprocess.run(["cat", f], stdout=subprocess.DEVNULL, check=True)
@@ -592,6 +644,21 @@ def compute_targets(report):
     js = jsizes[-1] if jsizes else size
     faster(7, f"PrettyJson {js} opened >= 2x faster than serde_json's typed load", "peer.load.json", "open.touch.json", js, 2)
     at_most(7, f"layout of {g} nodes <= 2 s", "layout", g, 2)
+    # issue 28: every transformer record opened, its optimizer panel and its self-diff complete at every
+    # thread count (a hang is a probe failure within the watchdog's seconds; a row without numbers is missed)
+    tf = PROBES["transformer"]
+    for sz in sorted(set(rows.sizes("probe.transformer.t1.idle_s")), key=size_bytes):
+        cells, met = [], True
+        for t in tf["threads"]:
+            es = {f: rows.get(f"probe.transformer.t{t}.{f}", sz) for f in ("idle_s", "optimizer_s", "diff_s")}
+            if all(e and e.get("min") is not None for e in es.values()):
+                cells.append(f"{t} thr: {fmt_s(es['idle_s']['min'])} + {fmt_s(es['optimizer_s']['min'])} + "
+                             f"{fmt_s(es['diff_s']['min'])}")
+            else:
+                cells.append(f"{t} thr: not measured")
+                met = None
+        add(28, f"app: {sz} transformer record opened with statistics, its optimizer panel and its self-diff complete "
+                f"with {', '.join(map(str, tf['threads']))} threads (open + optimizer + diff)", "; ".join(cells), met)
     d, s2 = rows.best("diff.only", size), rows.best("stats.both_cold", size)
     add(12, f"diff of two {size} records <= 1.5x one statistics pass over both (first touch)",
         f"{d / s2:.2f}x ({fmt_s(d)} vs {fmt_s(s2)})" if d and s2 else "not measured", (d / s2 <= 1.5) if d and s2 else None)
@@ -653,7 +720,7 @@ def merge_into(path, partial, probes):
     stored.setdefault("partial_runs", []).append({
         "date": partial["date"], "load_average_before": partial["load_average_before"],
         "load_average_after": partial["load_average_after"], "probes": sorted(probes),
-        "sizes": partial["sizes"] + partial["gc_nodes"], "rows": sorted(f"{k} {s}" for k, s in fresh)})
+        "sizes": partial["sizes"] + partial["gc_nodes"] + partial.get("transformer_sizes", []), "rows": sorted(f"{k} {s}" for k, s in fresh)})
     stored["targets"] = compute_targets(stored)
     return stored
 
@@ -733,6 +800,17 @@ def headline_table(report):
         js = sorted(set(rows.sizes("open.touch.json")), key=size_bytes)
         if js:
             section(f"{js[-1]} record as PrettyJson", [("open + touch every payload .json", "open.touch.json", ["peer.load.json"])], js[-1])
+    tsizes = sorted(set(rows.sizes("probe.transformer.t1.idle_s")), key=size_bytes)
+    if tsizes:
+        tf = PROBES["transformer"]
+        lines.append("| app on a transformer record (rmp-serde, 532 tensors) | threads | open + statistics | "
+                     "optimizer panel | self-diff | longest stall |")
+        lines.append("|---|---:|---:|---:|---:|---:|")
+        for sz in tsizes:
+            for t in tf["threads"]:
+                es = [rows.get(f"probe.transformer.t{t}.{f}", sz) for f in ("idle_s", "optimizer_s", "diff_s", "max_stall_ms")]
+                lines.append(f"| {sz} | {t} | " + " | ".join(shown(e) if e else "-" for e in es) + " |")
+        lines.append("")
     if gcs:
         section(f"GradientCheckpoint, {gcs[-1]} nodes", GC_HEADLINES, gcs[-1])
         small = next((s for s in gcs if node_count(s) == 10000), None)
@@ -794,6 +872,8 @@ def main():
     ap.add_argument("--json-max", default="64M",
                     help="largest size also written as PrettyJson (a byte is ~20 bytes of pretty JSON; default 64M)")
     ap.add_argument("--gc-nodes", default="1000,10000,100000", help="GradientCheckpoint node counts")
+    ap.add_argument("--transformer-sizes", default="8M,64M,256M,1G",
+                    help="sizes of the transformer-shaped records the app probes open (issue 28; default 8M,64M,256M,1G)")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--gc-rounds", type=int, default=7,
                     help="rounds of the GradientCheckpoint load rows (cheap; ours and the peers interleaved; default 7)")
@@ -835,6 +915,7 @@ def main():
 
     if args.quick:
         args.sizes, args.json_max, args.gc_nodes, args.rounds, args.gc_rounds, args.dot_timeout = "2M", "2M", "300,1000", 1, 1, 20
+        args.transformer_sizes = "8M"
     build = os.path.abspath(args.build)
     out_path = args.out or (os.path.join(build, "bench-smoke.json") if args.quick else DEFAULT_RESULTS)
     bindir = os.path.join(build, "bin")
@@ -858,7 +939,12 @@ def main():
         if not tools["interop"] or not os.access(tools["interop"], os.X_OK):
             sys.exit("run_bench: no ckpt-interop binary (pass --interop BIN or --no-rust)")
 
+    # the transformer records are written by ckpt-interop: the peer build, --interop, or the test build's
+    test_interop = os.path.join(build, "interop-target", "release", "ckpt-interop")
+    tools["transformer_gen"] = next((p for p in (tools["interop"], args.interop, test_interop)
+                                     if p and os.access(p, os.X_OK)), None)
     sizes = [parse_size(s) for s in args.sizes.split(",") if s]
+    transformer_sizes = [parse_size(s) for s in args.transformer_sizes.split(",") if s]
     json_max = parse_size(args.json_max)
     nodes = [int(n) for n in args.gc_nodes.split(",") if n]
     work = args.workdir or tempfile.mkdtemp(prefix="ckpt-bench-")
@@ -872,6 +958,8 @@ def main():
             measure_record(r, args, size, tools, work, json_max)
         for n in nodes:
             measure_gc(r, args, n, tools, work)
+        for size in transformer_sizes:
+            measure_transformer(r, args, size, tools, work)
     finally:
         if not args.workdir:
             shutil.rmtree(work, ignore_errors=True)
@@ -879,7 +967,8 @@ def main():
     report = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
               "machine": machine(), "load_average_before": load_before, "load_average_after": os.getloadavg(),
               "rounds": args.rounds, "gc_rounds": max(args.rounds, args.gc_rounds), "quick": args.quick, "sizes": [size_name(s) for s in sizes],
-              "gc_nodes": [node_name(n) for n in nodes], "elapsed_s": time.time() - started,
+              "gc_nodes": [node_name(n) for n in nodes],
+              "transformer_sizes": [size_name(s) for s in transformer_sizes], "elapsed_s": time.time() - started,
               "measurements": r.rows, "failures": r.failures}
     report["targets"] = compute_targets(report)
     if args.merge_into:

@@ -151,7 +151,8 @@ private Q_SLOTS:
         // the selection is cross-linked: the parameter last, so that it is the one the panel keeps)
         WAIT_FOR(w.detail()->tensor().valid(), QStringLiteral("the first selection"), limit);
         w.selectTensor(TensorRef{0, int(rec->tensors.size() - 1)});
-        const QString param = QString::fromStdString(rec->optimizer.front().paramId);
+        // the last entry: the window selects the first parameter by itself
+        const QString param = QString::fromStdString(rec->optimizer.back().paramId);
         w.raisePanel(QStringLiteral("optimizer"));
         QVERIFY(w.optimizerPanel()->selectParam(param));
 
