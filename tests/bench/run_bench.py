@@ -75,7 +75,7 @@ PROBES = {
     # (CKPT_WATCHDOG_SECONDS), which is how the deadlock of nested loops on Qt's pool showed.
     "transformer": {
         "binary": "ckpt-bench-gui", "input": "transformer", "args": ["{input}", "600", "--optimizer", "--self-diff"],
-        "threads": [1, 2, 8], "env": {"CKPT_WATCHDOG_SECONDS": "10"},
+        "threads": [1, 2, 8], "env": {"CKPT_WATCHDOG_SECONDS": "10"}, "rounds": 5,
         "figures": {
             "idle_s": "app: open + statistics of every tensor until idle",
             "optimizer_s": "app: Optimizer panel, a parameter's four histograms",
@@ -314,10 +314,12 @@ def run_probe(r, probe_name, probe, binary, size, input_path):
         r.measure([binary] + args, [(f"probe.{probe_name}.{figure}", "ours", name, figure)
                                     for figure, name in probe["figures"].items()], size, rounds=1)
         return
-    # one process per thread count of the app's pool, its rows keyed by it (probe.NAME.tN.FIGURE)
+    # processes per thread count of the app's pool, its rows keyed by it (probe.NAME.tN.FIGURE); the
+    # README shows the best and the worst of the rounds (a smoke run makes one)
     for t in probe["threads"]:
         r.measure([binary] + args, [(f"probe.{probe_name}.t{t}.{figure}", "ours", f"{name} ({t} threads)", figure)
-                                    for figure, name in probe["figures"].items()], size, rounds=1,
+                                    for figure, name in probe["figures"].items()], size,
+                  rounds=1 if r.args.quick else probe.get("rounds", 1),
                   env=dict(probe.get("env", {}), CKPT_THREADS=str(t)), extra={"threads": t})
 
 
@@ -803,13 +805,19 @@ def headline_table(report):
     tsizes = sorted(set(rows.sizes("probe.transformer.t1.idle_s")), key=size_bytes)
     if tsizes:
         tf = PROBES["transformer"]
-        lines.append("| app on a transformer record (rmp-serde, 532 tensors) | threads | open + statistics | "
-                     "optimizer panel | self-diff | longest stall |")
+        lines.append("| app on a transformer record (rmp-serde, 532 tensors; best / worst of the rounds) | threads | "
+                     "open + statistics | optimizer panel | self-diff | longest stall |")
         lines.append("|---|---:|---:|---:|---:|---:|")
+
+        def best_worst(e):
+            if not e or "samples" not in e:
+                return shown(e) if e else "-"
+            return f"{fmt_value(min(e['samples']), e['metric'])} / {fmt_value(max(e['samples']), e['metric'])}"
         for sz in tsizes:
             for t in tf["threads"]:
                 es = [rows.get(f"probe.transformer.t{t}.{f}", sz) for f in ("idle_s", "optimizer_s", "diff_s", "max_stall_ms")]
-                lines.append(f"| {sz} | {t} | " + " | ".join(shown(e) if e else "-" for e in es) + " |")
+                rounds = es[0].get("rounds", 0) if es[0] else 0
+                lines.append(f"| {sz} ({rounds} rounds) | {t} | " + " | ".join(best_worst(e) for e in es) + " |")
         lines.append("")
     if gcs:
         section(f"GradientCheckpoint, {gcs[-1]} nodes", GC_HEADLINES, gcs[-1])
