@@ -354,16 +354,9 @@ py::object openAny(const py::object& pathObj, const std::optional<std::string>& 
     std::optional<std::string> run;
     const auto kind = kindOf(path);
     if (kind == "directory") {
-        if (!isRunDirectory(path))
-            raise(ErrorCode::Invalid, "a directory that is not a burn-train run directory (no checkpoint/ folder, no train|valid/epoch-N)", path);
-        auto dir = unwrap(openRunDirectory(path));
-        auto pick = dir.latest("record");
-        if (!pick)
-            pick = dir.latest("model");
-        if (!pick)
-            raise(ErrorCode::Invalid, "the run directory holds no record-STEP or model-EPOCH checkpoint", path);
+        const RunCheckpoint pick = unwrap(recordOfRunDirectory(path));
         run = path;
-        path = pick->path;
+        path = pick.path;
     } else if (kind == "gradient_checkpoint") {
         PyGradientCheckpoint g;
         g.path = path;

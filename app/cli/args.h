@@ -2,13 +2,30 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <charconv>
 #include <map>
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ckpt::cli {
+
+/**
+ * A number given on the command line: all of \a text, in the C locale (from_chars: no sign for
+ * unsigned types, no spaces, no trailing characters, nothing out of range); nullopt otherwise.
+ * Not std::sto*, which accept "12abc" and "-1" for an unsigned, and throw on the rest.
+ */
+template<typename T>
+std::optional<T> parseNumber(std::string_view text)
+{
+    T value{};
+    const auto r = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (text.empty() || r.ec != std::errc() || r.ptr != text.data() + text.size())
+        return std::nullopt;
+    return value;
+}
 
 /**
  * The arguments of one subcommand: positionals, `--flag`, `--opt VALUE` / `--opt=VALUE` and

@@ -43,6 +43,14 @@ std::set<std::string> readFlags(std::set<std::string> s)
 
 Result<std::shared_ptr<const Record>> open(const std::string& path, const Args& a)
 {
+    // FILE may be a run directory (cli-contract.md): its newest record, as ckpt.open picks it
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) {
+        auto pick = recordOfRunDirectory(path);
+        if (!pick)
+            return std::unexpected(pick.error());
+        return openRecord(pick->path, openOptions(a));
+    }
     return openRecord(path, openOptions(a));
 }
 
@@ -146,11 +154,10 @@ int cmdTree(const std::vector<std::string>& argv)
         return usageError("tree takes one FILE");
     int depth = -1;
     if (auto d = a.value("--depth")) {
-        try {
-            depth = std::stoi(*d);
-        } catch (...) {
-            return usageError("--depth takes a number");
-        }
+        const auto n = parseNumber<int>(*d);
+        if (!n)
+            return usageError("--depth takes a whole number, found '" + *d + "'");
+        depth = *n;
     }
     auto r = open(a.positional()[0], a);
     if (!r)
@@ -204,11 +211,10 @@ int cmdShow(const std::vector<std::string>& argv)
         return *g;
     uint64_t limit = 16;
     if (auto l = a.value("--limit")) {
-        try {
-            limit = std::stoull(*l);
-        } catch (...) {
-            return usageError("--limit takes a number");
-        }
+        const auto n = parseNumber<uint64_t>(*l);
+        if (!n)
+            return usageError("--limit takes a whole number, found '" + *l + "'");
+        limit = *n;
     }
     auto r = open(a.positional()[0], a);
     if (!r)

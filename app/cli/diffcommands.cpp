@@ -10,6 +10,7 @@
 #include "core/io/bytes.h"
 #include "core/record/sniff.h"
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 
@@ -98,11 +99,10 @@ std::optional<double> toleranceArg(const Args& a)
     const auto t = a.value("--tolerance");
     if (!t)
         return 0.0;
-    try {
-        return std::stod(*t);
-    } catch (...) {
-        return std::nullopt;
-    }
+    const auto v = parseNumber<double>(*t);
+    if (!v || !std::isfinite(*v) || *v < 0)
+        return std::nullopt; // a tolerance is a finite, non-negative number
+    return v;
 }
 
 std::optional<int> graphDiffCommand(const std::vector<std::string>& argv)

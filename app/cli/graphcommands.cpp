@@ -36,11 +36,9 @@ size_t parseLimit(const Args& a, bool& ok)
 {
     ok = true;
     if (auto l = a.value("--limit")) {
-        try {
-            return std::stoull(*l);
-        } catch (...) {
-            ok = false;
-        }
+        if (const auto n = parseNumber<uint64_t>(*l))
+            return size_t(*n);
+        ok = false;
     }
     return 16;
 }

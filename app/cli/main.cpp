@@ -10,8 +10,10 @@
 
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <functional>
 #include <map>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -57,10 +59,9 @@ Exit codes: 0 success, 1 invalid input or failed operation, 2 usage error.
 
 } // namespace
 
-int main(int argc, char** argv)
+namespace {
+int run(int argc, char** argv)
 {
-    // A record truncated by its writer while we read it gives zeros and a warning, not a SIGBUS death.
-    ckpt::guardMappedFiles();
     std::vector<std::string> args(argv + 1, argv + argc);
     if (args.empty() || args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
         std::fputs(kUsage, args.empty() ? stderr : stdout);
@@ -79,4 +80,24 @@ int main(int argc, char** argv)
         return 2;
     }
     return it->second(args);
+}
+} // namespace
+
+int main(int argc, char** argv)
+{
+    // A record truncated by its writer while we read it gives zeros and a warning, not a SIGBUS death.
+    ckpt::guardMappedFiles();
+    // The last resort, not the error handling: core returns errors as values and never throws, and
+    // the commands check what they parse. Whatever still escapes (an allocation the machine cannot
+    // make, a bug) ends as one line and exit 1 instead of std::terminate's abort.
+    try {
+        return run(argc, argv);
+    } catch (const std::bad_alloc&) {
+        std::fputs("ckpt: out of memory\n", stderr);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "ckpt: internal error: %s\n", e.what());
+    } catch (...) {
+        std::fputs("ckpt: internal error: unknown exception\n", stderr);
+    }
+    return 1;
 }

@@ -8,6 +8,10 @@
 #include <QApplication>
 #include <QIcon>
 
+#include <cstdio>
+#include <exception>
+#include <new>
+
 int main(int argc, char** argv)
 {
     QApplication app(argc, argv);
@@ -20,5 +24,17 @@ int main(int argc, char** argv)
     // the icon lives in ckpt_ui's resources (a static library needs the explicit init)
     Q_INIT_RESOURCE(resources);
     QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/checkpoint-inspector.svg")));
-    return ckpt::ui::runInspector(app);
+    // The last resort, not the error handling (core returns errors as values and never throws): an
+    // exception that still reaches here (an allocation the machine cannot make, a bug) ends as one
+    // line and exit 1 instead of std::terminate's abort.
+    try {
+        return ckpt::ui::runInspector(app);
+    } catch (const std::bad_alloc&) {
+        std::fputs("checkpoint-inspector: out of memory\n", stderr);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "checkpoint-inspector: internal error: %s\n", e.what());
+    } catch (...) {
+        std::fputs("checkpoint-inspector: internal error: unknown exception\n", stderr);
+    }
+    return 1;
 }

@@ -367,13 +367,29 @@ std::string BincodeSchema::toJson() const
     return out + "\n";
 }
 
+namespace {
+Result<BincodeSchema> schemaFromJson(std::string_view text);
+}
+
 Result<BincodeSchema> BincodeSchema::fromJson(std::string_view text)
+{
+    // Every access below checks its types first; this catch is the last resort that keeps a
+    // nlohmann exception from leaving core if one was missed (a schema file is user input).
+    try {
+        return schemaFromJson(text);
+    } catch (const std::exception& e) {
+        return fail(ErrorCode::Invalid, std::string("schema: ") + e.what());
+    }
+}
+
+namespace {
+Result<BincodeSchema> schemaFromJson(std::string_view text)
 {
     using nlohmann::json;
     json doc = json::parse(text.begin(), text.end(), nullptr, false);
     if (doc.is_discarded())
         return fail(ErrorCode::Malformed, "schema is not valid JSON");
-    if (!doc.is_object() || doc.value("format", std::string()) != "ckpt-bincode-schema")
+    if (!doc.is_object() || !doc.contains("format") || doc["format"] != "ckpt-bincode-schema")
         return fail(ErrorCode::Invalid, "not a schema: expected an object with \"format\": \"ckpt-bincode-schema\"");
     if (!doc.contains("root"))
         return fail(ErrorCode::Invalid, "schema has no \"root\"");
@@ -386,9 +402,17 @@ Result<BincodeSchema> BincodeSchema::fromJson(std::string_view text)
     auto bad = [](const std::string& where, const std::string& what) {
         return fail(ErrorCode::Invalid, "schema at " + (where.empty() ? std::string("root") : where) + ": " + what);
     };
+    // an optional boolean member: absent is false, anything but true/false is an error
+    auto flag = [&](const json& j, const char* key, const std::string& where) -> Result<bool> {
+        if (!j.contains(key))
+            return false;
+        if (!j[key].is_boolean())
+            return bad(where, std::string("\"") + key + "\" must be true or false");
+        return j[key].get<bool>();
+    };
     parse = [&](const json& j, const std::string& where, uint32_t depth) -> Result<uint32_t> {
-        if (depth > kMaxDepth)
-            return fail(ErrorCode::Limit, "schema nesting deeper than " + std::to_string(kMaxDepth));
+        if (depth > BincodeSchema::kMaxDepth)
+            return fail(ErrorCode::Limit, "schema nesting deeper than " + std::to_string(BincodeSchema::kMaxDepth));
         if (j.is_string()) {
             const auto& name = j.get_ref<const std::string&>();
             for (const auto& p : kPrimitives)
@@ -423,8 +447,12 @@ Result<BincodeSchema> BincodeSchema::fromJson(std::string_view text)
             if (!c)
                 return std::unexpected(c.error());
             n.elements = {*c};
-            n.maybeBare = j.value("maybe_bare", false);
-            n.preferAlternative = n.maybeBare && j.value("prefer_bare", false);
+            auto bare = flag(j, "maybe_bare", where);
+            auto preferBare = flag(j, "prefer_bare", where);
+            if (!bare || !preferBare)
+                return std::unexpected(!bare ? bare.error() : preferBare.error());
+            n.maybeBare = *bare;
+            n.preferAlternative = n.maybeBare && *preferBare;
         } else if (j.contains("seq")) {
             n.kind = SchemaKind::Seq;
             auto c = child(j["seq"], ".seq");
@@ -436,7 +464,10 @@ Result<BincodeSchema> BincodeSchema::fromJson(std::string_view text)
                     return bad(where, "\"maybe_tuple\" must be an arity");
                 n.maybeTuple = true;
                 n.tupleArity = j["maybe_tuple"].get<uint32_t>();
-                n.preferAlternative = j.value("prefer_tuple", false);
+                auto preferTuple = flag(j, "prefer_tuple", where);
+                if (!preferTuple)
+                    return std::unexpected(preferTuple.error());
+                n.preferAlternative = *preferTuple;
             }
         } else if (j.contains("map")) {
             n.kind = SchemaKind::Map;
@@ -519,6 +550,7 @@ Result<BincodeSchema> BincodeSchema::fromJson(std::string_view text)
         return std::unexpected(v.error());
     return s;
 }
+} // namespace
 
 // ---------------------------------------------------------------------------------------------
 // Deriving a schema from a self-describing record

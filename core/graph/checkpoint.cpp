@@ -43,7 +43,9 @@ std::string rustFloatDisplay(double v)
         s.erase(0, 1);
     }
     const auto e = s.find('e');
-    const int exp = std::stoi(s.substr(e + 1));
+    int exp = 0; // to_chars wrote it: a sign and digits, always parseable
+    const char* expBegin = s.data() + e + 1;
+    std::from_chars(*expBegin == '+' ? expBegin + 1 : expBegin, s.data() + s.size(), exp);
     std::string digits;
     for (char c : s.substr(0, e))
         if (c != '.')

@@ -101,6 +101,11 @@ Result<std::shared_ptr<const Record>> openRecordBytes(BytesPtr bytes, const std:
     if (sniffBytes(decoded->span()) == FileFamily::GradientCheckpoint)
         return std::unexpected(Error{ErrorCode::Unsupported, "this is an ipfrs GradientCheckpoint, not a Burn record (use `ckpt graph`)", name});
     const RecordWire wire = options.assumeRecorder ? wireOf(*options.assumeRecorder) : sniffRecordWire(decoded->span());
+    if (!options.assumeRecorder && wire == RecordWire::Bincode && looksLikeText(decoded->span()))
+        return std::unexpected(Error{ErrorCode::Invalid,
+            "not a checkpoint: plain text that is not JSON (expected a Burn record: MessagePack, JSON or bincode; "
+            "a GradientCheckpoint; a CAR file; or a run directory)",
+            name, uint64_t(0)});
     switch (wire) {
     case RecordWire::Msgpack: {
         auto r = readMsgpack(decoded, {}, progress);

@@ -85,6 +85,16 @@ FileFamily sniffFile(const std::string& path)
     return sniffBytes({buf, n});
 }
 
+bool looksLikeText(std::span<const uint8_t> head)
+{
+    if (head.empty())
+        return false;
+    for (const uint8_t c : head.first(std::min<size_t>(head.size(), kHead)))
+        if ((c < 0x20 && !isSpace(c)) || c == 0x7f)
+            return false;
+    return true;
+}
+
 RecordWire sniffRecordWire(std::span<const uint8_t> d)
 {
     if (d.empty())

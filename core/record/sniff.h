@@ -28,6 +28,14 @@ FileFamily sniffBytes(std::span<const uint8_t> head);
 /** sniffBytes of the file's first KiB; a run directory (isRunDirectory) is RunDirectory, stdin ("-") a record, a path that cannot be read Unknown. */
 FileFamily sniffFile(const std::string& path);
 
+/**
+ * True when \a head (a file's first KiB) is plain text: no byte below 0x20 but tab, newline and
+ * carriage return, no DEL. No bincode record is: it starts with its metadata's first string, whose
+ * one-byte length (3 for "f32", 19 for "half::binary16::f16") is a control byte; a text that is not
+ * JSON is therefore not a checkpoint at all (/etc/passwd, a log, a README).
+ */
+bool looksLikeText(std::span<const uint8_t> head);
+
 /** How a record's (inflated) bytes are encoded. */
 enum class RecordWire { Msgpack, Json, Bincode };
 /** From the first bytes after gzip: a MessagePack map, JSON (or a BOM, which the JSON reader rejects), else bincode. */

@@ -16,6 +16,22 @@ namespace fs = std::filesystem;
 
 namespace ckpt {
 
+namespace {
+/**
+ * The entries of a directory, none if it cannot be read. Not a range-for over directory_iterator:
+ * its operator++ throws filesystem_error (a directory removed or unreadable while it is listed), and
+ * no exception may leave core; increment(ec) stops instead.
+ */
+std::vector<fs::directory_entry> entriesOf(const fs::path& dir)
+{
+    std::vector<fs::directory_entry> out;
+    std::error_code ec;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+        out.push_back(*it);
+    return out;
+}
+} // namespace
+
 std::vector<std::pair<uint32_t, double>> MetricSeries::epochMeans() const
 {
     std::map<uint32_t, std::pair<double, double>> acc;
@@ -130,6 +146,22 @@ bool isRunDirectory(const std::string& path)
     return false;
 }
 
+Result<RunCheckpoint> recordOfRunDirectory(const std::string& path)
+{
+    if (!isRunDirectory(path))
+        return std::unexpected(Error{ErrorCode::Invalid,
+            "a directory that is not a burn-train run directory (no checkpoint/ folder, no train|valid/epoch-N)", path});
+    auto run = openRunDirectory(path);
+    if (!run)
+        return std::unexpected(run.error());
+    auto pick = run->latest("record");
+    if (!pick)
+        pick = run->latest("model");
+    if (!pick)
+        return std::unexpected(Error{ErrorCode::Invalid, "the run directory holds no record-STEP or model-EPOCH checkpoint", path});
+    return *pick;
+}
+
 Result<RunDirectory> openRunDirectory(const std::string& path)
 {
     std::error_code ec;
@@ -141,11 +173,14 @@ Result<RunDirectory> openRunDirectory(const std::string& path)
     static const std::regex kCheckpoint(R"(^(model|optim|scheduler|record)-(\d+)\.(mpk|mpk\.gz|json|json\.gz|bin|bin\.gz)$)");
     const fs::path cp = fs::path(path) / "checkpoint";
     if (fs::is_directory(cp, ec)) {
-        for (const auto& e : fs::directory_iterator(cp, ec)) {
+        for (const auto& e : entriesOf(cp)) {
             const std::string name = e.path().filename().string();
             std::smatch m;
-            if (e.is_regular_file(ec) && std::regex_match(name, m, kCheckpoint))
-                run.checkpoints.push_back({e.path().string(), m[1].str(), std::stoull(m[2].str())});
+            uint64_t index = 0;
+            // a number past 2^64 - 1 is no epoch or step a trainer wrote: not a checkpoint name
+            if (e.is_regular_file(ec) && std::regex_match(name, m, kCheckpoint)
+                && std::from_chars(name.data() + m.position(2), name.data() + m.position(2) + m.length(2), index).ec == std::errc())
+                run.checkpoints.push_back({e.path().string(), m[1].str(), index});
         }
     }
     std::sort(run.checkpoints.begin(), run.checkpoints.end(),
@@ -154,13 +189,13 @@ Result<RunDirectory> openRunDirectory(const std::string& path)
     std::map<std::pair<std::string, std::string>, MetricSeries> series;
     auto readSplit = [&](const fs::path& dir, const std::string& split) {
         std::vector<std::pair<uint32_t, fs::path>> epochs;
-        for (const auto& e : fs::directory_iterator(dir, ec))
+        for (const auto& e : entriesOf(dir))
             if (auto ep = epochOf(e.path().filename().string()); ep && e.is_directory(ec))
                 epochs.emplace_back(*ep, e.path());
         std::sort(epochs.begin(), epochs.end());
         for (const auto& [ep, dirPath] : epochs) {
             std::vector<fs::path> logs;
-            for (const auto& f : fs::directory_iterator(dirPath, ec))
+            for (const auto& f : entriesOf(dirPath))
                 if (f.path().extension() == ".log" && f.is_regular_file(ec))
                     logs.push_back(f.path());
             std::sort(logs.begin(), logs.end());
@@ -189,7 +224,7 @@ Result<RunDirectory> openRunDirectory(const std::string& path)
     const fs::path test = fs::path(path) / "test";
     if (fs::is_directory(test, ec)) {
         readSplit(test, "test");
-        for (const auto& e : fs::directory_iterator(test, ec))
+        for (const auto& e : entriesOf(test))
             if (e.is_directory(ec) && !epochOf(e.path().filename().string()))
                 readSplit(e.path(), "test/" + e.path().filename().string());
     }

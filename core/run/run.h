@@ -53,6 +53,13 @@ bool isRunDirectory(const std::string& path);
 Result<RunDirectory> openRunDirectory(const std::string& path);
 
 /**
+ * The checkpoint that stands for a run directory where one record is asked for (`ckpt tensors RUN`,
+ * `ckpt.open(run)`): the newest record-STEP, else the newest model-EPOCH. One choice for the CLI,
+ * the app and the Python module; an error names the directory and what it lacks.
+ */
+Result<RunCheckpoint> recordOfRunDirectory(const std::string& path);
+
+/**
  * Parses one metric log. Lines are `value,count`, `value` or free text; `value` uses Rust's f64
  * Display (`NaN`, `inf`, `-inf` included). A malformed numeric line is kept as text with a warning.
  */

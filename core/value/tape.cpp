@@ -2,8 +2,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/value/tape.h"
 
+#include "core/util/utf8.h"
+
 #include <bit>
+#include <charconv>
 #include <cstring>
+#include <optional>
 
 namespace ckpt {
 
@@ -306,10 +310,30 @@ Result<std::vector<PathStep>> parsePath(std::string_view p)
                         case 't': key += '\t'; break;
                         case 'r': key += '\r'; break;
                         case 'u': {
-                            if (i + 4 >= p.size())
-                                return bad("short \\u escape");
-                            key += static_cast<char>(std::stoi(std::string(p.substr(i + 1, 4)), nullptr, 16));
+                            // as in JSON: four hex digits, a UTF-16 unit; a surrogate pair is one code point
+                            const auto unit = [&](size_t at) -> std::optional<uint32_t> {
+                                uint32_t v = 0;
+                                if (at + 4 > p.size())
+                                    return std::nullopt;
+                                const auto r = std::from_chars(p.data() + at, p.data() + at + 4, v, 16);
+                                if (r.ec != std::errc() || r.ptr != p.data() + at + 4)
+                                    return std::nullopt;
+                                return v;
+                            };
+                            auto cp = unit(i + 1);
+                            if (!cp)
+                                return bad("expected four hex digits after \\u");
                             i += 4;
+                            if (*cp >= 0xDC00 && *cp <= 0xDFFF)
+                                return bad("\\u escape of a lone low surrogate");
+                            if (*cp >= 0xD800 && *cp <= 0xDBFF) {
+                                const auto low = i + 2 < p.size() && p[i + 1] == '\\' && p[i + 2] == 'u' ? unit(i + 3) : std::nullopt;
+                                if (!low || *low < 0xDC00 || *low > 0xDFFF)
+                                    return bad("\\u escape of a high surrogate without its low surrogate");
+                                cp = 0x10000 + ((*cp - 0xD800) << 10) + (*low - 0xDC00);
+                                i += 6;
+                            }
+                            appendUtf8(key, *cp);
                             break;
                         }
                         default: key += p[i];

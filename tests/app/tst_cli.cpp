@@ -222,6 +222,71 @@ private Q_SLOTS:
         QVERIFY(missing.err.contains("No such file"));
     }
 
+    // Hostile arguments (issue 29): one line and exit 2, never an abort. A \\u escape in a record path
+    // reached an uncaught std::stoi (SIGABRT, exit 134).
+    void hostileArgumentsGetOneLine()
+    {
+        QTemporaryDir dir;
+        const QString rec = fixture("models/burn-0.16.1_full_connect4.mpk");
+        const QString outPath = dir.filePath(QStringLiteral("out.mpk"));
+        const QList<QStringList> cases = {
+            {QStringLiteral("show"), rec, QStringLiteral("item[4][\"\\uzzzz\"]")},
+            {QStringLiteral("show"), rec, QStringLiteral("item[4][\"\\u12\"]")},
+            {QStringLiteral("show"), rec, QStringLiteral("item[\"\\ud800\"]")},
+            {QStringLiteral("show"), rec, QStringLiteral("item[\"\\udc00x\"]")},
+            {QStringLiteral("edit"), rec, QStringLiteral("-o"), outPath, QStringLiteral("--set"), QStringLiteral("item[4][\"\\uzzzz\"]=1")},
+            {QStringLiteral("show"), rec, QStringLiteral("item"), QStringLiteral("--limit"), QStringLiteral("12abc")},
+            {QStringLiteral("show"), rec, QStringLiteral("item"), QStringLiteral("--limit"), QStringLiteral("-1")},
+            {QStringLiteral("show"), rec, QStringLiteral("item"), QStringLiteral("--limit"), QStringLiteral("99999999999999999999999")},
+            {QStringLiteral("tree"), rec, QStringLiteral("--depth"), QStringLiteral("1e9")},
+            {QStringLiteral("diff"), rec, rec, QStringLiteral("--tolerance"), QStringLiteral("nan")},
+            {QStringLiteral("diff"), rec, rec, QStringLiteral("--tolerance"), QStringLiteral("0.1x")},
+        };
+        for (const QStringList& args : cases) {
+            const Run r = ckpt(args);
+            QVERIFY2(r.code == 2, qPrintable(args.join(u' ') + QStringLiteral(" -> exit %1: ").arg(r.code) + QString::fromUtf8(r.err)));
+            QVERIFY2(r.err.startsWith("ckpt: ") && r.err.count('\n') == 1, r.err.constData());
+        }
+        QVERIFY(!QFile::exists(outPath));
+        // a \\u escape that is well formed names the key it spells, in UTF-8 (the MLP has no such key)
+        const Run ok = ckpt({QStringLiteral("show"), rec, QStringLiteral("item[\"\\u00e9\\ud83d\\ude00\"]")});
+        QCOMPARE(ok.code, 2);
+        QVERIFY2(ok.err.contains("no such path") && ok.err.contains("\xc3\xa9\xf0\x9f\x98\x80"), ok.err.constData());
+    }
+
+    // FILE may be a run directory (cli-contract.md): the same record ckpt.open picks; a text file
+    // that is no checkpoint says so first instead of advice about bincode schemas.
+    void runDirectoriesAndTextFiles()
+    {
+        QTemporaryDir dir;
+        QVERIFY(!train(dir.path(), {QStringLiteral("--steps"), QStringLiteral("20"), QStringLiteral("--checkpoint-every"), QStringLiteral("10")}).isEmpty());
+        const QString newest = dir.filePath(QStringLiteral("checkpoint/record-20.mpk"));
+        QVERIFY(QFile::exists(newest));
+        for (const char* command : {"tensors", "tree", "state", "validate"}) {
+            const Run viaDir = ckpt({QString::fromLatin1(command), dir.path(), QStringLiteral("--json")});
+            const Run viaFile = ckpt({QString::fromLatin1(command), newest, QStringLiteral("--json")});
+            QVERIFY2(viaDir.code == 0, qPrintable(QString::fromLatin1(command) + QStringLiteral(": ") + QString::fromUtf8(viaDir.err)));
+            QCOMPARE(viaDir.code, viaFile.code);
+            if (QByteArray(command) == "tensors") // the others name the path they were given
+                QCOMPARE(viaDir.out, viaFile.out);
+        }
+        const Run plain = ckpt({QStringLiteral("tensors"), dir.filePath(QStringLiteral("checkpoint"))});
+        QCOMPARE(plain.code, 1);
+        QVERIFY2(plain.err.contains("not a burn-train run directory"), plain.err.constData());
+
+        const QString text = dir.filePath(QStringLiteral("passwd"));
+        QFile f(text);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin\n");
+        f.close();
+        for (const char* command : {"info", "tensors", "validate"}) {
+            const Run r = ckpt({QString::fromLatin1(command), text});
+            QCOMPARE(r.code, 1);
+            QVERIFY2(r.err.startsWith(QByteArray("ckpt: " + text.toUtf8() + ": offset 0: not a checkpoint")), r.err.constData());
+            QVERIFY2(!r.err.contains("schema"), r.err.constData());
+        }
+    }
+
     void failedWritesLeaveNothing()
     {
         QTemporaryDir dir;
