@@ -4,6 +4,7 @@
 // once, and a call it cannot take (nested, concurrent, in a forked child) still runs, on threads of
 // its own.
 #include "app/cli/parallelfor.h"
+#include "tests/ckptskip.h"
 
 #include <QTest>
 
@@ -46,7 +47,7 @@ private slots:
     void workersJoinTheCall()
     {
         if (std::thread::hardware_concurrency() < 2)
-            QSKIP("one hardware thread: the caller runs every index");
+            CKPT_SKIP(QStringLiteral("one hardware thread: the caller runs every index"));
         // each index waits until two threads are inside the call: only a helper can let it finish
         std::atomic<int> inside{0};
         std::set<std::thread::id> threads;

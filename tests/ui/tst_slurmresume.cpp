@@ -6,6 +6,7 @@
 // panel submits a resumption of ckpt-train with the Slurm profile; the job's output streams into the
 // live log and loss plot, and the record it writes is byte-identical to a straight run's. scancel
 // stops a long job, which checkpoints first.
+#include "tests/ckptskip.h"
 #include "ui/mainwindow.h"
 #include "ui/plots/lossplotwidget.h"
 #include "ui/process/resumerunner.h"
@@ -94,10 +95,10 @@ private Q_SLOTS:
             if (QStandardPaths::findExecutable(QLatin1String(tool), {QStringLiteral("/usr/sbin"), QStringLiteral("/usr/bin")}).isEmpty())
                 missing << QLatin1String(tool);
         if (!missing.isEmpty())
-            QSKIP(qPrintable(QStringLiteral("Slurm is not installed (missing %1): packaging/install-deps.sh installs slurm-wlm and munge")
-                                 .arg(missing.join(u' '))));
+            CKPT_SKIP(QStringLiteral("Slurm is not installed (missing %1): packaging/install-deps.sh installs slurm-wlm and munge")
+                          .arg(missing.join(u' ')));
         if (::geteuid() != 0)
-            QSKIP("slurmd must run as root to start jobs; this test configures a private cluster only when run as root (as CI does)");
+            CKPT_SKIP(QStringLiteral("slurmd must run as root to start jobs; this test configures a private cluster only when run as root (as CI does)"));
         QVERIFY(m_cluster.isValid());
         const QDir c(m_cluster.path());
         for (const char* sub : {"munge", "state", "spool", "log"})
