@@ -6,7 +6,9 @@
 # What a user gets from the package, checked from the package itself rather than the build tree:
 #  1. CPack builds the .deb and the .tgz; the .deb's Depends (from dpkg-shlibdeps) name Qt 6 Widgets
 #     and QCustomPlot, and apt accepts it on this machine (simulated install).
-#  2. Unpacked into an empty root, the installed ckpt (and the Python module `ckpt`, when built) reads
+#     The Python module, when built, is its own package, python3-ckpt (Debian's Python policy),
+#     whose Depends name python3 (the minor version it was built for) and python3-numpy.
+#  2. Unpacked into an empty root, the installed ckpt (and python3-ckpt's module `ckpt`) reads
 #     a genuine Burn fixture, the installed app takes a screenshot, and no binary points back into the
 #     build tree (RUNPATH).
 #  3. Each man page names every command and flag its program's --help names (same source).
@@ -29,7 +31,9 @@ step() { echo "== $*"; }
 step "cpack DEB and TGZ"
 cpack --config "$build/CPackConfig.cmake" -G "DEB;TGZ" -B "$work/pkgs" >"$work/cpack.log" 2>&1 ||
   { cat "$work/cpack.log" >&2; fail "cpack failed"; }
-deb=$(ls "$work"/pkgs/*.deb 2>/dev/null | head -n1)
+deb=$(ls "$work"/pkgs/checkpoint-inspector_*.deb 2>/dev/null | head -n1)
+# the Python module's own package (Debian's Python policy), when the build has the module
+pydeb=$(ls "$work"/pkgs/python3-ckpt_*.deb 2>/dev/null | head -n1)
 tgz=$(ls "$work"/pkgs/*.tar.gz 2>/dev/null | head -n1)
 [[ -f $deb ]] || fail "no .deb in $work/pkgs"
 [[ -f $tgz ]] || fail "no .tar.gz in $work/pkgs"
@@ -42,13 +46,14 @@ for lib in libqt6widgets6 libqcustomplot libc6 libstdc++6 zlib1g libdeflate0; do
 done
 # apt resolves the package against this machine's archive state without installing it.
 if command -v apt-get >/dev/null; then
-  apt-get install -s "$deb" >"$work/apt.log" 2>&1 || { cat "$work/apt.log" >&2; fail "apt-get cannot install $deb"; }
+  apt-get install -s "$deb" ${pydeb:+"$pydeb"} >"$work/apt.log" 2>&1 || { cat "$work/apt.log" >&2; fail "apt-get cannot install $deb ${pydeb:-}"; }
   grep -q "checkpoint-inspector" "$work/apt.log" || fail "apt-get's simulation does not mention the package"
 fi
 
 step "unpack into an empty root"
 root=$work/root
 dpkg-deb -x "$deb" "$root"
+[[ -z $(find "$root" -name 'ckpt.*.so') ]] || fail "the Python module is in $(basename "$deb"), not in python3-ckpt"
 bin=$root/usr/bin
 share=$root/usr/share
 for f in ckpt ckpt-train checkpoint-inspector; do
@@ -63,8 +68,16 @@ grep -q "NamedMpk" "$work/info.txt" || { cat "$work/info.txt"; fail "ckpt info d
 "$bin/ckpt" --version | grep -q "ckpt " || fail "ckpt --version"
 # The Python module, when the build has it, imports from the package's dist-packages and reads the fixture.
 if ls "$build"/python/ckpt.*.so >/dev/null 2>&1; then
+  [[ -f $pydeb ]] || fail "no python3-ckpt .deb although the build has the Python module"
+  pydepends=$(dpkg-deb -f "$pydeb" Depends)
+  echo "python3-ckpt Depends: $pydepends"
+  for dep in "python3 (>= 3." "python3 (<< 3." python3-numpy libstdc++6; do
+    grep -qF "$dep" <<<"$pydepends" || fail "python3-ckpt's Depends lacks $dep"
+  done
+  [[ $(dpkg-deb -f "$pydeb" Section) == python ]] || fail "python3-ckpt is not in section python"
+  dpkg-deb -x "$pydeb" "$root"
   pymod=$(ls "$root"/usr/lib/python3/dist-packages/ckpt.*.so 2>/dev/null | head -n1)
-  [[ -f $pymod ]] || fail "the package lacks the Python module (usr/lib/python3/dist-packages/ckpt.*.so)"
+  [[ -f $pymod ]] || fail "python3-ckpt lacks the Python module (usr/lib/python3/dist-packages/ckpt.*.so)"
   if readelf -d "$pymod" | grep -E 'R(UN)?PATH' | grep -q "$build"; then
     fail "the Python module has a RUNPATH into the build tree"
   fi
@@ -195,4 +208,5 @@ cmake --install "$build" --prefix "$prefix" >"$work/install.log" || { cat "$work
 
 step "installed files"
 dpkg-deb -c "$deb" | awk '{print $6}' | grep -v '/$'
+[[ -z ${pydeb:-} ]] || dpkg-deb -c "$pydeb" | awk '{print $6}' | grep -v '/$'
 echo "package_check: OK"
