@@ -452,13 +452,13 @@ void compareWhole(const Record& ra, const TensorEntry& ta, const Record& rb, con
 
 /**
  * The tensor pairs' numbers, parallel over chunks of StatsChunkElements through \a parallel and
- * streaming through the payloads in batches of about 64 MiB (progress and cancellation per batch).
+ * streaming through the payloads in batches of about \a batchLimit bytes (progress and cancellation per batch).
  * A chunk whose bytes are equal on both sides is not decoded; a pair whose chunks all are equal is
  * unchanged without a value read. Only the equal chunks of a pair that changed elsewhere are read
  * again, for its norms and cosine.
  */
-bool comparePairs(const Record& a, const Record& b, std::vector<TensorDiff>& entries, double tol, const Progress& progress,
-    const ParallelFor& parallel)
+bool comparePairs(const Record& a, const Record& b, std::vector<TensorDiff>& entries, double tol, uint64_t batchLimit,
+    const Progress& progress, const ParallelFor& parallel)
 {
     struct Chunk {
         size_t entry;
@@ -487,7 +487,6 @@ bool comparePairs(const Record& a, const Record& b, std::vector<TensorDiff>& ent
         pairs.push_back(k);
         totalBytes += ta.bytes + tb.bytes;
     }
-    constexpr uint64_t BatchBytes = uint64_t(64) << 20;
     for (size_t first = 0; first < pairs.size();) {
         if (progress.cancelled())
             return false;
@@ -496,7 +495,7 @@ bool comparePairs(const Record& a, const Record& b, std::vector<TensorDiff>& ent
         while (last < pairs.size()) {
             const TensorDiff& e = entries[pairs[last]];
             const uint64_t bytes = a.tensors[*e.a].bytes + b.tensors[*e.b].bytes;
-            if (last > first && batchBytes + bytes > BatchBytes)
+            if (last > first && batchBytes + bytes > batchLimit)
                 break;
             batchBytes += bytes;
             ++last;
@@ -696,7 +695,7 @@ Result<RecordDiff> diffRecords(const Record& a, const Record& b, const DiffOptio
         }
         d.entries.push_back(std::move(e));
     }
-    if (!comparePairs(a, b, d.entries, o.tolerance, progress, parallel))
+    if (!comparePairs(a, b, d.entries, o.tolerance, o.batchBytes, progress, parallel))
         return fail(ErrorCode::Cancelled, "diff cancelled");
     for (const auto& e : d.entries)
         if (e.a && e.b) {

@@ -92,6 +92,8 @@ struct RecordDiff {
 
 struct DiffOptions {
     double tolerance = 0;                ///< |a - b| above this counts as a change
+    /** Payload bytes per batch (progress and cancellation between batches; a pair is never split). Tests make it small. */
+    uint64_t batchBytes = uint64_t(64) << 20;
 };
 
 /**
@@ -99,7 +101,7 @@ struct DiffOptions {
  * decoded), and every non-tensor leaf by path. Tensors are paired by path and parameter id first,
  * then by parameter id alone (renames), then by path alone (re-initialised parameters).
  *
- * The payloads are streamed in batches of about 64 MiB (progress and cancellation per batch); every
+ * The payloads are streamed in batches of about DiffOptions::batchBytes (progress and cancellation per batch); every
  * chunk of StatsChunkElements elements of every pair in a batch is one task for \a parallel (the
  * caller's executor: core starts no thread). Chunk partials are merged in chunk order, so the
  * numbers do not depend on the number of threads.

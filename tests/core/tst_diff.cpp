@@ -14,6 +14,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstring>
@@ -401,6 +402,35 @@ private Q_SLOTS:
         Progress cancel;
         cancel.isCancelled = [] { return true; };
         QVERIFY(!diffRecords(*a, *b, {}, cancel, twoThreads));
+
+        // Across batch boundaries (each pair its own batch, as a record of several 64 MiB batches
+        // has them): the same numbers, progress after every batch, cancellation after the first.
+        DiffOptions small;
+        small.batchBytes = 1;
+        std::vector<double> steps;
+        Progress stepping;
+        stepping.onProgress = [&](double f) { steps.push_back(f); };
+        auto batched = diffRecords(*a, *b, small, stepping, twoThreads);
+        QVERIFY(batched);
+        QCOMPARE(batched->entries.size(), serial->entries.size());
+        for (size_t k = 0; k < serial->entries.size(); ++k) {
+            const TensorDiff &x = serial->entries[k], &y = batched->entries[k];
+            QCOMPARE(y.status, x.status);
+            QCOMPARE(y.maxAbs, x.maxAbs);
+            QCOMPARE(y.meanAbs, x.meanAbs);
+            QCOMPARE(y.relL2, x.relL2);
+            QCOMPARE(y.cosine, x.cosine);
+            QCOMPARE(y.differing, x.differing);
+        }
+        QVERIFY2(steps.size() >= 4, qPrintable(QString::number(steps.size()))); // one report per batch at least
+        QVERIFY(std::is_sorted(steps.begin(), steps.end()) && steps.back() == 1.0);
+        int asked = 0;
+        Progress afterFirst;
+        afterFirst.isCancelled = [&] { return ++asked > 1; };
+        const auto stopped = diffRecords(*a, *b, small, afterFirst, twoThreads);
+        QVERIFY(!stopped);
+        QCOMPARE(stopped.error().code, ErrorCode::Cancelled);
+        QVERIFY(asked >= 2);
     }
 
     void deltaHistogramBins()
