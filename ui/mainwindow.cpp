@@ -666,6 +666,12 @@ QString MainWindow::watchdogText() const
 void MainWindow::checkWatchdog()
 {
     const auto stalled = ActivityBoard::instance().stalled(watchdogThresholdMs());
+    // said once per stall: a name that moved again (or ended) may be said again when it next stalls
+    QSet<QString> stillStalled;
+    for (const auto& s : stalled)
+        if (m_stallsReported.contains(s.what))
+            stillStalled.insert(s.what);
+    m_stallsReported = std::move(stillStalled);
     if (stalled.empty()) {
         if (!m_watchdog->isHidden()) {
             m_watchdog->hide();

@@ -140,7 +140,7 @@ private:
     QToolButton* m_cancel;
     QLabel* m_status;
     QLabel* m_watchdog;               ///< background work that stopped moving (ui/async/activity.h)
-    QSet<QString> m_stallsReported;   ///< stalled activities already said in Messages
+    QSet<QString> m_stallsReported;   ///< activities stalled now and already said in Messages
     QMenu* m_recentMenu;
     QHash<QString, QDockWidget*> m_panels;
     QFileSystemWatcher* m_fileWatcher;
