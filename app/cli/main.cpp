@@ -5,15 +5,14 @@
 #include "app/cli/args.h"
 #include "app/cli/commands.h"
 #include "core/io/bytes.h"
+#include "core/util/lastresort.h"
 
 #include <ckpt_version.h>
 
 #include <cstdio>
 #include <cstring>
-#include <exception>
 #include <functional>
 #include <map>
-#include <new>
 #include <string>
 #include <vector>
 
@@ -87,17 +86,5 @@ int main(int argc, char** argv)
 {
     // A record truncated by its writer while we read it gives zeros and a warning, not a SIGBUS death.
     ckpt::guardMappedFiles();
-    // The last resort, not the error handling: core returns errors as values and never throws, and
-    // the commands check what they parse. Whatever still escapes (an allocation the machine cannot
-    // make, a bug) ends as one line and exit 1 instead of std::terminate's abort.
-    try {
-        return run(argc, argv);
-    } catch (const std::bad_alloc&) {
-        std::fputs("ckpt: out of memory\n", stderr);
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "ckpt: internal error: %s\n", e.what());
-    } catch (...) {
-        std::fputs("ckpt: internal error: unknown exception\n", stderr);
-    }
-    return 1;
+    return ckpt::runWithLastResort("ckpt", [&] { return run(argc, argv); });
 }

@@ -1,16 +1,13 @@
 // SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/io/bytes.h"
+#include "core/util/lastresort.h"
 #include "ui/launcher.h"
 
 #include <ckpt_version.h>
 
 #include <QApplication>
 #include <QIcon>
-
-#include <cstdio>
-#include <exception>
-#include <new>
 
 int main(int argc, char** argv)
 {
@@ -24,17 +21,5 @@ int main(int argc, char** argv)
     // the icon lives in ckpt_ui's resources (a static library needs the explicit init)
     Q_INIT_RESOURCE(resources);
     QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/checkpoint-inspector.svg")));
-    // The last resort, not the error handling (core returns errors as values and never throws): an
-    // exception that still reaches here (an allocation the machine cannot make, a bug) ends as one
-    // line and exit 1 instead of std::terminate's abort.
-    try {
-        return ckpt::ui::runInspector(app);
-    } catch (const std::bad_alloc&) {
-        std::fputs("checkpoint-inspector: out of memory\n", stderr);
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "checkpoint-inspector: internal error: %s\n", e.what());
-    } catch (...) {
-        std::fputs("checkpoint-inspector: internal error: unknown exception\n", stderr);
-    }
-    return 1;
+    return ckpt::runWithLastResort("checkpoint-inspector", [&] { return ckpt::ui::runInspector(app); });
 }
