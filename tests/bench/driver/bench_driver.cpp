@@ -157,6 +157,26 @@ double sumF32(std::span<const uint8_t> bytes)
     return total;
 }
 
+/**
+ * sumF32 over the whole span on \a parallel: chunks of 8 MiB (the statistics' window), one task
+ * each, summed in chunk order. The limit loop on the same executor as the statistics pass it is
+ * compared with, so both sides of that ratio use the same threads.
+ */
+double sumF32Parallel(std::span<const uint8_t> bytes, const ParallelFor& parallel)
+{
+    constexpr size_t Chunk = size_t(8) << 20;
+    const size_t chunks = (bytes.size() + Chunk - 1) / Chunk;
+    std::vector<double> partial(chunks);
+    parallel(chunks, [&](size_t c) {
+        const size_t first = c * Chunk;
+        partial[c] = sumF32(bytes.subspan(first, std::min(Chunk, bytes.size() - first) / 4 * 4));
+    });
+    double total = 0;
+    for (double x : partial)
+        total += x;
+    return total;
+}
+
 uint64_t sumU64(std::span<const uint8_t> bytes)
 {
     const size_t n = bytes.size() / 8;
@@ -287,6 +307,12 @@ int main(int argc, char** argv)
             const double warmSeconds = secondsSince(t2);
             out.add("stats_warm_s", warmSeconds);
             out.add("stats_warm_gbps", double(record.tensorBytes()) / warmSeconds / 1e9);
+            // the same pass on one thread: the like-for-like figure beside one-thread peers (numpy)
+            const auto t3 = Clock::now();
+            const StatsSummary single = statsOfEveryTensor(record, cli::threadedFor(1));
+            out.add("stats_warm_1t_s", secondsSince(t3));
+            if (single.checksum != cold.checksum && !(std::isnan(single.checksum) && std::isnan(cold.checksum)))
+                return failWith(fail(ErrorCode::Invalid, "the one-thread statistics pass gave another sum").error());
             out.add("checksum", cold.checksum);
             out.add("non_finite", cold.nonFinite);
             if (warm.checksum != cold.checksum && !(std::isnan(warm.checksum) && std::isnan(cold.checksum)))
@@ -314,6 +340,15 @@ int main(int argc, char** argv)
         out.add("sum_u64_gbps", double(all.size()) / u64Seconds / 1e9);
         out.add("sum_f32_s", f32Seconds);
         out.add("sum_f32_gbps", double(all.size()) / f32Seconds / 1e9);
+        // the same loop on every core through the statistics' executor (cli::threadedFor)
+        const ParallelFor parallel = cli::threadedFor();
+        const auto t3 = Clock::now();
+        const volatile double fm = sumF32Parallel(all, parallel);
+        const double f32ParallelSeconds = secondsSince(t3);
+        (void)fm;
+        out.add("threads", uint64_t(std::max(1u, std::thread::hardware_concurrency())));
+        out.add("sum_f32_mt_s", f32ParallelSeconds);
+        out.add("sum_f32_mt_gbps", double(all.size()) / f32ParallelSeconds / 1e9);
     } else if (cmd == "convert" && args.size() == 3) {
         auto rec = open(args[1], schemaFrom);
         if (!rec)
