@@ -2,12 +2,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "core/util/charconv.h"
+
 #include <charconv>
 #include <map>
 #include <optional>
 #include <set>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace ckpt::cli {
@@ -21,7 +24,11 @@ template<typename T>
 std::optional<T> parseNumber(std::string_view text)
 {
     T value{};
-    const auto r = std::from_chars(text.data(), text.data() + text.size(), value);
+    std::from_chars_result r;
+    if constexpr (std::is_same_v<T, double>)
+        r = fromCharsDouble(text.data(), text.data() + text.size(), value); // libc++ 16 has no double from_chars
+    else
+        r = std::from_chars(text.data(), text.data() + text.size(), value);
     if (text.empty() || r.ec != std::errc() || r.ptr != text.data() + text.size())
         return std::nullopt;
     return value;
