@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <charconv>
 #include <cstring>
 #include <limits>
 #include <unordered_map>
@@ -92,6 +93,15 @@ bool validUtf8(std::span<const uint8_t> s)
 constexpr std::array<std::string_view, 3> kBoolStores = {"Native", "U8", "U32"};
 
 class Decoder {
+    /** A reading chosen for an ambiguous node at its first occurrence; flippable while the other was never tried. */
+    struct Decision {
+        uint32_t node = 0;
+        int8_t choice = 0;
+        bool flippable = false;
+        bool preferred = true;  ///< the choice is the schema's preferred reading
+        std::string path;       ///< where the choice was made (for messages)
+    };
+
 public:
     Decoder(const BytesPtr& bytes, const BincodeSchema& schema, const BincodeReadOptions& options)
         : m_bytes(bytes)
@@ -107,8 +117,14 @@ public:
      * Decodes the root; when a reading of the ambiguous nodes fails later on (or leaves bytes over),
      * decodes again with the latest decision whose other reading was never tried flipped
      * (chronological backtracking over whole decodes, so a choice that only fails in a later sibling,
-     * e.g. a bare `Option<u64>` that misaligns the next field, is still undone). Prefers a reading that
-     * consumes every byte; the first run's error is the one reported.
+     * e.g. a bare `Option<u64>` that misaligns the next field, is still undone).
+     *
+     * Which reading is kept: the first that consumes every byte. bincode ignores bytes after the value,
+     * so a reading that leaves some is kept only when it is the twin's own (every ambiguous node read
+     * the preferred way): a reading that needed other choices and still stops short is no evidence of
+     * anything (4096 zero bytes read as None after None), and the file is refused with the reason the
+     * preferred reading failed. Once a reading is kept, up to kMaxFitChecks of its choices are flipped
+     * one at a time; each flip that also decodes the whole file is reported as an ambiguity.
      */
     Result<BincodeReadResult> run()
     {
@@ -116,17 +132,20 @@ public:
             return fail(ErrorCode::Usage, "start offset " + std::to_string(m_pos) + " is past the end (" + std::to_string(m_data.size()) + " bytes)");
         const uint64_t start = m_pos;
         std::optional<BincodeReadResult> leavesBytes;
-        std::optional<Error> firstError;
+        std::optional<Error> firstRunError;
         for (uint32_t attempt = 0;; ++attempt) {
             restart(start);
             PathLink root;
             auto r = value(m_s.root, &root);
-            if (r && m_pos == m_data.size())
-                return finish(start);
-            if (r && !leavesBytes)
+            if (r && m_pos == m_data.size()) {
+                auto whole = finish(start);
+                reportOtherFits(start, whole);
+                return whole;
+            }
+            if (r && !leavesBytes && allPreferred())
                 leavesBytes = finish(start);
-            else if (!r && !firstError)
-                firstError = r.error();
+            else if (!r && attempt == 0)
+                firstRunError = r.error();
             auto next = flippedDecisions();
             if (!next || attempt + 1 >= kMaxRedecodes || m_trialsLeft == 0)
                 break;
@@ -135,19 +154,88 @@ public:
         }
         if (leavesBytes)
             return std::move(*leavesBytes);
-        return std::unexpected(std::move(*firstError));
+        if (firstRunError)
+            return std::unexpected(std::move(*firstRunError));
+        if (m_preferredFailure) {
+            Error e = std::move(*m_preferredFailure);
+            e.what = "no reading of the layout decodes the whole record, and the preferred one fails: " + e.what;
+            return std::unexpected(std::move(e));
+        }
+        return fail(ErrorCode::Invalid, "no reading of the layout decodes the whole record", start);
+    }
+
+private:
+    /** Choices of a kept reading checked for a second reading that fits (each check is one more decode). */
+    static constexpr size_t kMaxFitChecks = 64;
+
+    bool allPreferred() const
+    {
+        return std::all_of(m_pinLog.begin(), m_pinLog.end(), [](const Decision& d) { return d.preferred; });
+    }
+
+    /** Flips each untried choice of the kept reading alone; a flip that also decodes everything is an ambiguity. */
+    void reportOtherFits(uint64_t start, BincodeReadResult& kept)
+    {
+        const std::vector<Decision> decisions = m_pinLog;
+        size_t checked = 0;
+        for (size_t i = 0; i < decisions.size() && checked < kMaxFitChecks && m_trialsLeft > 0; ++i) {
+            if (!decisions[i].flippable)
+                continue;
+            ++checked;
+            m_forced.assign(decisions.begin(), decisions.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+            m_forced.back().choice = int8_t(1 - m_forced.back().choice);
+            m_forced.back().flippable = false;
+            restart(start);
+            PathLink root;
+            --m_trialsLeft;
+            // A reading that gives the very same values (a u8 4 or a usize 4, Some(x) or a bare x) is
+            // only another spelling of the type: not worth a word.
+            if (value(m_s.root, &root) && m_pos == m_data.size() && !sameValues(kept.tape))
+                kept.ambiguities.push_back(describeChoice(decisions[i], decisions[i].choice) + " was kept; "
+                    + describeChoice(decisions[i], m_forced.back().choice) + " also decodes the whole record");
+        }
+        m_forced.clear();
+    }
+
+    bool sameValues(const Tape& kept) const
+    {
+        if (kept.nodes.size() != m_nodes.size())
+            return false;
+        for (size_t k = 0; k < m_nodes.size(); ++k) {
+            const Node& a = kept.nodes[k];
+            const Node& b = m_nodes[k];
+            if (a.kind != b.kind || a.count != b.count || a.end != b.end || a.flags != b.flags)
+                return false;
+            if (a.flags & InPool) {
+                // Names: pool offsets depend on which trials ran first; compare the text.
+                if (std::memcmp(kept.pool.data() + a.payload, m_pool.data() + b.payload, a.count) != 0)
+                    return false;
+            } else if (a.payload != b.payload) {
+                return false; // the value itself, or an offset in the input (equal offsets hold equal bytes)
+            }
+        }
+        return true;
+    }
+
+    std::string describeChoice(const Decision& d, int8_t choice) const
+    {
+        const SchemaNode& n = m_s.nodes[d.node];
+        std::string what;
+        switch (n.kind) {
+        case SchemaKind::Option: what = choice == 1 ? "a bare value" : "an Option"; break;
+        case SchemaKind::Seq: what = choice == 1 ? "a tuple of " + std::to_string(n.tupleArity) : "a Vec"; break;
+        default: {
+            const SchemaNode& e = m_s.nodes[n.elements[static_cast<size_t>(choice)]];
+            what = std::string("a ") + schemaKindName(e.kind) + (e.name.empty() ? "" : " " + e.name);
+        }
+        }
+        return (d.path.empty() ? std::string("item") : d.path) + " read as " + what;
     }
 
 private:
     /** Whole decodes a backtracking run may take (each is linear in the file, payloads are skipped). */
     static constexpr uint32_t kMaxRedecodes = 256;
 
-    /** A reading chosen for an ambiguous node at its first occurrence; flippable while the other was never tried. */
-    struct Decision {
-        uint32_t node = 0;
-        int8_t choice = 0;
-        bool flippable = false;
-    };
 
     void restart(uint64_t start)
     {
@@ -385,6 +473,7 @@ private:
             if (sn.maybeTuple)
                 return ambiguous(si, path);
             return seqValue(si, path, false);
+        case SchemaKind::Either: return ambiguous(si, path);
         case SchemaKind::Map: {
             auto count = varint("a map length", path);
             if (!count)
@@ -548,6 +637,8 @@ private:
     {
         const SchemaNode& sn = m_s.nodes[si];
         auto decodeAs = [&](int8_t choice) -> Result<void> {
+            if (sn.kind == SchemaKind::Either)
+                return value(sn.elements[static_cast<size_t>(choice)], path);
             if (sn.kind == SchemaKind::Option)
                 return choice == 1 ? value(sn.elements[0], path) : optionValue(si, path);
             return seqValue(si, path, choice == 1);
@@ -557,7 +648,9 @@ private:
         // A later run of the backtracking replays the earlier decisions and takes the flipped one.
         const size_t decision = m_pinLog.size();
         const bool forced = decision < m_forced.size() && m_forced[decision].node == si;
-        const int8_t first = forced ? m_forced[decision].choice : preferredReading(sn);
+        const int8_t preferred = preferredReading(sn);
+        const int8_t first = forced ? m_forced[decision].choice : preferred;
+        const std::string where = renderPath(path, [&](uint64_t keyNode) { return keyText(static_cast<uint32_t>(keyNode)); });
         std::optional<Error> firstError;
         for (int8_t choice : {first, int8_t(1 - first)}) {
             if (m_trialsLeft == 0)
@@ -568,7 +661,7 @@ private:
             const size_t pins = m_pinLog.size();
             const uint64_t nonCanonical = m_nonCanonical;
             m_pin[si] = choice;
-            m_pinLog.push_back({si, choice, forced ? m_forced[decision].flippable : choice == first});
+            m_pinLog.push_back({si, choice, forced ? m_forced[decision].flippable : choice == first, choice == preferred, where});
             ++m_trialDepth;
             auto r = decodeAs(choice);
             --m_trialDepth;
@@ -576,6 +669,8 @@ private:
                 return r;
             if (!firstError)
                 firstError = r.error();
+            if (choice == preferred && !m_preferredFailure)
+                m_preferredFailure = r.error();
             m_pos = pos;
             m_nodes.resize(nodes);
             while (m_pinLog.size() > pins) {
@@ -596,6 +691,8 @@ private:
      */
     int8_t preferredReading(const SchemaNode& sn) const
     {
+        if (sn.kind == SchemaKind::Either)
+            return 0;
         if (sn.kind == SchemaKind::Seq && !sn.preferAlternative && m_pos < m_data.size()) {
             const uint8_t b = m_data[m_pos];
             if (b < kU16Marker && b != sn.tupleArity)
@@ -634,8 +731,14 @@ private:
                     bool overflow = false;
                     for (uint32_t c = *shape + 1; c < m_nodes[*shape].end && !overflow; c = m_nodes[c].end)
                         overflow = __builtin_mul_overflow(product, m_nodes[c].payload, &product);
-                    if (overflow || product != m_nodes[*bytes].count)
-                        return error(ErrorCode::Invalid, "TensorData byte length does not match shape x dtype size", at, path);
+                    if (overflow || product != m_nodes[*bytes].count) {
+                        const bool rank0 = m_nodes[*shape].count == 0;
+                        return error(ErrorCode::Invalid,
+                            "TensorData of " + std::string(rank0 ? "rank 0 (one element)" : "rank " + std::to_string(m_nodes[*shape].count)) + " and dtype "
+                                + std::string(dtypeName(*d)) + " needs " + (overflow ? std::string("more than 2^64") : std::to_string(product))
+                                + " bytes, found " + std::to_string(m_nodes[*bytes].count),
+                            at, path);
+                    }
                 }
             }
         }
@@ -654,7 +757,9 @@ private:
             SchemaNode& n = r.nodes[i];
             if (m_pin[i] < 0)
                 continue;
-            if (n.kind == SchemaKind::Option && n.maybeBare) {
+            if (n.kind == SchemaKind::Either) {
+                redirect[i] = n.elements[static_cast<size_t>(m_pin[i])];
+            } else if (n.kind == SchemaKind::Option && n.maybeBare) {
                 if (m_pin[i] == 1)
                     redirect[i] = n.elements[0];
                 n.maybeBare = false;
@@ -700,6 +805,7 @@ private:
     std::vector<Decision> m_forced;   ///< decisions a backtracking run replays
     uint32_t m_trialsLeft;
     uint32_t m_trialDepth = 0;
+    std::optional<Error> m_preferredFailure; ///< the first failure of a preferred reading, in any run
     uint64_t m_nonCanonical = 0;
 };
 
@@ -744,7 +850,9 @@ public:
         case SchemaKind::U32:
         case SchemaKind::U64:
         case SchemaKind::Usize: {
-            const auto v = m_t.asU64(ti);
+            auto v = m_t.asU64(ti);
+            if (!v && m_inKey && tn.kind == Kind::Str)
+                v = keyNumber<uint64_t>(ti);
             if (!v)
                 return mismatch(std::string("an unsigned integer (") + schemaKindName(sn.kind) + ")", ti, path);
             const uint64_t max = sn.kind == SchemaKind::U8 ? 0xff : sn.kind == SchemaKind::U16 ? 0xffff : sn.kind == SchemaKind::U32 ? 0xffffffffu : ~uint64_t(0);
@@ -765,6 +873,8 @@ public:
                 x = static_cast<int64_t>(tn.payload);
             else if (tn.kind == Kind::UInt && tn.payload <= uint64_t(std::numeric_limits<int64_t>::max()))
                 x = static_cast<int64_t>(tn.payload);
+            else if (auto k = m_inKey && tn.kind == Kind::Str ? keyNumber<int64_t>(ti) : std::nullopt)
+                x = *k;
             else
                 return mismatch(std::string("a signed integer (") + schemaKindName(sn.kind) + ")", ti, path);
             const int64_t lim = sn.kind == SchemaKind::I8 ? 0x7f : sn.kind == SchemaKind::I16 ? 0x7fff : sn.kind == SchemaKind::I32 ? 0x7fffffff : std::numeric_limits<int64_t>::max();
@@ -852,6 +962,17 @@ public:
             if (!(sn.maybeBare && sn.preferAlternative))
                 m_out.put(uint8_t(1));
             return value(sn.elements[0], ti, path);
+        case SchemaKind::Either: {
+            // Unsettled (nothing was decoded with it): the first reading that takes this value.
+            Sink trial;
+            Encoder first(m_t, m_s, trial);
+            first.m_inKey = m_inKey;
+            if (first.value(sn.elements[0], ti, path)) {
+                m_out.put(std::span<const uint8_t>(trial.buffer()));
+                return {};
+            }
+            return value(sn.elements[1], ti, path);
+        }
         case SchemaKind::Seq:
         case SchemaKind::Tuple: {
             if (tn.kind != Kind::Array)
@@ -885,7 +1006,9 @@ public:
                 if (!r)
                     return;
                 PathLink kp{path, PathLink::Index, {}, k++};
+                m_inKey = true;
                 r = value(sn.elements[0], key, &kp);
+                m_inKey = false;
                 if (!r)
                     return;
                 PathLink vp{path, PathLink::TapeKey, {}, key};
@@ -976,6 +1099,22 @@ public:
     }
 
 private:
+    /**
+     * JSON writes every map key as a string: serde_json's key deserializer reads an integer key from
+     * its decimal text, so an integer-keyed map of a JSON record is re-encoded the same way.
+     */
+    template<class T>
+    std::optional<T> keyNumber(uint32_t ti) const
+    {
+        const std::string_view text = m_t.str(ti);
+        T v{};
+        const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+        if (ec != std::errc() || end != text.data() + text.size() || text.empty())
+            return std::nullopt;
+        return v;
+    }
+
+    bool m_inKey = false; ///< encoding a map key (integer keys may be JSON strings)
     std::unexpected<Error> error(ErrorCode code, std::string what, uint32_t ti, const PathLink* path) const
     {
         Error e;
@@ -1082,6 +1221,16 @@ Result<BincodeScanResult> scanBincode(std::span<const uint8_t> d, const Progress
         p = m->consumed;
         out.metadata = std::move(*m);
     }
+    // Every float TensorData of a record is converted to the precision's float type when saved, so a
+    // candidate of another float dtype is a coincidence of bytes (most often F64/F32: indices 0 and 1).
+    std::optional<DType> floatElem;
+    if (out.metadata) {
+        const std::string& f = out.metadata->float_;
+        floatElem = f == "f32" ? std::optional(DType::F32) : f == "f64" ? std::optional(DType::F64)
+            : f.find("bf16") != std::string::npos || f.find("bfloat16") != std::string::npos ? std::optional(DType::BF16)
+            : f.find("f16") != std::string::npos || f.find("binary16") != std::string::npos ? std::optional(DType::F16)
+                                                                                          : std::nullopt;
+    }
     size_t nextReport = p + (1u << 20);
     while (p < d.size()) {
         if (p >= nextReport) {
@@ -1117,7 +1266,8 @@ Result<BincodeScanResult> scanBincode(std::span<const uint8_t> d, const Progress
         const auto index = ok ? scanVarint(d, q) : std::nullopt;
         const auto dtype = index && *index < 32 ? dtypeFromIndex(out.table, static_cast<uint32_t>(*index)) : std::nullopt;
         const bool boolStore = dtype == DType::Bool && out.table == DTypeTable::Burn021;
-        if (!dtype || *dtype == DType::QFloat || boolStore || product * dtypeSize(*dtype) != *length) {
+        const bool foreignFloat = dtype && floatElem && isFloat(*dtype) && *dtype != *floatElem;
+        if (!dtype || *dtype == DType::QFloat || boolStore || foreignFloat || product * dtypeSize(*dtype) != *length) {
             ++p;
             continue;
         }

@@ -40,6 +40,8 @@ struct BincodeReadResult {
     BincodeSchema resolved;
     /** Varints written longer than needed (bincode 1.3 accepts them; re-encoding shortens them). */
     uint64_t nonCanonicalVarints = 0;
+    /** Choices of the layout where another reading also decodes the whole record (one line each). */
+    std::vector<std::string> ambiguities;
 };
 
 /**
@@ -94,7 +96,8 @@ struct BincodeScanResult {
  * L bytes, a rank r ≤ 8, r varint dims whose product × dtype size == L and a valid DType index of the
  * table chosen from the metadata version (or, without readable metadata, the 0.17 table). The bytes
  * of a proven tensor are skipped, so nothing inside a payload is reported. QFloat/Bool(BoolStore)
- * tensors are not proven. \a progress may cancel (ErrorCode::Cancelled).
+ * tensors are not proven, nor float tensors of another type than the metadata's float (a recorder
+ * converts every float tensor to it). \a progress may cancel (ErrorCode::Cancelled).
  */
 Result<BincodeScanResult> scanBincode(std::span<const uint8_t> bytes, const Progress& progress = Progress::none());
 

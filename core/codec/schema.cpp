@@ -59,6 +59,7 @@ const char* schemaKindName(SchemaKind k)
     case SchemaKind::Struct: return "struct";
     case SchemaKind::Enum: return "enum";
     case SchemaKind::DType: return "dtype";
+    case SchemaKind::Either: return "either";
     default: return "?";
     }
 }
@@ -150,6 +151,14 @@ uint32_t BincodeSchema::enumeration(std::string name, std::vector<SchemaVariant>
     return add(std::move(n));
 }
 
+uint32_t BincodeSchema::either(uint32_t preferred, uint32_t other)
+{
+    SchemaNode n;
+    n.kind = SchemaKind::Either;
+    n.elements = {preferred, other};
+    return add(std::move(n));
+}
+
 uint32_t BincodeSchema::dtype(DTypeTable table)
 {
     SchemaNode n;
@@ -193,7 +202,9 @@ Result<void> BincodeSchema::validate() const
         if (state[i] == 2 && depthSeen[i] >= depth)
             return {};
         const SchemaNode& n = nodes[i];
-        const size_t need = n.kind == SchemaKind::Option || n.kind == SchemaKind::Seq ? 1 : n.kind == SchemaKind::Map ? 2 : 0;
+        const size_t need = n.kind == SchemaKind::Option || n.kind == SchemaKind::Seq ? 1
+            : n.kind == SchemaKind::Map || n.kind == SchemaKind::Either        ? 2
+                                                                               : 0;
         if (need && n.elements.size() != need)
             return fail(ErrorCode::Invalid, std::string("schema ") + schemaKindName(n.kind) + " node " + std::to_string(i) + " needs "
                     + std::to_string(need) + " element type(s)");
@@ -231,6 +242,7 @@ uint64_t BincodeSchema::minEncodedSize(uint32_t i) const
             s += minEncodedSize(c);
         return s;
     }
+    case SchemaKind::Either: return std::min(minEncodedSize(n.elements[0]), minEncodedSize(n.elements[1]));
     case SchemaKind::Struct: {
         uint64_t s = 0;
         for (const auto& f : n.fields)
@@ -324,6 +336,7 @@ std::string BincodeSchema::toJson() const
             break;
         }
         case SchemaKind::DType: j["dtype"] = std::string(dtypeTableName(n.dtypeTable)); break;
+        case SchemaKind::Either: j["either"] = ordered_json::array({emit(n.elements[0], false), emit(n.elements[1], false)}); break;
         default: break;
         }
         return j;
@@ -530,6 +543,16 @@ Result<BincodeSchema> schemaFromJson(std::string_view text)
                     sv.payload = *c;
                 }
                 n.variants.push_back(std::move(sv));
+            }
+        } else if (j.contains("either")) {
+            n.kind = SchemaKind::Either;
+            if (!j["either"].is_array() || j["either"].size() != 2)
+                return bad(where, "\"either\" must be [preferred type, other type]");
+            for (int k = 0; k < 2; ++k) {
+                auto c = child(j["either"][k], ".either[" + std::to_string(k) + "]");
+                if (!c)
+                    return std::unexpected(c.error());
+                n.elements.push_back(*c);
             }
         } else if (j.contains("dtype")) {
             n.kind = SchemaKind::DType;
@@ -947,7 +970,7 @@ private:
                 const uint32_t ps = intern(structNode("ParamSerde", {{"id", prim(SchemaKind::Str)}, {"param", param}}));
                 // A ParamSerde starts with the id length (0a/0d/24), never 00/01, so Option-or-not is
                 // settled by the first byte for free; `bias` is an Option in every Burn layer.
-                return option(ps, true, fieldName != "bias");
+                return optionAt(path, ps, fieldName != "bias");
             }
             if (isTensorData(v) || isLegacyData(v))
                 return tensorPayload(v, path);
@@ -963,11 +986,176 @@ private:
             const uint32_t st = intern(structNode("", std::move(fields)));
             if (path == "item" || path == "item[0]" || path == "item[1]")
                 return st;
-            // A sub-module may be an Option<M>; Some(M) looks exactly like M in MessagePack.
-            return option(st, true, true);
+            // A sub-module may be an Option<M>; Some(M) looks exactly like M in MessagePack. Each field
+            // decides on its own (`extra: Option<Linear>` beside `head: Linear` share the Linear layout).
+            return optionAt(path, st, true);
         }
         default: return generic(v, path);
         }
+    }
+
+    /**
+     * An Option that may be a bare T, decided where it occurs: the node is named after the record path
+     * so that nodes of the same shape at other paths are settled separately (the decoder pins a node to
+     * one reading for all its occurrences, which is right for the elements of one Vec or array only).
+     */
+    uint32_t optionAt(const std::string& path, uint32_t inner, bool preferBare)
+    {
+        SchemaNode n;
+        n.kind = SchemaKind::Option;
+        n.name = path;
+        n.elements = {inner};
+        n.maybeBare = true;
+        n.preferAlternative = preferBare;
+        return intern(std::move(n));
+    }
+    /** Two readings of one value, the first tried first; named after its path like optionAt. */
+    uint32_t eitherAt(const std::string& path, uint32_t preferred, uint32_t other)
+    {
+        SchemaNode n;
+        n.kind = SchemaKind::Either;
+        n.name = path;
+        n.elements = {preferred, other};
+        return intern(std::move(n));
+    }
+    /**
+     * An integer the twin shows: unsigned values as usize (u16/u32/u64 are the same varint), signed
+     * ones as i64 (zigzag); values a u8/i8 can hold may also be that raw byte, which only differs on the
+     * wire from 251 (u8) or beyond ±63 (i8), so the bytes settle it where it matters.
+     */
+    uint32_t integer(bool isSigned, int64_t lo, uint64_t hi, const std::string& path)
+    {
+        if (!isSigned)
+            return hi <= 0xff ? eitherAt(path, prim(SchemaKind::Usize), prim(SchemaKind::U8)) : prim(SchemaKind::Usize);
+        return lo >= -128 && hi <= 127 ? eitherAt(path, prim(SchemaKind::I64), prim(SchemaKind::I8)) : prim(SchemaKind::I64);
+    }
+    /** What a nil can be: None of an Option (00) or `()` (nothing at all); None first. */
+    uint32_t nilAt(const std::string& path) { return optionAt(path, prim(SchemaKind::Unit), false); }
+    bool isNil(uint32_t i) const
+    {
+        const SchemaNode& n = m_s.nodes[i];
+        return n.kind == SchemaKind::Option && n.maybeBare && !n.preferAlternative && m_s.nodes[n.elements[0]].kind == SchemaKind::Unit;
+    }
+    bool isIntegerNode(uint32_t i) const
+    {
+        const SchemaNode& n = m_s.nodes[i];
+        if (n.kind == SchemaKind::Either)
+            return isIntegerNode(n.elements[0]);
+        return n.kind == SchemaKind::Usize || n.kind == SchemaKind::I64;
+    }
+    bool isSignedNode(uint32_t i) const
+    {
+        const SchemaNode& n = m_s.nodes[i];
+        return n.kind == SchemaKind::Either ? isSignedNode(n.elements[0]) : n.kind == SchemaKind::I64;
+    }
+
+    /**
+     * One type for two values the twin shows where Rust has one type (elements of a Vec, values of a
+     * map): an empty array's unknown element type takes the other's, a nil and a value make an
+     * Option, integers widen to the type that holds both, arrays of other lengths are Vecs, structs
+     * with the same fields unify field by field. nullopt when no one type holds both.
+     */
+    std::optional<uint32_t> unify(uint32_t a, uint32_t b, const std::string& path)
+    {
+        if (a == b || sameShape(a, b))
+            return a;
+        if (m_unknownElement.count(a) && m_s.nodes[b].kind == SchemaKind::Seq)
+            return b;
+        if (m_unknownElement.count(b) && m_s.nodes[a].kind == SchemaKind::Seq)
+            return a;
+        const SchemaNode& A = m_s.nodes[a];
+        const SchemaNode& B = m_s.nodes[b];
+        if (isNil(a) || isNil(b)) {
+            const uint32_t value = isNil(a) ? b : a;
+            const SchemaNode& V = m_s.nodes[value];
+            if (V.kind == SchemaKind::Option && !V.maybeBare)
+                return value;
+            // Some(x) is x in MessagePack: the value's own node, made an Option.
+            return option(V.kind == SchemaKind::Option ? V.elements[0] : value);
+        }
+        if (isIntegerNode(a) && isIntegerNode(b)) {
+            const bool wideA = m_s.nodes[a].kind != SchemaKind::Either, wideB = m_s.nodes[b].kind != SchemaKind::Either;
+            if (isSignedNode(a) == isSignedNode(b))
+                return wideA ? a : wideB ? b : a;
+            return prim(SchemaKind::I64);
+        }
+        if (A.kind == SchemaKind::Either || B.kind == SchemaKind::Either) {
+            // Two readings on one side: the first that also fits the other side (a Vec of 5 beside a
+            // Vec of 3 is no tuple).
+            const SchemaNode& E = A.kind == SchemaKind::Either ? A : B;
+            const uint32_t other = A.kind == SchemaKind::Either ? b : a;
+            for (uint32_t alt : E.elements)
+                if (auto u = unify(alt, other, path))
+                    return u;
+            return std::nullopt;
+        }
+        if ((A.kind == SchemaKind::F32 || A.kind == SchemaKind::F64) && (B.kind == SchemaKind::F32 || B.kind == SchemaKind::F64))
+            return prim(SchemaKind::F64);
+        if (A.kind == SchemaKind::Seq && B.kind == SchemaKind::Seq) {
+            auto e = unify(A.elements[0], B.elements[0], path);
+            if (!e)
+                return std::nullopt;
+            const bool sameArity = A.maybeTuple && B.maybeTuple && A.tupleArity == B.tupleArity;
+            return seq(*e, sameArity, sameArity ? A.tupleArity : 0, false);
+        }
+        if (A.kind == SchemaKind::Struct && B.kind == SchemaKind::Struct && A.fields.size() == B.fields.size()) {
+            std::vector<SchemaField> fields = A.fields;
+            for (size_t k = 0; k < fields.size(); ++k) {
+                if (fields[k].name != B.fields[k].name)
+                    return std::nullopt;
+                auto f = unify(A.fields[k].type, B.fields[k].type, path);
+                if (!f)
+                    return std::nullopt;
+                fields[k].type = *f;
+            }
+            return intern(structNode(A.name, std::move(fields)));
+        }
+        if (A.kind == SchemaKind::Tuple && B.kind == SchemaKind::Tuple && A.elements.size() == B.elements.size()) {
+            std::vector<uint32_t> elems = A.elements;
+            for (size_t k = 0; k < elems.size(); ++k) {
+                auto e = unify(A.elements[k], B.elements[k], path);
+                if (!e)
+                    return std::nullopt;
+                elems[k] = *e;
+            }
+            return tuple(std::move(elems));
+        }
+        if (A.kind == SchemaKind::Option || B.kind == SchemaKind::Option) {
+            // Some(x) is written as x: an Option's value unifies with the other side (or its value).
+            const SchemaNode& O = A.kind == SchemaKind::Option ? A : B;
+            const uint32_t other = A.kind == SchemaKind::Option ? b : a;
+            const SchemaNode& X = m_s.nodes[other];
+            auto e = unify(O.elements[0], X.kind == SchemaKind::Option ? X.elements[0] : other, path);
+            if (!e)
+                return std::nullopt;
+            const bool uncertain = O.maybeBare && (X.kind != SchemaKind::Option || X.maybeBare);
+            return uncertain ? optionAt(path, *e, O.preferAlternative) : option(*e);
+        }
+        return std::nullopt;
+    }
+    /** The same layout apart from the path names of ambiguous nodes. */
+    bool sameShape(uint32_t a, uint32_t b) const
+    {
+        if (a == b)
+            return true;
+        const SchemaNode& A = m_s.nodes[a];
+        const SchemaNode& B = m_s.nodes[b];
+        const bool pathNamed = A.kind == SchemaKind::Option || A.kind == SchemaKind::Either;
+        if (A.kind != B.kind || (!pathNamed && A.name != B.name) || A.maybeBare != B.maybeBare || A.maybeTuple != B.maybeTuple
+            || A.tupleArity != B.tupleArity || A.preferAlternative != B.preferAlternative || A.dtypeTable != B.dtypeTable
+            || A.elements.size() != B.elements.size() || A.fields.size() != B.fields.size() || A.variants.size() != B.variants.size())
+            return false;
+        for (size_t k = 0; k < A.elements.size(); ++k)
+            if (!sameShape(A.elements[k], B.elements[k]))
+                return false;
+        for (size_t k = 0; k < A.fields.size(); ++k)
+            if (A.fields[k].name != B.fields[k].name || !sameShape(A.fields[k].type, B.fields[k].type))
+                return false;
+        for (size_t k = 0; k < A.variants.size(); ++k)
+            if (A.variants[k].name != B.variants[k].name || A.variants[k].kind != B.variants[k].kind
+                || (A.variants[k].kind != VariantKind::Unit && !sameShape(A.variants[k].payload, B.variants[k].payload)))
+                return false;
+        return true;
     }
 
     /**
@@ -997,15 +1185,19 @@ private:
         }
     }
 
-    /** Caller state and unknown structures. */
+    /**
+     * Caller state and unknown structures, typed the way serde could have written them. Where the
+     * twin cannot tell (a struct or a string-keyed map, a u8 or a usize, `()` or None, Some(x) or x,
+     * a Vec or a tuple), the node holds both readings and the bincode bytes settle it.
+     */
     uint32_t generic(uint32_t v, const std::string& path)
     {
         const Node& n = m_t[v];
         switch (n.kind) {
-        case Kind::Nil: note(path, "nil taken as Option::None (one 00 byte); a () would be zero bytes"); return option(prim(SchemaKind::Empty));
+        case Kind::Nil: return nilAt(path);
         case Kind::Bool: return prim(SchemaKind::Bool);
-        case Kind::UInt: return prim(SchemaKind::Usize);
-        case Kind::Int: return prim(SchemaKind::I64);
+        case Kind::UInt: return integer(false, 0, m_t.u64(v), path);
+        case Kind::Int: return integer(true, m_t.i64(v), m_t.i64(v) < 0 ? 0 : uint64_t(m_t.i64(v)), path);
         case Kind::F32: return prim(SchemaKind::F32);
         case Kind::F64: return prim(SchemaKind::F64);
         case Kind::Str: return prim(SchemaKind::Str);
@@ -1017,17 +1209,29 @@ private:
                 return tuple({rec, generic(m_t[v + 1].end, appendIndexToPath(path, 1))});
             }
             if (n.count == 0) {
-                note(path, "empty array taken as an empty Vec");
-                return seq(prim(SchemaKind::Empty));
+                // No element to type: any Vec reads as one 00; a sibling with elements says more (unify).
+                const uint32_t empty = seq(prim(SchemaKind::Empty));
+                m_unknownElement.insert(empty);
+                return empty;
             }
             std::vector<uint32_t> elems;
             uint64_t i = 0;
             m_t.forEachChild(v, [&](uint32_t c) { elems.push_back(generic(c, appendIndexToPath(path, i++))); });
-            const bool homogeneous = std::all_of(elems.begin(), elems.end(), [&](uint32_t e) { return e == elems[0]; });
-            if (!homogeneous)
+            // One element type for all (a Vec or a fixed array), else a tuple of different types.
+            std::optional<uint32_t> common = elems[0];
+            for (size_t k = 1; k < elems.size() && common; ++k)
+                common = unify(*common, elems[k], path);
+            if (!common)
                 return tuple(std::move(elems));
-            note(path, "array taken as Vec, or a tuple of " + std::to_string(n.count) + " if the bytes say so");
-            return seq(elems[0], true, static_cast<uint32_t>(n.count), false);
+            // Integers of one signedness are alike whatever their size ([3, 70000] is a Vec<u64>, not a tuple).
+            const bool alike = std::all_of(elems.begin(), elems.end(), [&](uint32_t e) {
+                return sameShape(e, elems[0]) || (isIntegerNode(e) && isIntegerNode(elems[0]) && isSignedNode(e) == isSignedNode(elems[0]));
+            });
+            if (alike)
+                return seq(*common, true, static_cast<uint32_t>(n.count), false);
+            // Elements the twin shows differently (a u8-sized value beside a negative one): a tuple of
+            // those types first, a Vec of the type that holds them all second.
+            return eitherAt(path, tuple(std::move(elems)), seq(*common));
         }
         case Kind::Map: {
             if (isTensorData(v))
@@ -1035,22 +1239,64 @@ private:
             if (hasExactKeys(v, {"dtype", "loss_scale", "total_weight", "microbatches"}))
                 return intern(structNode("WeightedAccumulationState", {{"dtype", dtype()}, {"loss_scale", prim(SchemaKind::F64)},
                     {"total_weight", prim(SchemaKind::F64)}, {"microbatches", prim(SchemaKind::U64)}}));
-            bool identifiers = n.count > 0;
-            m_t.forEachEntry(v, [&](uint32_t k, uint32_t) { identifiers = identifiers && m_t.isStr(k) && isIdentifier(m_t.str(k)); });
-            if (identifiers) {
-                std::vector<SchemaField> fields;
-                m_t.forEachEntry(v, [&](uint32_t k, uint32_t val) {
-                    const std::string name(m_t.str(k));
-                    const std::string fieldPath = appendKeyToPath(path, name);
-                    fields.push_back({name, maybeOptionalField(val, generic(val, fieldPath), fieldPath)});
-                });
-                return intern(structNode("", std::move(fields)));
-            }
-            const uint32_t value = n.count ? generic(m_t[v + 1].end, appendKeyToPath(path, m_t.keyText(v + 1))) : prim(SchemaKind::Empty);
-            return map(prim(SchemaKind::Str), value);
+            return genericMap(v, path);
         }
         }
         return prim(SchemaKind::Empty);
+    }
+
+    uint32_t genericMap(uint32_t v, const std::string& path)
+    {
+        const Node& n = m_t[v];
+        bool strKeys = true, identifiers = n.count > 0, unsignedKeys = true, boolKeys = true;
+        int64_t lo = 0;
+        uint64_t hi = 0;
+        m_t.forEachEntry(v, [&](uint32_t k, uint32_t) {
+            const Node& kn = m_t[k];
+            strKeys = strKeys && kn.kind == Kind::Str;
+            identifiers = identifiers && kn.kind == Kind::Str && isIdentifier(m_t.str(k));
+            boolKeys = boolKeys && kn.kind == Kind::Bool;
+            unsignedKeys = unsignedKeys && kn.kind == Kind::UInt;
+            if (kn.kind == Kind::UInt)
+                hi = std::max(hi, m_t.u64(k));
+            else if (kn.kind == Kind::Int) {
+                lo = std::min(lo, m_t.i64(k));
+                hi = std::max<uint64_t>(hi, m_t.i64(k) < 0 ? 0 : uint64_t(m_t.i64(k)));
+            }
+        });
+        const std::string keyPath = path + "{key}", valuePath = path + "{value}";
+        if (n.count == 0) {
+            note(path, "empty map taken as a map of strings (any map with no entries reads the same: one 00)");
+            return map(prim(SchemaKind::Str), prim(SchemaKind::Empty));
+        }
+        // Field by field (a struct) and one value type for all (a map), if there is one.
+        std::vector<SchemaField> fields;
+        std::optional<uint32_t> value;
+        bool firstEntry = true;
+        m_t.forEachEntry(v, [&](uint32_t k, uint32_t val) {
+            const std::string name = m_t.keyText(k);
+            const std::string fieldPath = appendKeyToPath(path, name);
+            const uint32_t t = generic(val, fieldPath);
+            if (strKeys)
+                fields.push_back({name, maybeOptionalField(val, t, fieldPath)});
+            value = firstEntry ? std::optional(t) : value ? unify(*value, t, valuePath) : std::nullopt;
+            firstEntry = false;
+        });
+        if (!strKeys) {
+            uint32_t key = prim(SchemaKind::Str);
+            if (boolKeys)
+                key = prim(SchemaKind::Bool);
+            else
+                key = integer(!unsignedKeys, lo, hi, keyPath); // integer keys (mixed with others: the twin is no map serde wrote)
+            return map(key, value ? *value : prim(SchemaKind::Empty));
+        }
+        const uint32_t st = intern(structNode("", std::move(fields)));
+        if (!value) // values of different types: only a struct (maybe with renamed or non-ASCII field names)
+            return st;
+        const uint32_t m = map(prim(SchemaKind::Str), *value);
+        // Field names that are Rust identifiers suggest a struct, any other keys a map; serde renames and
+        // non-ASCII identifiers make either possible, and only the bincode bytes (names or none) can tell.
+        return identifiers ? eitherAt(path, st, m) : eitherAt(path, m, st);
     }
 
     const Tape& m_t;
@@ -1058,6 +1304,7 @@ private:
     BincodeSchema m_s;
     std::vector<std::string> m_notes;
     std::unordered_map<std::string, uint32_t> m_interned;
+    std::set<uint32_t> m_unknownElement; ///< Vec nodes derived from empty arrays: their element type is unknown
     DTypeTable m_table = DTypeTable::Burn017;
     bool m_halfFloat = false;
 };

@@ -35,6 +35,12 @@ enum class SchemaKind : uint8_t {
     Struct,                     ///< fields back to back; a Map with the field names on the tape
     Enum,                       ///< varint (u32) variant index + payload
     DType,                      ///< Burn's DType enum; its index table depends on the Burn version
+    /**
+     * One of two types that a self-describing twin cannot tell apart (a struct or a string-keyed map,
+     * a usize or a u8, ...): elements [preferred, other]. The decoder settles it on the bytes like
+     * the ambiguous Option/Seq readings below; an unsettled one is written as its first element.
+     */
+    Either,
 };
 
 const char* schemaKindName(SchemaKind k);
@@ -71,7 +77,7 @@ struct SchemaNode {
     SchemaKind kind = SchemaKind::Unit;
     std::string name;                     ///< Struct/Enum type name (informative; used for JSON `types`)
     std::vector<SchemaField> fields;      ///< Struct
-    std::vector<uint32_t> elements;       ///< Tuple: elements; Option/Seq: [T]; Map: [K, V]
+    std::vector<uint32_t> elements;       ///< Tuple: elements; Option/Seq: [T]; Map: [K, V]; Either: [A, B]
     std::vector<SchemaVariant> variants;  ///< Enum, in declaration order (= bincode index)
     DTypeTable dtypeTable = DTypeTable::Burn017; ///< DType
     bool maybeBare = false;               ///< Option only
@@ -93,6 +99,7 @@ struct SchemaNode {
  *           | {"struct": "Name", "fields": [["field", NODE], ...]}
  *           | {"enum": "Name", "variants": [["Unit"], ["Newtype", NODE], ["Tuple", "tuple", NODE], ["S", "struct", NODE]]}
  *           | {"dtype": "burn-0.14" | "burn-0.16" | "burn-0.17" | "burn-0.21"}
+ *           | {"either": [NODE, NODE]}   (two readings the bytes settle, the first tried first)
  *           | {"ref": "Name"}          (a node of "types"; named nodes used more than once are written there)
  */
 class BincodeSchema {
@@ -109,6 +116,7 @@ public:
     uint32_t structure(std::string name, std::vector<SchemaField> fields);
     uint32_t enumeration(std::string name, std::vector<SchemaVariant> variants);
     uint32_t dtype(DTypeTable table);
+    uint32_t either(uint32_t preferred, uint32_t other);
 
     /** Indices in range, no cycles, nesting depth ≤ kMaxDepth, kinds have the children they need. */
     Result<void> validate() const;

@@ -242,6 +242,8 @@ Result<void> decodeWith(const BytesPtr& decoded, const BincodeSchema& schema, Re
     if (r->consumed < decoded->size())
         record.warnings.push_back(std::to_string(decoded->size() - r->consumed) + " trailing bytes after the record at offset "
             + std::to_string(r->consumed) + " (bincode ignores them)");
+    for (auto& a : r->ambiguities)
+        record.warnings.push_back("the bytes cannot tell: " + std::move(a));
     if (r->nonCanonicalVarints)
         record.warnings.push_back(std::to_string(r->nonCanonicalVarints) + " varints are longer than bincode writes them; a re-save shortens them");
     record.tape = std::move(r->tape);

@@ -246,7 +246,13 @@ public:
             return paramSerde(node, path);
         Result<void> res;
         if (m_t.isMap(node)) {
+            // A module record's maps are the record items #[derive(Module)] makes: structs, whose
+            // derived Deserialize rejects a field given twice (a caller-state map may be a HashMap,
+            // where the last value wins, so only the module is judged).
+            std::set<std::string_view> seen;
             m_t.forEachEntry(node, [&](uint32_t k, uint32_t v) {
+                if (res && inModule && m_t.isStr(k) && !seen.insert(m_t.str(k)).second)
+                    res = std::unexpected(invalidAt(m_t, k, path, "duplicate field `" + std::string(m_t.str(k)) + "` in a module record (serde's derived structs reject it)"));
                 if (res)
                     res = anyValue(v, appendKeyToPath(path, m_t.keyText(k)), inModule);
             });

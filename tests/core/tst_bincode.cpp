@@ -871,6 +871,76 @@ private Q_SLOTS:
         QCOMPARE(w.error().recordPath, std::string("[2]"));
     }
 
+    /**
+     * Two readings of one value ({"either": [A, B]}): the bytes settle it, the settled schema names the
+     * one taken, JSON round-trips it, an unsettled one encodes the first that takes the value, and a
+     * choice whose other reading decodes the whole input into other values is reported.
+     */
+    void eitherIsSettledByTheBytes()
+    {
+        auto s = BincodeSchema::fromJson(R"({"format":"ckpt-bincode-schema","version":1,
+            "root":{"tuple":[{"either":["usize","u8"]},{"either":[{"map":["str","u32"]},{"struct":"S","fields":[["a","u32"],["b","u32"]]}]}]}})");
+        QVERIFY2(s, s ? "" : s.error().message().c_str());
+        QVERIFY(BincodeSchema::fromJson(s->toJson()));
+        // ff is no varint: the u8 reading; 05 07 then 03 09 are two u32 fields, not a map (whose count 05
+        // would need five string keys).
+        auto r = readBincode(makeBytes(hexBytes("ff 07 03")), *s);
+        QVERIFY2(r, r ? "" : r.error().message().c_str());
+        QCOMPARE(r->tape.u64(1), uint64_t(255));
+        QCOMPARE(r->consumed, uint64_t(3));
+        QCOMPARE(r->resolved.nodes[r->resolved.nodes[r->resolved.root].elements[0]].kind, SchemaKind::U8);
+        QCOMPARE(r->resolved.nodes[r->resolved.nodes[r->resolved.root].elements[1]].kind, SchemaKind::Struct);
+        // 04 is a usize and a u8 alike: the same values, nothing to report.
+        auto same = readBincode(makeBytes(hexBytes("04 00")), *s);
+        QVERIFY(same);
+        QVERIFY(same->ambiguities.empty());
+        // A Vec<bool> or (bool, bool): 01 00 reads both ways into different values, and that is said.
+        BincodeSchema v;
+        SchemaNode pair;
+        pair.kind = SchemaKind::Seq;
+        pair.elements = {v.primitive(SchemaKind::Bool)};
+        pair.maybeTuple = true;
+        pair.tupleArity = 2;
+        v.root = v.add(pair);
+        auto both = readBincode(makeBytes(hexBytes("01 00")), v);
+        QVERIFY(both);
+        QCOMPARE(both->ambiguities.size(), size_t(1));
+        QVERIFY2(both->ambiguities[0].find("also decodes the whole record") != std::string::npos, both->ambiguities[0].c_str());
+        // An unsettled either encodes its first reading that takes the value (a string key: the map).
+        TapeBuilder b;
+        b.beginArray();
+        b.uinteger(300);
+        b.beginMap();
+        b.key("x");
+        b.uinteger(1);
+        b.end();
+        b.end();
+        QCOMPARE(encode(std::move(b).finish(), *s), hexBytes("fb2c01 01 0178 01"));
+    }
+
+    /**
+     * bincode ignores bytes after the record, but a reading that leaves some is kept only when it is the
+     * preferred one: after a failed preferred reading, an Option read as None that stops short proves
+     * nothing, and the preferred reading's failure is the error.
+     */
+    void shortReadingsOnlyAsPreferred()
+    {
+        BincodeSchema s;
+        SchemaNode tensor;
+        tensor.kind = SchemaKind::Struct;
+        tensor.name = "TensorData";
+        tensor.fields = {{"bytes", s.primitive(SchemaKind::Bytes)}, {"shape", s.seq(s.primitive(SchemaKind::Usize))}, {"dtype", s.dtype(DTypeTable::Burn021)}};
+        const uint32_t t = s.add(tensor);
+        s.root = s.option(t, true, true); // maybe a bare TensorData, bare first
+        auto zeros = readBincode(makeBytes(std::vector<uint8_t>(64, 0)), s);
+        QVERIFY(!zeros);
+        QVERIFY2(zeros.error().what.find("rank 0 (one element)") != std::string::npos, zeros.error().message().c_str());
+        // The preferred reading that leaves bytes is kept (Burn ignores them): a rank-0 F64 of 8 bytes.
+        auto ok = readBincode(makeBytes(hexBytes("08 0000000000000000 00 00 ee ee")), s);
+        QVERIFY2(ok, ok ? "" : ok.error().message().c_str());
+        QCOMPARE(ok->consumed, uint64_t(11));
+    }
+
     void schemaJsonErrors()
     {
         QVERIFY(!BincodeSchema::fromJson("{"));

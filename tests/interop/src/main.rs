@@ -6,6 +6,7 @@
 
 mod bench;
 mod gc;
+mod hostile;
 mod record;
 mod scenarios;
 mod summary;
@@ -26,11 +27,13 @@ const USAGE: &str = "usage:
   ckpt-interop read FILE [--scenario NAME] [--optimizer O --scheduler S]
   ckpt-interop reencode FILE OUT [--scenario NAME] [--optimizer O --scheduler S]
   ckpt-interop gradient-checkpoint OUTDIR [--sorted]
+  ckpt-interop hostile OUTDIR   (records typed decoding refuses: a duplicate struct field, 4096 zero bytes as bincode)
   ckpt-interop read-gc FILE
   ckpt-interop verdict FILE... --scenario NAME   (would Burn/Ruda load it? one JSON line per file)
   ckpt-interop transformer OUT_FILE --mib N [--seed S]   (transformer-shaped NamedMpk full-precision record of about N MiB, N 1..4096)
   ckpt-interop bench-load FILE | bench-save IN OUT | bench-inflate FILE.gz | bench-gc FILE   (tests/bench)
-scenarios: adam adamw_amsgrad sgd exponential noam linear step_fresh spec_example
+scenarios: adam adamw_amsgrad sgd exponential noam linear step_fresh spec_example model_state
+           utf8_map module_array map_keys tensor_ranks
 (not written by default: transformer, the layout of the transformer command's files)
 (the scenario defaults to the file name up to its last '-', e.g. adam-full.mpk -> adam)
 read-only scenario ckpt-train: records of the reference trainer (app/train); --optimizer sgd|adam|adamw
@@ -140,6 +143,11 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         "gradient-checkpoint" => {
             need(1)?;
             write_gradient_checkpoints(Path::new(&a.positional[0]), a.sorted)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        "hostile" => {
+            need(1)?;
+            hostile::write(Path::new(&a.positional[0]))?;
             Ok(ExitCode::SUCCESS)
         }
         "verdict" => {

@@ -251,14 +251,20 @@ pub struct TinyModel {
     pub fc: LinearItem,
 }
 
-fn tiny<S>(p: Precision, seed: u64, scheduler: S) -> TrainingItem<TinyModel, OptimItem<AdamState>, S, (usize, u64)> {
+/// The module, optimizer and pending gradients of the tiny scenarios.
+fn tiny_parts(p: Precision, seed: u64) -> (TinyModel, OptimItem<AdamState>, GradientsParamsRecord) {
     let mut rng = Lcg::new(seed);
     let id = seed.wrapping_mul(0x1000_0000_0000_0001);
     let model = TinyModel { fc: LinearItem { weight: param(id, p.float_tensor(&[2, 1], &rng.values(2))), bias: None } };
     let mut optim = OptimItem::new();
     optim.insert(param_id_string(id), AdaptorRecordItem::for_rank(2, AdamState { momentum: adam_state(p, &mut rng, &[2, 1], 1, false) }));
     let gradients = vec![(id, DType::F32, p.float_tensor(&[2, 1], &rng.values(2)))];
-    (model, optim, scheduler, GradientsParamsRecord { gradients }, (seed as usize, 1 << 40))
+    (model, optim, GradientsParamsRecord { gradients })
+}
+
+fn tiny<S>(p: Precision, seed: u64, scheduler: S) -> TrainingItem<TinyModel, OptimItem<AdamState>, S, (usize, u64)> {
+    let (model, optim, gradients) = tiny_parts(p, seed);
+    (model, optim, scheduler, gradients, (seed as usize, 1 << 40))
 }
 
 pub struct Exponential;
@@ -364,7 +370,154 @@ impl Scenario for ModelState {
     }
 }
 
-pub const SCENARIO_NAMES: [&str; 9] = ["adam", "adamw_amsgrad", "sgd", "exponential", "noam", "linear", "step_fresh", "spec_example", "model_state"];
+// ------------------------------------------------------------------------------------------------
+// Layouts a MessagePack twin cannot spell out for bincode (issue 29): each one decodes from its
+// bincode bytes only if the schema-driven decoder follows the Rust types the way bincode does.
+
+/// Every u64 class a varint has: one byte, the fb/fc/fd markers and their edges, 2^53+1, the extremes.
+pub const U64_EXTREMES: [u64; 12] = [0, 1, 250, 251, 65535, 65536, 4_294_967_295, 4_294_967_296, 9_007_199_254_740_993, 9_223_372_036_854_775_807, 9_223_372_036_854_775_808, u64::MAX];
+
+/// Quotes, backslashes, tabs, newlines, C0 controls, DEL, U+2028 and an astral character.
+pub const AWKWARD_TEXT: &str = "quote \" backslash \\ tab\t newline\n cr\r nul\u{0} ctl\u{1}\u{1f} del\u{7f} ls\u{2028} 😀";
+
+pub struct Utf8Map;
+impl Scenario for Utf8Map {
+    const NAME: &'static str = "utf8_map";
+    const DESCRIPTION: &'static str = "tiny Linear[2,1]; Adam; LinearLr usize 3; caller state a map keyed by multi-byte UTF-8 strings \
+        (Latin accents, CJK, Cyrillic, Greek, an emoji, an empty key) whose values are (Vec<u64> of varint-class extremes, a string with \
+        quotes, backslashes, tabs, newlines and control characters)";
+    type Item = TrainingItem<TinyModel, OptimItem<AdamState>, usize, indexmap::IndexMap<String, (Vec<u64>, String)>>;
+    fn build(p: Precision) -> Self::Item {
+        let (model, optim, gradients) = tiny_parts(p, 21);
+        let mut state = indexmap::IndexMap::new();
+        for (i, key) in ["résumé", "学习率", "Привет", "αβγδ", "Größe ✓", "😀", ""].iter().enumerate() {
+            state.insert(key.to_string(), (U64_EXTREMES[..(i * 2 + 1).min(U64_EXTREMES.len())].to_vec(), format!("{i}: {AWKWARD_TEXT}")));
+        }
+        (model, optim, 3usize, gradients, state)
+    }
+}
+
+/// A model with a fixed-size array of modules (a tuple to serde: no length in bincode) next to an
+/// `Option` module that is Some (bare in MessagePack, tagged `01` in bincode), and one that is None.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct ArrayModel {
+    pub blocks: [LinearItem; 2],
+    pub extra: Option<LinearItem>,
+    pub head: LinearItem,
+    pub skipped: Option<LinearItem>,
+}
+
+pub struct ModuleArray;
+impl Scenario for ModuleArray {
+    const NAME: &'static str = "module_array";
+    const DESCRIPTION: &'static str = "blocks: [Linear; 2] (a tuple: no length prefix in bincode), extra: Option<Linear> Some, head: Linear, \
+        skipped: Option<Linear> None; Adam for every weight; Noam usize 10; one pending gradient; caller state () (nil in MessagePack, \
+        null in JSON, nothing at all in bincode)";
+    type Item = TrainingItem<ArrayModel, OptimItem<AdamState>, usize, ()>;
+    fn build(p: Precision) -> Self::Item {
+        let mut rng = Lcg::new(22);
+        let ids = [301u64, 302, 303, 304, 305];
+        let linear = |id: u64, bias: Option<u64>, rng: &mut Lcg| LinearItem {
+            weight: param(id, p.float_tensor(&[3, 2], &rng.values(6))),
+            bias: bias.map(|b| param(b, p.float_tensor(&[2], &rng.values(2)))),
+        };
+        let model = ArrayModel {
+            blocks: [linear(ids[0], Some(ids[1]), &mut rng), linear(ids[2], None, &mut rng)],
+            extra: Some(linear(ids[3], None, &mut rng)),
+            head: linear(ids[4], None, &mut rng),
+            skipped: None,
+        };
+        let mut optim = OptimItem::new();
+        for id in [ids[4], ids[0], ids[3], ids[2]] {
+            optim.insert(param_id_string(id), AdaptorRecordItem::for_rank(2, AdamState { momentum: adam_state(p, &mut rng, &[3, 2], 10, false) }));
+        }
+        let gradients = vec![(ids[2], DType::F32, p.float_tensor(&[3, 2], &rng.values(6)))];
+        (model, optim, 10usize, GradientsParamsRecord { gradients }, ())
+    }
+}
+
+/// Maps of every key type a MessagePack twin shows (strings, unsigned and signed integers of every
+/// width; u8/i8 are one raw byte in bincode, the others varints or zigzag varints), and an empty map.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct MapKeysState {
+    pub by_name: indexmap::IndexMap<String, u32>,
+    pub by_u64: indexmap::IndexMap<u64, String>,
+    pub by_i64: indexmap::IndexMap<i64, f64>,
+    pub by_u8: indexmap::IndexMap<u8, bool>,
+    pub by_i8: indexmap::IndexMap<i8, u64>,
+    pub by_u16: indexmap::IndexMap<u16, i32>,
+    pub by_i32: indexmap::IndexMap<i32, Option<u64>>,
+    pub empty: indexmap::IndexMap<String, u64>,
+}
+
+pub struct MapKeys;
+impl Scenario for MapKeys {
+    const NAME: &'static str = "map_keys";
+    const DESCRIPTION: &'static str = "tiny Linear[2,1]; Adam; StepLr i32 4; caller state {by_name: String keys, by_u64, by_i64, by_u8 \
+        (raw byte in bincode), by_i8 (raw byte), by_u16, by_i32 -> Option<u64> (Some bare in MessagePack), an empty map}";
+    type Item = TrainingItem<TinyModel, OptimItem<AdamState>, i32, MapKeysState>;
+    fn build(p: Precision) -> Self::Item {
+        let (model, optim, gradients) = tiny_parts(p, 23);
+        let state = MapKeysState {
+            by_name: [("ascii", 1u32), ("é", 2), ("键", u32::MAX)].iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+            by_u64: U64_EXTREMES.iter().map(|&k| (k, format!("u{k}"))).collect(),
+            by_i64: [i64::MIN, -1, 0, 1, i64::MAX].iter().map(|&k| (k, k as f64 / 3.0)).collect(),
+            by_u8: [0u8, 7, 250, 251, 255].iter().map(|&k| (k, k % 2 == 0)).collect(),
+            by_i8: [-128i8, -1, 0, 127].iter().map(|&k| (k, k as u64)).collect(),
+            by_u16: [0u16, 251, 65535].iter().map(|&k| (k, -(k as i32))).collect(),
+            by_i32: [(i32::MIN, Some(1u64)), (-5, None), (i32::MAX, Some(u64::MAX))].iter().copied().collect(),
+            empty: indexmap::IndexMap::new(),
+        };
+        (model, optim, 4i32, gradients, state)
+    }
+}
+
+/// Parameters of every rank 0-4 (float, int and bool), their Adam states (AdaptorRecordItem Rank0-Rank4)
+/// and a pending gradient of every rank.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct RanksModel {
+    pub r0: ParamSerde<TensorData>,
+    pub r1: ParamSerde<TensorData>,
+    pub r2: ParamSerde<TensorData>,
+    pub r3: ParamSerde<TensorData>,
+    pub r4: ParamSerde<TensorData>,
+    pub counts: ParamSerde<TensorData>,
+    pub mask: ParamSerde<TensorData>,
+}
+
+pub struct TensorRanks;
+pub const RANK_SHAPES: [&[usize]; 5] = [&[], &[3], &[2, 3], &[2, 1, 3], &[1, 2, 2, 2]];
+impl Scenario for TensorRanks {
+    const NAME: &'static str = "tensor_ranks";
+    const DESCRIPTION: &'static str = "params r0..r4 of shapes [], [3], [2,3], [2,1,3], [1,2,2,2], an int param of rank 0 and a bool param \
+        of rank 3; Adam for r0..r4 (Rank0..Rank4); a pending gradient of every rank; cosine usize 2; caller state (rank: u8, shapes: Vec<Vec<usize>>)";
+    type Item = TrainingItem<RanksModel, OptimItem<AdamState>, usize, (u8, Vec<Vec<usize>>)>;
+    fn build(p: Precision) -> Self::Item {
+        let mut rng = Lcg::new(24);
+        let ids = [401u64, 402, 403, 404, 405, 406, 407];
+        let t = |rng: &mut Lcg, shape: &[usize]| p.float_tensor(shape, &rng.values(shape.iter().product()));
+        let model = RanksModel {
+            r0: param(ids[0], t(&mut rng, RANK_SHAPES[0])),
+            r1: param(ids[1], t(&mut rng, RANK_SHAPES[1])),
+            r2: param(ids[2], t(&mut rng, RANK_SHAPES[2])),
+            r3: param(ids[3], t(&mut rng, RANK_SHAPES[3])),
+            r4: param(ids[4], t(&mut rng, RANK_SHAPES[4])),
+            counts: param(ids[5], p.int_tensor(&[], &[-7])),
+            mask: param(ids[6], bool_tensor(&[1, 2, 1], &[true, false])),
+        };
+        let mut optim = OptimItem::new();
+        for (rank, shape) in RANK_SHAPES.iter().enumerate() {
+            optim.insert(param_id_string(ids[rank]), AdaptorRecordItem::for_rank(rank, AdamState { momentum: adam_state(p, &mut rng, shape, 2, false) }));
+        }
+        let mut gradients: Vec<_> = RANK_SHAPES.iter().enumerate().map(|(rank, shape)| (ids[rank], DType::F32, t(&mut rng, shape))).collect();
+        gradients.sort_by_key(|g| g.0);
+        let state = (4u8, RANK_SHAPES.iter().map(|s| s.to_vec()).collect());
+        (model, optim, 2usize, GradientsParamsRecord { gradients }, state)
+    }
+}
+
+pub const SCENARIO_NAMES: [&str; 13] = ["adam", "adamw_amsgrad", "sgd", "exponential", "noam", "linear", "step_fresh", "spec_example", "model_state",
+    "utf8_map", "module_array", "map_keys", "tensor_ranks"];
 
 /// Calls `$f::<ScenarioType>($args)` for the scenario named `$name`, or evaluates `$none`.
 #[macro_export]
@@ -380,6 +533,10 @@ macro_rules! with_scenario {
             "step_fresh" => $f::<$crate::scenarios::StepFresh>($($args),*),
             "spec_example" => $f::<$crate::scenarios::SpecExample>($($args),*),
             "model_state" => $f::<$crate::scenarios::ModelState>($($args),*),
+            "utf8_map" => $f::<$crate::scenarios::Utf8Map>($($args),*),
+            "module_array" => $f::<$crate::scenarios::ModuleArray>($($args),*),
+            "map_keys" => $f::<$crate::scenarios::MapKeys>($($args),*),
+            "tensor_ranks" => $f::<$crate::scenarios::TensorRanks>($($args),*),
             "transformer" => $f::<$crate::transformer::Transformer>($($args),*),
             _ => $none,
         }

@@ -1,0 +1,42 @@
+// SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
+// SPDX-License-Identifier: GPL-3.0-or-later
+//! Records a typed decoder must refuse although every byte comes from the real serializer crates
+//! (issue 29): what `verdict` answers for them is what Burn's loading would.
+
+use crate::record::*;
+use crate::scenarios::{Scenario, SpecExample};
+use serde::ser::SerializeStruct;
+use serde::{Serialize, Serializer};
+use std::marker::PhantomData;
+use std::path::Path;
+
+/// spec_example's module (a bare Linear) with its `weight` field written twice, as a hand-written
+/// `Serialize` can do: serde's derived `Deserialize` rejects it ("duplicate field `weight`").
+struct DuplicateWeight<'a>(&'a LinearItem);
+impl Serialize for DuplicateWeight<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut st = s.serialize_struct("LinearRecordItem", 3)?;
+        st.serialize_field("weight", &self.0.weight)?;
+        st.serialize_field("weight", &self.0.weight)?;
+        st.serialize_field("bias", &self.0.bias)?;
+        st.end()
+    }
+}
+
+/// Writes `duplicate_weight-full.{mpk,json}` (scenario spec_example with the duplicate field) and
+/// `zeros-full.bin` (4096 zero bytes: bincode reads them as a record of empty strings, empty maps and
+/// rank-0 F64 tensors with no bytes, which loading rejects: a rank-0 tensor holds one element).
+pub fn write(dir: &Path) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let p = Precision::Full;
+    let (module, optim, scheduler, gradients, state) = SpecExample::build(p);
+    for rec in [Recorder::NamedMpk, Recorder::PrettyJson] {
+        let record = BurnRecord { metadata: rec.metadata(p), item: (DuplicateWeight(&module), &optim, scheduler, &gradients, state), _b: PhantomData };
+        let path = dir.join(format!("duplicate_weight-full.{}", rec.ext()));
+        std::fs::write(&path, rec.encode(&record)?).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    let zeros = dir.join("zeros-full.bin");
+    std::fs::write(&zeros, vec![0u8; 4096]).map_err(|e| format!("{}: {e}", zeros.display()))?;
+    println!("hostile records written to {}", dir.display());
+    Ok(())
+}
