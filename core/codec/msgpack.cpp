@@ -230,6 +230,12 @@ private:
                     + std::to_string(remainingBytes()) + (remainingBytes() == 1 ? " byte remains" : " bytes remain"),
                 at);
         }
+        const bool key = decodingKey();
+        if (m_options.serdeStrings && kind == Kind::Bin && key && firstInvalidUtf8(m_data + m_pos, static_cast<size_t>(length)) == length)
+            kind = Kind::Str;
+        else if (m_options.serdeStrings && kind == Kind::Str && !key && firstInvalidUtf8(m_data + m_pos, static_cast<size_t>(length)) != length
+            && valueOfKey("bytes"))
+            kind = Kind::Bin; // a TensorData payload: serde_bytes takes the bytes rmp-serde falls back to
         if (kind == Kind::Str) {
             const size_t bad = firstInvalidUtf8(m_data + m_pos, static_cast<size_t>(length));
             if (bad != length) {
@@ -245,6 +251,31 @@ private:
         }
         m_pos += length;
         return true;
+    }
+
+    /** The value being decoded is the value of the key \a name in the innermost open map. */
+    bool valueOfKey(std::string_view name)
+    {
+        if (m_stack.empty())
+            return false;
+        const Frame& f = m_stack.back();
+        const uint64_t done = f.declared - f.remaining;
+        if (m_builder.node(f.node).kind != Kind::Map || done % 2 == 0)
+            return false;
+        uint32_t key = f.node + 1;
+        for (uint64_t i = 0; i + 1 < done; ++i)
+            key = m_builder.node(key).end;
+        const Node& k = m_builder.node(key);
+        return k.kind == Kind::Str && std::string_view(reinterpret_cast<const char*>(m_data + k.payload), k.count) == name;
+    }
+
+    /** The value being decoded is a map key (the innermost open container is a map expecting one). */
+    bool decodingKey()
+    {
+        if (m_stack.empty())
+            return false;
+        const Frame& f = m_stack.back();
+        return m_builder.node(f.node).kind == Kind::Map && (f.declared - f.remaining) % 2 == 0;
     }
 
     /** Opens an array or map of \a count elements (entries for maps); empty ones close at once (true). */

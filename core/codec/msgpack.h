@@ -6,11 +6,22 @@
 #include "core/util/progress.h"
 #include "core/value/tape.h"
 
+#include <optional>
+#include <string_view>
+
 namespace ckpt {
 
 struct MsgpackReadOptions {
     uint32_t maxDepth = 1024;       ///< deeper nesting is refused (ErrorCode::Limit), never a stack overflow
     uint64_t startOffset = 0;       ///< decode the value that starts here
+    /**
+     * Strings as rmp-serde hands them to serde (how Burn reads NamedMpk): a bin map key with UTF-8
+     * bytes is a key like a str (serde matches field and variant names by bytes; a String key takes
+     * UTF-8 bytes), and a str that is not UTF-8 as the value of a `bytes` key (a TensorData payload)
+     * is a Bin, since rmp-serde falls back to bytes and serde_bytes takes them. Anywhere else such a
+     * str stays an error (a String refuses the bytes). Off: a bin key stays Bin.
+     */
+    bool serdeStrings = false;
 };
 
 struct MsgpackReadResult {
@@ -59,5 +70,21 @@ void writeMsgpack(const Tape& tape, uint32_t node, Sink& out);
  * of Rust's str::from_utf8, which serde's String visitor applies to bytes).
  */
 size_t firstInvalidUtf8(const uint8_t* s, size_t n);
+
+/**
+ * The text serde's String and identifier visitors see in \a node: a str, or a bin whose bytes are
+ * UTF-8 (rmp-serde hands a bin to them as bytes); nullopt for anything else.
+ */
+inline std::optional<std::string_view> serdeText(const Tape& t, uint32_t node)
+{
+    if (t.isStr(node))
+        return t.str(node);
+    if (t[node].kind == Kind::Bin && !(t[node].flags & FromJsonArray)) { // a JSON array is no string to serde_json
+        const auto b = t.bin(node);
+        if (firstInvalidUtf8(b.data(), b.size()) == b.size())
+            return std::string_view(reinterpret_cast<const char*>(b.data()), b.size());
+    }
+    return std::nullopt;
+}
 
 } // namespace ckpt

@@ -66,10 +66,10 @@ public:
             if (d && *d != DType::QFloat && !(*d == DType::Bool && dtypeTableForVersion(m_r.metadata.version) == DTypeTable::Burn021))
                 return std::pair{*d, false};
         }
-        if (m_t.isStr(node)) {
-            auto d = dtypeFromName(m_t.str(node));
+        if (auto name = serdeText(m_t, node)) { // a unit variant's name, matched by bytes (a bin too)
+            auto d = dtypeFromName(*name);
             if (!d)
-                return std::unexpected(invalidAt(m_t, node, path, "unknown dtype \"" + std::string(m_t.str(node)) + "\": expected one of F64 F32 Flex32 F16 BF16 I64 I32 I16 I8 U64 U32 U16 U8 Bool QFloat"));
+                return std::unexpected(invalidAt(m_t, node, path, "unknown dtype \"" + std::string(*name) + "\": expected one of F64 F32 Flex32 F16 BF16 I64 I32 I16 I8 U64 U32 U16 U8 Bool QFloat"));
             return std::pair{*d, false};
         }
         if (m_t.isMap(node) && m_t[node].count == 1) {
@@ -212,8 +212,8 @@ public:
             if (n.count >= 2 && role == TensorRole::Param) {
                 auto id = m_t.find(node, "id");
                 auto param = m_t.find(node, "param");
-                if (id && param && m_t.isStr(*id) && formOf(*param) != TensorForm::None) {
-                    const std::string idText(m_t.str(*id));
+                if (id && param && serdeText(m_t, *id) && formOf(*param) != TensorForm::None) {
+                    const std::string idText(*serdeText(m_t, *id));
                     if (m_seenParamIds.contains(idText))
                         m_r.warnings.push_back("parameter id " + idText + " appears twice (at " + m_seenParamIds[idText] + " and " + path + ")");
                     m_seenParamIds.emplace(idText, path);

@@ -108,7 +108,9 @@ Result<std::shared_ptr<const Record>> openRecordBytes(BytesPtr bytes, const std:
             name, uint64_t(0)});
     switch (wire) {
     case RecordWire::Msgpack: {
-        auto r = readMsgpack(decoded, {}, progress);
+        MsgpackReadOptions mo;
+        mo.serdeStrings = true; // a record is judged as rmp-serde reads it into Burn's types
+        auto r = readMsgpack(decoded, mo, progress);
         if (!r)
             return std::unexpected(std::move(r.error()).withFile(name));
         rec->tape = std::move(r->tape);

@@ -107,8 +107,8 @@ public:
                 return *d;
         }
         static const std::set<std::string_view> kUnit = {"F64", "F32", "Flex32", "F16", "BF16", "I64", "I32", "I16", "I8", "U64", "U32", "U16", "U8"};
-        if (m_t.isStr(node)) {
-            const std::string_view name = m_t.str(node);
+        if (auto text = serdeText(m_t, node)) { // a unit variant's name, matched by bytes (a MessagePack bin too)
+            const std::string_view name = *text;
             if (kUnit.contains(name) || (name == "Bool" && !m_dtypes021))
                 return *dtypeFromName(name);
             return std::unexpected(invalidAt(m_t, node, path, "expected a DType (F64 F32 Flex32 F16 BF16 I64 I32 I16 I8 U64 U32 U16 U8 "
@@ -124,7 +124,7 @@ public:
                 if (auto d = dtypeFromName(name); d && *d != DType::QFloat)
                     return *d;
             if (name == "Bool" && m_dtypes021) {
-                if (m_t.isStr(payload) && (m_t.str(payload) == "Native" || m_t.str(payload) == "U8" || m_t.str(payload) == "U32"))
+                if (auto store = serdeText(m_t, payload); store && (*store == "Native" || *store == "U8" || *store == "U32"))
                     return DType::Bool;
                 return std::unexpected(invalidAt(m_t, payload, appendKeyToPath(path, "Bool"), "expected a BoolStore (Native, U8, U32)"));
             }
@@ -578,6 +578,28 @@ public:
         return res;
     }
 
+    /**
+     * An empty MessagePack array written with a 16- or 32-bit count (dc 00 00, dd 00 00 00 00):
+     * rmp-serde's deserialize_unit_struct takes only nil and fixarray 0 (90); anything else goes to
+     * deserialize_any, and PhantomData's visitor refuses a sequence.
+     */
+    bool wideEmptyArray(uint32_t node) const
+    {
+        if (!m_t.source || (m_r.recorder != Recorder::NamedMpk && m_r.recorder != Recorder::NamedMpkGz))
+            return false;
+        const auto bytes = m_t.source->span();
+        const uint64_t at = m_t[node].srcOffset;
+        auto zerosAfter = [&](uint64_t n) {
+            if (at + 1 + n > bytes.size())
+                return false;
+            for (uint64_t k = 1; k <= n; ++k)
+                if (bytes[at + k] != 0)
+                    return false;
+            return true;
+        };
+        return at < bytes.size() && ((bytes[at] == 0xdc && zerosAfter(2)) || (bytes[at] == 0xdd && zerosAfter(4)));
+    }
+
     Result<void> envelope()
     {
         auto f = fields(0, "", "the record envelope {metadata, item, _b}", {"metadata", "item", "_b"});
@@ -586,6 +608,9 @@ public:
         // PhantomData is a unit struct: rmp-serde reads it from [] (what it writes) or nil, serde_json from null.
         const uint32_t b = *(*f)[2];
         const bool unit = m_t[b].kind == Kind::Nil || (m_t.isArray(b) && m_t[b].count == 0 && m_r.recorder != Recorder::PrettyJson && m_r.recorder != Recorder::JsonGz);
+        if (unit && m_t.isArray(b) && wideEmptyArray(b))
+            return std::unexpected(invalidAt(m_t, b, "_b",
+                "expected the unit struct PhantomData as [] (90) or nil: rmp-serde refuses an empty array16/array32 here"));
         if (!unit)
             return std::unexpected(invalidAt(m_t, b, "_b", "expected the unit struct PhantomData (" + std::string(
                 m_r.recorder == Recorder::PrettyJson || m_r.recorder == Recorder::JsonGz ? "null" : "[]") + "), " + found(m_t, b)));
