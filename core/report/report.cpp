@@ -194,9 +194,8 @@ bool globMatch(std::string_view p, std::string_view t)
     return pi == p.size();
 }
 
-std::vector<TensorRow> tensorRows(const Record& r, std::string_view filter, const Progress& progress, const ParallelFor& parallel)
+std::vector<TensorRow> tensorRows(const Record& r, std::string_view filter, const Progress& progress, const ParallelFor& parallel, uint64_t batchBytes)
 {
-    constexpr uint64_t BatchBytes = uint64_t(64) << 20;
     std::vector<size_t> selected;
     for (size_t i = 0; i < r.tensors.size(); ++i)
         if (filter.empty() || globMatch(filter, r.tensors[i].path))
@@ -212,7 +211,7 @@ std::vector<TensorRow> tensorRows(const Record& r, std::string_view filter, cons
             break;
         size_t last = first;
         uint64_t batch = 0;
-        while (last < selected.size() && (last == first || batch + r.tensors[selected[last]].bytes <= BatchBytes))
+        while (last < selected.size() && (last == first || batch + r.tensors[selected[last]].bytes <= batchBytes))
             batch += r.tensors[selected[last++]].bytes;
         const std::span<const size_t> indices(selected.data() + first, last - first);
         auto stats = r.stats(indices, so, parallel);

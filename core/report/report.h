@@ -27,12 +27,16 @@ struct TensorRow {
     const TensorEntry* entry;
     TensorStats stats;
 };
+/** Bytes of tensor payload per batch of tensorRows (a batch may be larger when one tensor is). */
+inline constexpr uint64_t kTensorRowsBatchBytes = uint64_t(64) << 20;
+
 /**
  * Statistics of the tensors whose path matches \a filter (empty = all), in file order, computed in
- * batches of about 64 MiB whose chunks \a parallel spreads (progress and cancellation per batch).
+ * batches of about \a batchBytes whose chunks \a parallel spreads (progress and cancellation per
+ * batch: a cancelled run returns the rows of the batches done).
  */
 std::vector<TensorRow> tensorRows(const Record& r, std::string_view filter, const Progress& progress = Progress::none(),
-    const ParallelFor& parallel = {});
+    const ParallelFor& parallel = {}, uint64_t batchBytes = kTensorRowsBatchBytes);
 /** `ckpt tensors --json`: the contract's per-tensor objects. */
 std::string tensorsJson(const Record& r, const std::vector<TensorRow>& rows);
 

@@ -14,6 +14,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <bit>
+
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -431,6 +433,30 @@ private Q_SLOTS:
         QVERIFY(!stopped);
         QCOMPARE(stopped.error().code, ErrorCode::Cancelled);
         QVERIFY(asked >= 2);
+
+        // The tensor report (`ckpt tensors`, ckpt.tensors()) across its batch boundaries the same way:
+        // the same bits as one batch, progress after every batch, and a cancellation after the first
+        // batch keeps that batch's rows only.
+        const auto whole = tensorRows(*a, "", Progress::none(), twoThreads);
+        std::vector<double> rowSteps;
+        Progress rowStepping;
+        rowStepping.onProgress = [&](double f) { rowSteps.push_back(f); };
+        const auto perTensor = tensorRows(*a, "", rowStepping, twoThreads, 1);
+        QCOMPARE(perTensor.size(), whole.size());
+        QVERIFY(whole.size() >= 3);
+        for (size_t k = 0; k < whole.size(); ++k) {
+            QCOMPARE(perTensor[k].entry, whole[k].entry);
+            QCOMPARE(std::bit_cast<uint64_t>(perTensor[k].stats.sum), std::bit_cast<uint64_t>(whole[k].stats.sum));
+            QCOMPARE(std::bit_cast<uint64_t>(perTensor[k].stats.l2), std::bit_cast<uint64_t>(whole[k].stats.l2));
+            QCOMPARE(std::bit_cast<uint64_t>(perTensor[k].stats.std), std::bit_cast<uint64_t>(whole[k].stats.std));
+            QCOMPARE(perTensor[k].stats.nan, whole[k].stats.nan);
+        }
+        QCOMPARE(rowSteps.size(), whole.size()); // one report per batch, one tensor per batch
+        QVERIFY(std::is_sorted(rowSteps.begin(), rowSteps.end()) && rowSteps.back() == 1.0);
+        int rowAsked = 0;
+        Progress rowAfterFirst;
+        rowAfterFirst.isCancelled = [&] { return ++rowAsked > 1; };
+        QCOMPARE(tensorRows(*a, "", rowAfterFirst, twoThreads, 1).size(), size_t(1));
     }
 
     void deltaHistogramBins()
