@@ -1172,15 +1172,7 @@ private:
         case Kind::Int:
         case Kind::F32:
         case Kind::F64:
-        case Kind::Str: {
-            SchemaNode n;
-            n.kind = SchemaKind::Option;
-            n.name = path;
-            n.elements = {type};
-            n.maybeBare = true;
-            n.preferAlternative = true;
-            return intern(std::move(n));
-        }
+        case Kind::Str: return optionAt(path, type, true);
         default: return type;
         }
     }
