@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <functional>
+#include <limits>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -626,6 +627,15 @@ public:
         m_s.root = root2;
         if (auto v = m_s.validate(); !v)
             return std::unexpected(v.error());
+        if (!m_signTakenFromTwin.empty()) {
+            std::string paths;
+            for (size_t k = 0; k < m_signTakenFromTwin.size() && k < 8; ++k)
+                paths += (k ? ", " : "") + m_signTakenFromTwin[k];
+            if (m_signTakenFromTwin.size() > 8)
+                paths += ", … (" + std::to_string(m_signTakenFromTwin.size()) + " in all)";
+            note("item", "integers taken as signed or unsigned as the twin shows them (" + paths
+                + "): MessagePack writes a non-negative i64 like a u64, and bincode's bytes read both ways (a zigzag varint as twice the value)");
+        }
         return SchemaFromRecordResult{std::move(m_s), std::move(m_notes)};
     }
 
@@ -1025,6 +1035,10 @@ private:
      */
     uint32_t integer(bool isSigned, int64_t lo, uint64_t hi, const std::string& path)
     {
+        // A non-negative value reads from bincode both ways (a varint, or a zigzag varint of twice
+        // the value): nothing the bytes could settle, so the twin's sign is taken and said.
+        if (hi <= uint64_t(std::numeric_limits<int64_t>::max()) && lo >= 0)
+            m_signTakenFromTwin.push_back(path);
         if (!isSigned)
             return hi <= 0xff ? eitherAt(path, prim(SchemaKind::Usize), prim(SchemaKind::U8)) : prim(SchemaKind::Usize);
         return lo >= -128 && hi <= 127 ? eitherAt(path, prim(SchemaKind::I64), prim(SchemaKind::I8)) : prim(SchemaKind::I64);
@@ -1297,6 +1311,7 @@ private:
     std::vector<std::string> m_notes;
     std::unordered_map<std::string, uint32_t> m_interned;
     std::set<uint32_t> m_unknownElement; ///< Vec nodes derived from empty arrays: their element type is unknown
+    std::vector<std::string> m_signTakenFromTwin; ///< paths of non-negative integers whose sign only the twin gives
     DTypeTable m_table = DTypeTable::Burn017;
     bool m_halfFloat = false;
 };
