@@ -236,7 +236,6 @@ private:
     /** Whole decodes a backtracking run may take (each is linear in the file, payloads are skipped). */
     static constexpr uint32_t kMaxRedecodes = 256;
 
-
     void restart(uint64_t start)
     {
         m_pos = start;
@@ -1115,6 +1114,7 @@ private:
     }
 
     bool m_inKey = false; ///< encoding a map key (integer keys may be JSON strings)
+
     std::unexpected<Error> error(ErrorCode code, std::string what, uint32_t ti, const PathLink* path) const
     {
         Error e;

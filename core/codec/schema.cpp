@@ -629,10 +629,10 @@ public:
             return std::unexpected(v.error());
         if (!m_signTakenFromTwin.empty()) {
             std::string paths;
-            for (size_t k = 0; k < m_signTakenFromTwin.size() && k < 8; ++k)
+            for (size_t k = 0; k < m_signTakenFromTwin.size(); ++k)
                 paths += (k ? ", " : "") + m_signTakenFromTwin[k];
-            if (m_signTakenFromTwin.size() > 8)
-                paths += ", … (" + std::to_string(m_signTakenFromTwin.size()) + " in all)";
+            if (m_signsTakenFromTwin > m_signTakenFromTwin.size())
+                paths += ", … (" + std::to_string(m_signsTakenFromTwin) + " in all)";
             note("item", "integers taken as signed or unsigned as the twin shows them (" + paths
                 + "): MessagePack writes a non-negative i64 like a u64, and bincode's bytes read both ways (a zigzag varint as twice the value)");
         }
@@ -1037,8 +1037,10 @@ private:
     {
         // A non-negative value reads from bincode both ways (a varint, or a zigzag varint of twice
         // the value): nothing the bytes could settle, so the twin's sign is taken and said.
-        if (hi <= uint64_t(std::numeric_limits<int64_t>::max()) && lo >= 0)
+        if (hi <= uint64_t(std::numeric_limits<int64_t>::max()) && lo >= 0 && m_signTakenFromTwin.size() < kNamedInNotes)
             m_signTakenFromTwin.push_back(path);
+        if (hi <= uint64_t(std::numeric_limits<int64_t>::max()) && lo >= 0)
+            ++m_signsTakenFromTwin;
         if (!isSigned)
             return hi <= 0xff ? eitherAt(path, prim(SchemaKind::Usize), prim(SchemaKind::U8)) : prim(SchemaKind::Usize);
         return lo >= -128 && hi <= 127 ? eitherAt(path, prim(SchemaKind::I64), prim(SchemaKind::I8)) : prim(SchemaKind::I64);
@@ -1220,6 +1222,27 @@ private:
                 m_unknownElement.insert(empty);
                 return empty;
             }
+            // A run of integers (a Vec<u64> of indices, a list of signed deltas) is typed at once from its
+            // range: one node instead of one path-named node per element. Only a short array of mixed
+            // signs may be a tuple of different widths ((u8, i16, i64)): that one takes the path below.
+            constexpr uint64_t kTupleArityAtMost = 16;
+            bool integers = true, anySigned = false, anyUnsigned = false;
+            int64_t lo = 0;
+            uint64_t hi = 0;
+            m_t.forEachChild(v, [&](uint32_t c) {
+                if (m_t[c].kind == Kind::UInt) {
+                    anyUnsigned = true;
+                    hi = std::max(hi, m_t.u64(c));
+                } else if (m_t[c].kind == Kind::Int) {
+                    anySigned = true;
+                    lo = std::min(lo, m_t.i64(c));
+                    hi = std::max<uint64_t>(hi, m_t.i64(c) < 0 ? 0 : uint64_t(m_t.i64(c)));
+                } else {
+                    integers = false;
+                }
+            });
+            if (integers && (!(anySigned && anyUnsigned) || n.count > kTupleArityAtMost))
+                return seq(integer(anySigned, lo, hi, appendIndexToPath(path, 0)), true, static_cast<uint32_t>(n.count), false);
             std::vector<uint32_t> elems;
             uint64_t i = 0;
             m_t.forEachChild(v, [&](uint32_t c) { elems.push_back(generic(c, appendIndexToPath(path, i++))); });
@@ -1311,7 +1334,9 @@ private:
     std::vector<std::string> m_notes;
     std::unordered_map<std::string, uint32_t> m_interned;
     std::set<uint32_t> m_unknownElement; ///< Vec nodes derived from empty arrays: their element type is unknown
-    std::vector<std::string> m_signTakenFromTwin; ///< paths of non-negative integers whose sign only the twin gives
+    static constexpr size_t kNamedInNotes = 8;    ///< paths a note names before it only counts
+    std::vector<std::string> m_signTakenFromTwin; ///< the first paths of non-negative integers whose sign only the twin gives
+    size_t m_signsTakenFromTwin = 0;              ///< how many there are
     DTypeTable m_table = DTypeTable::Burn017;
     bool m_halfFloat = false;
 };
