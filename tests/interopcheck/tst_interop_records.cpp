@@ -703,6 +703,21 @@ private slots:
         }
     }
 
+    /** A map keyed by bools (one byte each in bincode) reads from its MessagePack twin's layout, values equal. */
+    void boolKeysReadLikeTheTwin()
+    {
+        OpenOptions o;
+        o.schemaFrom = dataPath("hostile/bool_keys-full.mpk");
+        auto bin = openRecord(dataPath("hostile/bool_keys-full.bin"), o);
+        QVERIFY2(bin, bin ? "" : bin.error().message().c_str());
+        auto twin = openRecord(dataPath("hostile/bool_keys-full.mpk"));
+        QVERIFY2(twin, twin ? "" : twin.error().message().c_str());
+        auto ours = stateJson(**bin), theirs = stateJson(**twin);
+        QVERIFY(ours && theirs);
+        QCOMPARE(*ours, *theirs);
+        QVERIFY2(ours->find("18446744073709551615") != std::string::npos, ours->c_str());
+    }
+
     /**
      * `ckpt schema X.bin --schema-from X.mpk` gives the layout the bincode bytes settled; with it
      * (`ckpt convert IN OUT.bin --schema S.json`) every self-describing record of the scenario converts
