@@ -230,14 +230,14 @@ private:
                     + std::to_string(remainingBytes()) + (remainingBytes() == 1 ? " byte remains" : " bytes remain"),
                 at);
         }
-        const bool key = decodingKey();
-        if (m_options.serdeStrings && kind == Kind::Bin && key && firstInvalidUtf8(m_data + m_pos, static_cast<size_t>(length)) == length)
+        // The bytes are checked once: every str, and a bin only where serde would read it as a key.
+        const bool serdeKey = m_options.serdeStrings && decodingKey();
+        const size_t bad = kind == Kind::Str || serdeKey ? firstInvalidUtf8(m_data + m_pos, static_cast<size_t>(length)) : length;
+        if (kind == Kind::Bin && serdeKey && bad == length)
             kind = Kind::Str;
-        else if (m_options.serdeStrings && kind == Kind::Str && !key && firstInvalidUtf8(m_data + m_pos, static_cast<size_t>(length)) != length
-            && valueOfKey("bytes"))
+        else if (m_options.serdeStrings && kind == Kind::Str && !serdeKey && bad != length && valueOfKey("bytes"))
             kind = Kind::Bin; // a TensorData payload: serde_bytes takes the bytes rmp-serde falls back to
         if (kind == Kind::Str) {
-            const size_t bad = firstInvalidUtf8(m_data + m_pos, static_cast<size_t>(length));
             if (bad != length) {
                 return error(ErrorCode::Malformed,
                     "expected UTF-8 text in a " + std::string(name) + " of " + std::to_string(length)
@@ -259,14 +259,19 @@ private:
         if (m_stack.empty())
             return false;
         const Frame& f = m_stack.back();
-        const uint64_t done = f.declared - f.remaining;
-        if (m_builder.node(f.node).kind != Kind::Map || done % 2 == 0)
+        if (m_builder.node(f.node).kind != Kind::Map || (f.declared - f.remaining) % 2 == 0)
             return false;
-        uint32_t key = f.node + 1;
-        for (uint64_t i = 0; i + 1 < done; ++i)
-            key = m_builder.node(key).end;
-        const Node& k = m_builder.node(key);
+        const Node& k = m_builder.node(keyOfValue(f));
         return k.kind == Kind::Str && std::string_view(reinterpret_cast<const char*>(m_data + k.payload), k.count) == name;
+    }
+
+    /** The key node of the entry whose value the map frame \a f decodes (its children so far are complete). */
+    uint32_t keyOfValue(const Frame& f)
+    {
+        uint32_t key = f.node + 1; // completed siblings have their final `end`
+        for (uint64_t i = 0; i + 1 < f.declared - f.remaining; ++i)
+            key = m_builder.node(key).end;
+        return key;
     }
 
     /** The value being decoded is a map key (the innermost open container is a map expecting one). */
@@ -336,10 +341,7 @@ private:
         }
         if (done % 2 == 0)
             return; // decoding a key: the map itself is the best place to point at
-        uint32_t key = f.node + 1; // completed siblings have their final `end`
-        for (uint64_t i = 0; i + 1 < done; ++i)
-            key = m_builder.node(key).end;
-        const std::string piece = appendKeyToPath(std::string(), keyText(key));
+        const std::string piece = appendKeyToPath(std::string(), keyText(keyOfValue(f)));
         if (!path.empty() && piece.front() != '[')
             path += '.';
         path += piece;

@@ -152,14 +152,6 @@ uint32_t BincodeSchema::enumeration(std::string name, std::vector<SchemaVariant>
     return add(std::move(n));
 }
 
-uint32_t BincodeSchema::either(uint32_t preferred, uint32_t other)
-{
-    SchemaNode n;
-    n.kind = SchemaKind::Either;
-    n.elements = {preferred, other};
-    return add(std::move(n));
-}
-
 uint32_t BincodeSchema::dtype(DTypeTable table)
 {
     SchemaNode n;
@@ -589,6 +581,27 @@ bool isIdentifier(std::string_view k)
         return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
     });
 }
+
+/** The range and signs of the integers a twin shows for one Rust type (a Vec's elements, a map's keys). */
+struct IntegerRange {
+    bool onlyIntegers = true, anySigned = false, anyUnsigned = false;
+    int64_t lo = 0;  ///< the least value, 0 when none is negative
+    uint64_t hi = 0; ///< the greatest value, 0 when none is positive
+
+    void add(const Tape& t, uint32_t node)
+    {
+        if (t[node].kind == Kind::UInt) {
+            anyUnsigned = true;
+            hi = std::max(hi, t.u64(node));
+        } else if (t[node].kind == Kind::Int) {
+            anySigned = true;
+            lo = std::min(lo, t.i64(node));
+            hi = std::max<uint64_t>(hi, t.i64(node) < 0 ? 0 : uint64_t(t.i64(node)));
+        } else {
+            onlyIntegers = false;
+        }
+    }
+};
 
 class Deriver {
 public:
@@ -1033,17 +1046,24 @@ private:
      * ones as i64 (zigzag); values a u8/i8 can hold may also be that raw byte, which only differs on the
      * wire from 251 (u8) or beyond ±63 (i8), so the bytes settle it where it matters.
      */
-    uint32_t integer(bool isSigned, int64_t lo, uint64_t hi, const std::string& path)
+    uint32_t integer(const IntegerRange& r, const std::string& path)
     {
         // A non-negative value reads from bincode both ways (a varint, or a zigzag varint of twice
         // the value): nothing the bytes could settle, so the twin's sign is taken and said.
-        if (hi <= uint64_t(std::numeric_limits<int64_t>::max()) && lo >= 0 && m_signTakenFromTwin.size() < kNamedInNotes)
-            m_signTakenFromTwin.push_back(path);
-        if (hi <= uint64_t(std::numeric_limits<int64_t>::max()) && lo >= 0)
+        if (r.lo >= 0 && r.hi <= uint64_t(std::numeric_limits<int64_t>::max())) {
+            if (m_signTakenFromTwin.size() < kNamedInNotes)
+                m_signTakenFromTwin.push_back(path);
             ++m_signsTakenFromTwin;
-        if (!isSigned)
-            return hi <= 0xff ? eitherAt(path, prim(SchemaKind::Usize), prim(SchemaKind::U8)) : prim(SchemaKind::Usize);
-        return lo >= -128 && hi <= 127 ? eitherAt(path, prim(SchemaKind::I64), prim(SchemaKind::I8)) : prim(SchemaKind::I64);
+        }
+        if (!r.anySigned)
+            return r.hi <= 0xff ? eitherAt(path, prim(SchemaKind::Usize), prim(SchemaKind::U8)) : prim(SchemaKind::Usize);
+        return r.lo >= -128 && r.hi <= 127 ? eitherAt(path, prim(SchemaKind::I64), prim(SchemaKind::I8)) : prim(SchemaKind::I64);
+    }
+    uint32_t integer(uint32_t node, const std::string& path)
+    {
+        IntegerRange r;
+        r.add(m_t, node);
+        return integer(r, path);
     }
     /** What a nil can be: None of an Option (00) or `()` (nothing at all); None first. */
     uint32_t nilAt(const std::string& path) { return optionAt(path, prim(SchemaKind::Unit), false); }
@@ -1204,8 +1224,8 @@ private:
         switch (n.kind) {
         case Kind::Nil: return nilAt(path);
         case Kind::Bool: return prim(SchemaKind::Bool);
-        case Kind::UInt: return integer(false, 0, m_t.u64(v), path);
-        case Kind::Int: return integer(true, m_t.i64(v), m_t.i64(v) < 0 ? 0 : uint64_t(m_t.i64(v)), path);
+        case Kind::UInt:
+        case Kind::Int: return integer(v, path);
         case Kind::F32: return prim(SchemaKind::F32);
         case Kind::F64: return prim(SchemaKind::F64);
         case Kind::Str: return prim(SchemaKind::Str);
@@ -1226,23 +1246,10 @@ private:
             // range: one node instead of one path-named node per element. Only a short array of mixed
             // signs may be a tuple of different widths ((u8, i16, i64)): that one takes the path below.
             constexpr uint64_t kTupleArityAtMost = 16;
-            bool integers = true, anySigned = false, anyUnsigned = false;
-            int64_t lo = 0;
-            uint64_t hi = 0;
-            m_t.forEachChild(v, [&](uint32_t c) {
-                if (m_t[c].kind == Kind::UInt) {
-                    anyUnsigned = true;
-                    hi = std::max(hi, m_t.u64(c));
-                } else if (m_t[c].kind == Kind::Int) {
-                    anySigned = true;
-                    lo = std::min(lo, m_t.i64(c));
-                    hi = std::max<uint64_t>(hi, m_t.i64(c) < 0 ? 0 : uint64_t(m_t.i64(c)));
-                } else {
-                    integers = false;
-                }
-            });
-            if (integers && (!(anySigned && anyUnsigned) || n.count > kTupleArityAtMost))
-                return seq(integer(anySigned, lo, hi, appendIndexToPath(path, 0)), true, static_cast<uint32_t>(n.count), false);
+            IntegerRange range;
+            m_t.forEachChild(v, [&](uint32_t c) { range.add(m_t, c); });
+            if (range.onlyIntegers && (!(range.anySigned && range.anyUnsigned) || n.count > kTupleArityAtMost))
+                return seq(integer(range, appendIndexToPath(path, 0)), true, static_cast<uint32_t>(n.count), false);
             std::vector<uint32_t> elems;
             uint64_t i = 0;
             m_t.forEachChild(v, [&](uint32_t c) { elems.push_back(generic(c, appendIndexToPath(path, i++))); });
@@ -1277,21 +1284,13 @@ private:
     uint32_t genericMap(uint32_t v, const std::string& path)
     {
         const Node& n = m_t[v];
-        bool strKeys = true, identifiers = n.count > 0, unsignedKeys = true, boolKeys = true;
-        int64_t lo = 0;
-        uint64_t hi = 0;
+        bool strKeys = true, identifiers = n.count > 0, boolKeys = true;
+        IntegerRange keyRange;
         m_t.forEachEntry(v, [&](uint32_t k, uint32_t) {
-            const Node& kn = m_t[k];
-            strKeys = strKeys && kn.kind == Kind::Str;
-            identifiers = identifiers && kn.kind == Kind::Str && isIdentifier(m_t.str(k));
-            boolKeys = boolKeys && kn.kind == Kind::Bool;
-            unsignedKeys = unsignedKeys && kn.kind == Kind::UInt;
-            if (kn.kind == Kind::UInt)
-                hi = std::max(hi, m_t.u64(k));
-            else if (kn.kind == Kind::Int) {
-                lo = std::min(lo, m_t.i64(k));
-                hi = std::max<uint64_t>(hi, m_t.i64(k) < 0 ? 0 : uint64_t(m_t.i64(k)));
-            }
+            strKeys = strKeys && m_t.isStr(k);
+            identifiers = identifiers && m_t.isStr(k) && isIdentifier(m_t.str(k));
+            boolKeys = boolKeys && m_t[k].kind == Kind::Bool;
+            keyRange.add(m_t, k);
         });
         const std::string keyPath = path + "{key}", valuePath = path + "{value}";
         if (n.count == 0) {
@@ -1312,11 +1311,9 @@ private:
             firstEntry = false;
         });
         if (!strKeys) {
-            uint32_t key = prim(SchemaKind::Str);
-            if (boolKeys)
-                key = prim(SchemaKind::Bool);
-            else
-                key = integer(!unsignedKeys, lo, hi, keyPath); // integer keys (mixed with others: the twin is no map serde wrote)
+            // bool keys, else integer keys; mixed with other kinds (the twin is no map serde wrote) signed
+            keyRange.anySigned = keyRange.anySigned || !keyRange.onlyIntegers;
+            const uint32_t key = boolKeys ? prim(SchemaKind::Bool) : integer(keyRange, keyPath);
             return map(key, value ? *value : prim(SchemaKind::Empty));
         }
         const uint32_t st = intern(structNode("", std::move(fields)));

@@ -116,7 +116,6 @@ public:
     uint32_t structure(std::string name, std::vector<SchemaField> fields);
     uint32_t enumeration(std::string name, std::vector<SchemaVariant> variants);
     uint32_t dtype(DTypeTable table);
-    uint32_t either(uint32_t preferred, uint32_t other);
 
     /** Indices in range, no cycles, nesting depth ≤ kMaxDepth, kinds have the children they need. */
     Result<void> validate() const;

@@ -212,8 +212,9 @@ public:
             if (n.count >= 2 && role == TensorRole::Param) {
                 auto id = m_t.find(node, "id");
                 auto param = m_t.find(node, "param");
-                if (id && param && serdeText(m_t, *id) && formOf(*param) != TensorForm::None) {
-                    const std::string idText(*serdeText(m_t, *id));
+                const auto idName = id ? serdeText(m_t, *id) : std::nullopt;
+                if (idName && param && formOf(*param) != TensorForm::None) {
+                    const std::string idText(*idName);
                     if (m_seenParamIds.contains(idText))
                         m_r.warnings.push_back("parameter id " + idText + " appears twice (at " + m_seenParamIds[idText] + " and " + path + ")");
                     m_seenParamIds.emplace(idText, path);
