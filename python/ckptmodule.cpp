@@ -20,6 +20,7 @@
 #include "core/record/sniff.h"
 #include "core/report/report.h"
 #include "core/run/run.h"
+#include "core/run/timeline.h"
 
 #include <ckpt_version.h>
 
@@ -631,4 +632,37 @@ PYBIND11_MODULE(ckpt, m)
         py::arg("path"), "`ckpt info --json` of a run directory");
     m.def("loss", [](const py::object& path) { return parseJson(lossJson(unwrap(openRunDirectory(fspath(path))))); },
         py::arg("path"), "`ckpt loss --json`");
+    m.def("timeline", [](const py::object& path, const std::string& filter, bool cache) {
+            TimelineOptions o;
+            o.filter = filter;
+            o.useCache = cache;
+            const std::string dir = fspath(path);
+            auto t = withoutGil([&]() -> Result<Timeline> {
+                auto run = listRunCheckpoints(dir);
+                if (!run)
+                    return std::unexpected(run.error());
+                return computeTimeline(*run, o, Progress::none(), cli::threadedFor());
+            });
+            return parseJson(timelineJson(unwrap(std::move(t))));
+        },
+        py::arg("run"), py::kw_only(), py::arg("filter") = "", py::arg("cache") = true,
+        "`ckpt timeline RUN --json` (cache=False is --no-cache): per-checkpoint statistics of every tensor of a run, updates and events");
+    m.def("bisect", [](const py::object& path, const std::string& until, const std::string& filter, bool scan) {
+            auto predicate = parseBisectPredicate(until);
+            if (!predicate)
+                throw py::value_error(predicate.error().what);
+            BisectOptions o;
+            o.filter = filter;
+            o.scan = scan;
+            const std::string dir = fspath(path);
+            auto r = withoutGil([&]() -> Result<BisectResult> {
+                auto run = listRunCheckpoints(dir);
+                if (!run)
+                    return std::unexpected(run.error());
+                return bisectRun(*run, *predicate, o, Progress::none(), cli::threadedFor());
+            });
+            return parseJson(bisectJson(unwrap(std::move(r))));
+        },
+        py::arg("run"), py::kw_only(), py::arg("until"), py::arg("filter") = "", py::arg("scan") = false,
+        "`ckpt bisect RUN --until PRED --json`: the first checkpoint where PRED (nan, inf, nonfinite, max_abs>X, update_ratio>X) holds");
 }

@@ -1,5 +1,6 @@
 // SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "app/cli/runcommands.h"
 #include "app/cli/commands.h"
 
 #include "app/cli/args.h"
@@ -547,6 +548,8 @@ const std::map<std::string, Command>& commandTable()
         {"graph", [](const std::vector<std::string>& a) { return runGraphCommand("graph", a); }},
         {"blocks", [](const std::vector<std::string>& a) { return runGraphCommand("blocks", a); }},
         {"loss", cmdLoss},
+        {"timeline", cmdTimeline},
+        {"bisect", cmdBisect},
         {"schema", cmdSchema},
         {"check-resume", cmdCheckResume},
         {"export", cmdExport},

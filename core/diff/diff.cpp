@@ -374,46 +374,6 @@ TensorKeys keysOf(const Record& r, const TensorEntry& t)
     return k;
 }
 
-/** Pairs A's tensors with B's: path and id, then id alone, then path alone. Returns B's partner per A tensor. */
-std::vector<std::pair<std::optional<size_t>, MatchKind>> matchTensors(const Record& a, const Record& b)
-{
-    std::vector<std::pair<std::optional<size_t>, MatchKind>> partner(a.tensors.size(), {std::nullopt, MatchKind::None});
-    std::vector<bool> taken(b.tensors.size(), false);
-    std::vector<TensorKeys> ka, kb;
-    for (const auto& t : a.tensors)
-        ka.push_back(keysOf(a, t));
-    for (const auto& t : b.tensors)
-        kb.push_back(keysOf(b, t));
-    auto pass = [&](MatchKind kind, auto keyA, auto keyB, auto accept) {
-        std::unordered_multimap<std::string, size_t> index;
-        for (size_t j = 0; j < b.tensors.size(); ++j)
-            if (!taken[j] && !keyB(j).empty())
-                index.emplace(keyB(j), j);
-        for (size_t i = 0; i < a.tensors.size(); ++i) {
-            if (partner[i].first || keyA(i).empty())
-                continue;
-            auto [lo, hi] = index.equal_range(keyA(i));
-            for (auto it = lo; it != hi; ++it) {
-                const size_t j = it->second;
-                if (taken[j] || !accept(i, j))
-                    continue;
-                taken[j] = true;
-                const bool bothIdless = a.tensors[i].paramId.empty() && b.tensors[j].paramId.empty();
-                partner[i] = {j, kind == MatchKind::PathAndId && bothIdless ? MatchKind::Path : kind};
-                break;
-            }
-        }
-    };
-    const auto pathA = [&](size_t i) -> const std::string& { return a.tensors[i].path; };
-    const auto pathB = [&](size_t j) -> const std::string& { return b.tensors[j].path; };
-    pass(MatchKind::PathAndId, pathA, pathB, [&](size_t i, size_t j) { return a.tensors[i].paramId == b.tensors[j].paramId; });
-    pass(MatchKind::ParamId, [&](size_t i) -> const std::string& { return ka[i].byId; }, [&](size_t j) -> const std::string& { return kb[j].byId; },
-        [](size_t, size_t) { return true; });
-    pass(MatchKind::Path, [&](size_t i) -> const std::string& { return ka[i].byPath; }, [&](size_t j) -> const std::string& { return kb[j].byPath; },
-        [&](size_t i, size_t j) { return a.tensors[i].role == b.tensors[j].role; });
-    return partner;
-}
-
 /// Status of a compared pair from its numbers (or its dtype change).
 void settleStatus(const TensorEntry& ta, const TensorEntry& tb, TensorDiff& e)
 {
@@ -659,6 +619,45 @@ std::string rewritePath(const std::string& path, const std::vector<std::pair<std
 }
 
 } // namespace
+
+std::vector<std::pair<std::optional<size_t>, MatchKind>> matchTensors(const Record& a, const Record& b)
+{
+    std::vector<std::pair<std::optional<size_t>, MatchKind>> partner(a.tensors.size(), {std::nullopt, MatchKind::None});
+    std::vector<bool> taken(b.tensors.size(), false);
+    std::vector<TensorKeys> ka, kb;
+    for (const auto& t : a.tensors)
+        ka.push_back(keysOf(a, t));
+    for (const auto& t : b.tensors)
+        kb.push_back(keysOf(b, t));
+    auto pass = [&](MatchKind kind, auto keyA, auto keyB, auto accept) {
+        std::unordered_multimap<std::string, size_t> index;
+        for (size_t j = 0; j < b.tensors.size(); ++j)
+            if (!taken[j] && !keyB(j).empty())
+                index.emplace(keyB(j), j);
+        for (size_t i = 0; i < a.tensors.size(); ++i) {
+            if (partner[i].first || keyA(i).empty())
+                continue;
+            auto [lo, hi] = index.equal_range(keyA(i));
+            for (auto it = lo; it != hi; ++it) {
+                const size_t j = it->second;
+                if (taken[j] || !accept(i, j))
+                    continue;
+                taken[j] = true;
+                const bool bothIdless = a.tensors[i].paramId.empty() && b.tensors[j].paramId.empty();
+                partner[i] = {j, kind == MatchKind::PathAndId && bothIdless ? MatchKind::Path : kind};
+                break;
+            }
+        }
+    };
+    const auto pathA = [&](size_t i) -> const std::string& { return a.tensors[i].path; };
+    const auto pathB = [&](size_t j) -> const std::string& { return b.tensors[j].path; };
+    pass(MatchKind::PathAndId, pathA, pathB, [&](size_t i, size_t j) { return a.tensors[i].paramId == b.tensors[j].paramId; });
+    pass(MatchKind::ParamId, [&](size_t i) -> const std::string& { return ka[i].byId; }, [&](size_t j) -> const std::string& { return kb[j].byId; },
+        [](size_t, size_t) { return true; });
+    pass(MatchKind::Path, [&](size_t i) -> const std::string& { return ka[i].byPath; }, [&](size_t j) -> const std::string& { return kb[j].byPath; },
+        [&](size_t i, size_t j) { return a.tensors[i].role == b.tensors[j].role; });
+    return partner;
+}
 
 void compareTensorValues(DType dtypeA, std::span<const uint8_t> a, DType dtypeB, std::span<const uint8_t> b, uint64_t numel,
     double tolerance, TensorDiff& out)

@@ -109,6 +109,13 @@ struct DiffOptions {
 Result<RecordDiff> diffRecords(const Record& a, const Record& b, const DiffOptions& options = {},
     const Progress& progress = Progress::none(), const ParallelFor& parallel = {});
 
+/**
+ * Pairs A's tensors with B's as diffRecords does: path and parameter id, then the id alone (renames),
+ * then the path alone (re-initialised parameters; optimizer states and gradients by their parameter's
+ * module path). Returns B's partner (index into b.tensors) and how it was found, per tensor of A.
+ */
+std::vector<std::pair<std::optional<size_t>, MatchKind>> matchTensors(const Record& a, const Record& b);
+
 /** Numbers of one pair of equally long payloads (exposed for the GradientCheckpoint diff's CAR blocks). */
 void compareTensorValues(DType dtypeA, std::span<const uint8_t> a, DType dtypeB, std::span<const uint8_t> b, uint64_t numel,
     double tolerance, TensorDiff& out);

@@ -1,0 +1,72 @@
+// SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
+// SPDX-License-Identifier: GPL-3.0-or-later
+// `ckpt timeline` and `ckpt bisect` (cli-contract.md, "Runs"): thin glue over core/run/timeline.h.
+#include "app/cli/runcommands.h"
+
+#include "app/cli/args.h"
+#include "app/cli/exits.h"
+#include "app/cli/parallelfor.h"
+#include "core/run/timeline.h"
+
+#include <cstdio>
+
+namespace ckpt::cli {
+
+namespace {
+void print(const std::string& s)
+{
+    std::fwrite(s.data(), 1, s.size(), stdout);
+    if (!s.empty() && s.back() != '\n')
+        std::fputc('\n', stdout);
+}
+} // namespace
+
+int cmdTimeline(const std::vector<std::string>& argv)
+{
+    Args a(argv, {"--filter"}, {"--json", "--no-cache"});
+    if (!a.error().empty())
+        return usageError(a.error());
+    if (a.positional().size() != 1)
+        return usageError("timeline takes one RUN directory");
+    auto run = listRunCheckpoints(a.positional()[0]);
+    if (!run)
+        return failWith(run.error());
+    TimelineOptions options;
+    options.filter = a.value("--filter").value_or("");
+    options.useCache = !a.flag("--no-cache");
+    auto t = computeTimeline(*run, options, Progress::none(), threadedFor());
+    if (!t)
+        return failWith(t.error());
+    print(a.flag("--json") ? timelineJson(*t) : timelineText(*t));
+    for (const auto& w : t->warnings)
+        std::fprintf(stderr, "ckpt timeline: warning: %s\n", w.c_str());
+    return 0;
+}
+
+int cmdBisect(const std::vector<std::string>& argv)
+{
+    Args a(argv, {"--until", "--filter"}, {"--json", "--scan"});
+    if (!a.error().empty())
+        return usageError(a.error());
+    if (a.positional().size() != 1)
+        return usageError("bisect takes one RUN directory");
+    const auto until = a.value("--until");
+    if (!until)
+        return usageError("bisect needs --until PRED (nan, inf, nonfinite, max_abs>X or update_ratio>X)");
+    auto predicate = parseBisectPredicate(*until);
+    if (!predicate)
+        return usageError(predicate.error().what);
+    auto run = listRunCheckpoints(a.positional()[0]);
+    if (!run)
+        return failWith(run.error());
+    BisectOptions options;
+    options.filter = a.value("--filter").value_or("");
+    options.scan = a.flag("--scan");
+    auto r = bisectRun(*run, *predicate, options, Progress::none(), threadedFor());
+    if (!r)
+        return failWith(r.error());
+    print(a.flag("--json") ? bisectJson(*r) : bisectText(*r));
+    return 0; // found or not: the document says which (cli-contract.md)
+}
+
+} // namespace ckpt::cli

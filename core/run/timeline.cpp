@@ -1,0 +1,664 @@
+// SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The run timeline (core/run/timeline.h): a scan per checkpoint, kept in a persistent cache, assembled
+// into series of one tensor each, with events.
+#include "core/run/timeline.h"
+
+#include "core/io/bytes.h"
+#include "core/report/report.h"
+#include "core/run/loadedcheckpoint.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <unordered_map>
+
+namespace fs = std::filesystem;
+
+namespace ckpt {
+
+using run_detail::LoadedCheckpoint;
+using run_detail::LoadedTensor;
+
+std::string_view timelineEventKindName(TimelineEventKind k)
+{
+    switch (k) {
+    case TimelineEventKind::FirstNan: return "first_nan";
+    case TimelineEventKind::FirstInf: return "first_inf";
+    case TimelineEventKind::Spike: return "spike";
+    }
+    return "spike";
+}
+
+std::string defaultTimelineCacheDir()
+{
+    if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x == '/')
+        return (fs::path(x) / "checkpoint-inspector" / "timeline").string();
+    if (const char* h = std::getenv("HOME"); h && *h)
+        return (fs::path(h) / ".cache" / "checkpoint-inspector" / "timeline").string();
+    return (fs::temp_directory_path() / "checkpoint-inspector-timeline").string();
+}
+
+namespace {
+
+/** One tensor of one checkpoint as scanned: everything the timeline needs, nothing that needs the file again. */
+struct TensorScan {
+    std::string path, paramId, stateName, owner, dtype;
+    TensorRole role = TensorRole::Other;
+    double l2 = 0, maxAbs = 0, mean = 0, std = 0;
+    uint64_t nan = 0, inf = 0, zeros = 0, count = 0;
+    std::optional<double> updateL2, updateRatio;
+    uint32_t linkBack = 0;   ///< how many checkpoints back its predecessor is (0: none)
+    uint32_t linkTensor = 0; ///< the predecessor's index in that checkpoint's scan
+    std::string cid;         ///< GradientCheckpoint blocks: an unchanged CID needs no read
+};
+
+/** The files a scan depended on besides its own, by distance: when any differs, the scan is stale. */
+struct ScanDependency {
+    uint32_t back = 0;
+    std::vector<FileIdentity> files;
+};
+
+struct CheckpointScan {
+    std::vector<FileIdentity> files;
+    std::vector<ScanDependency> deps;
+    bool valid = false;
+    std::string error;
+    std::vector<TensorScan> tensors;
+};
+
+// ---- the cache file -------------------------------------------------------------------------------
+// One file per run directory, named by a hash of its absolute path; binary, every value
+// length-checked when read back (a damaged or foreign cache is ignored, never trusted).
+
+constexpr char kCacheMagic[8] = {'C', 'K', 'P', 'T', 'T', 'L', '0', '2'};
+
+struct Writer {
+    std::vector<uint8_t> out;
+    void u64(uint64_t v)
+    {
+        for (int i = 0; i < 8; ++i)
+            out.push_back(uint8_t(v >> (8 * i)));
+    }
+    void f64(double v)
+    {
+        uint64_t u;
+        std::memcpy(&u, &v, 8);
+        u64(u);
+    }
+    void str(std::string_view s)
+    {
+        u64(s.size());
+        out.insert(out.end(), s.begin(), s.end());
+    }
+    void opt(const std::optional<double>& v)
+    {
+        out.push_back(v ? 1 : 0);
+        f64(v.value_or(0));
+    }
+    void ids(const std::vector<FileIdentity>& files)
+    {
+        u64(files.size());
+        for (const auto& f : files) {
+            str(f.path);
+            u64(f.size);
+            u64(uint64_t(f.mtimeNs));
+            u64(f.inode);
+        }
+    }
+};
+
+struct Reader {
+    std::span<const uint8_t> in;
+    size_t pos = 0;
+    bool ok = true;
+    uint64_t u64()
+    {
+        if (in.size() - pos < 8) {
+            ok = false;
+            return 0;
+        }
+        uint64_t v = 0;
+        for (int i = 0; i < 8; ++i)
+            v |= uint64_t(in[pos + i]) << (8 * i);
+        pos += 8;
+        return v;
+    }
+    double f64()
+    {
+        const uint64_t u = u64();
+        double v;
+        std::memcpy(&v, &u, 8);
+        return v;
+    }
+    uint8_t byte()
+    {
+        if (pos >= in.size()) {
+            ok = false;
+            return 0;
+        }
+        return in[pos++];
+    }
+    std::string str()
+    {
+        const uint64_t n = u64();
+        if (!ok || n > in.size() - pos) {
+            ok = false;
+            return {};
+        }
+        std::string s(reinterpret_cast<const char*>(in.data() + pos), n);
+        pos += n;
+        return s;
+    }
+    std::optional<double> opt()
+    {
+        const bool has = byte() != 0;
+        const double v = f64();
+        return has ? std::optional<double>(v) : std::nullopt;
+    }
+    /** A count of items each at least \a minBytes long: never more than the rest of the file could hold. */
+    uint64_t count(size_t minBytes)
+    {
+        const uint64_t n = u64();
+        if (!ok || n > (in.size() - pos) / std::max<size_t>(minBytes, 1))
+            ok = false;
+        return ok ? n : 0;
+    }
+    std::vector<FileIdentity> ids()
+    {
+        std::vector<FileIdentity> v(count(32));
+        for (auto& f : v) {
+            f.path = str();
+            f.size = u64();
+            f.mtimeNs = int64_t(u64());
+            f.inode = u64();
+        }
+        return v;
+    }
+};
+
+std::string absoluteRunPath(const std::string& dir)
+{
+    std::error_code ec;
+    fs::path p = fs::weakly_canonical(fs::absolute(dir, ec), ec);
+    return (ec ? fs::path(dir) : p).string();
+}
+
+std::string cacheFileOf(const std::string& cacheDir, const std::string& runPath)
+{
+    uint64_t h = 1469598103934665603ull; // FNV-1a: a stable name, not a security boundary
+    for (unsigned char c : runPath)
+        h = (h ^ c) * 1099511628211ull;
+    char name[40];
+    std::snprintf(name, sizeof name, "%016llx.timeline", static_cast<unsigned long long>(h));
+    return (fs::path(cacheDir) / name).string();
+}
+
+std::vector<uint8_t> encodeCache(const std::string& runPath, const std::vector<const CheckpointScan*>& scans)
+{
+    Writer w;
+    w.out.insert(w.out.end(), kCacheMagic, kCacheMagic + 8);
+    w.str(runPath);
+    w.u64(scans.size());
+    for (const CheckpointScan* s : scans) {
+        w.ids(s->files);
+        w.u64(s->deps.size());
+        for (const auto& d : s->deps) {
+            w.u64(d.back);
+            w.ids(d.files);
+        }
+        w.out.push_back(s->valid ? 1 : 0);
+        w.str(s->error);
+        w.u64(s->tensors.size());
+        for (const TensorScan& t : s->tensors) {
+            w.str(t.path);
+            w.str(t.paramId);
+            w.str(t.stateName);
+            w.str(t.owner);
+            w.str(t.dtype);
+            w.str(t.cid);
+            w.out.push_back(uint8_t(t.role));
+            for (double v : {t.l2, t.maxAbs, t.mean, t.std})
+                w.f64(v);
+            for (uint64_t v : {t.nan, t.inf, t.zeros, t.count})
+                w.u64(v);
+            w.opt(t.updateL2);
+            w.opt(t.updateRatio);
+            w.u64(t.linkBack);
+            w.u64(t.linkTensor);
+        }
+    }
+    return w.out;
+}
+
+/** The cached scans by their first file's path; empty (with a warning) when the file is unusable. */
+std::unordered_map<std::string, CheckpointScan> decodeCache(std::span<const uint8_t> bytes, const std::string& runPath, std::string& warning)
+{
+    std::unordered_map<std::string, CheckpointScan> out;
+    if (bytes.size() < 8 || std::memcmp(bytes.data(), kCacheMagic, 8) != 0) {
+        warning = "the timeline cache has another format; it is rebuilt";
+        return out;
+    }
+    Reader r{bytes, 8};
+    if (r.str() != runPath || !r.ok)
+        return out; // another run's file under the same hash: rebuilt
+    const uint64_t n = r.count(16);
+    for (uint64_t i = 0; i < n && r.ok; ++i) {
+        CheckpointScan s;
+        s.files = r.ids();
+        s.deps.resize(r.count(16));
+        for (auto& d : s.deps) {
+            d.back = uint32_t(r.u64());
+            d.files = r.ids();
+        }
+        s.valid = r.byte() != 0;
+        s.error = r.str();
+        s.tensors.resize(r.count(64));
+        for (TensorScan& t : s.tensors) {
+            t.path = r.str();
+            t.paramId = r.str();
+            t.stateName = r.str();
+            t.owner = r.str();
+            t.dtype = r.str();
+            t.cid = r.str();
+            const uint8_t role = r.byte();
+            t.role = role <= uint8_t(TensorRole::Other) ? TensorRole(role) : TensorRole::Other;
+            t.l2 = r.f64();
+            t.maxAbs = r.f64();
+            t.mean = r.f64();
+            t.std = r.f64();
+            t.nan = r.u64();
+            t.inf = r.u64();
+            t.zeros = r.u64();
+            t.count = r.u64();
+            t.updateL2 = r.opt();
+            t.updateRatio = r.opt();
+            t.linkBack = uint32_t(r.u64());
+            t.linkTensor = uint32_t(r.u64());
+        }
+        if (r.ok && !s.files.empty())
+            out.emplace(s.files.front().path, std::move(s));
+    }
+    if (!r.ok) {
+        warning = "the timeline cache is damaged; it is rebuilt";
+        out.clear();
+    }
+    return out;
+}
+
+// ---- assembling the series ------------------------------------------------------------------------
+
+/** Median of a small sample (copied: the history stays in order). */
+double median(std::vector<double> v)
+{
+    const size_t m = v.size() / 2;
+    std::nth_element(v.begin(), v.begin() + m, v.end());
+    const double hi = v[m];
+    if (v.size() % 2)
+        return hi;
+    return (*std::max_element(v.begin(), v.begin() + m) + hi) / 2;
+}
+
+std::string fmt(double v)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3g", v);
+    return buf;
+}
+
+/** Builds the Timeline checkpoint by checkpoint, events included (a live view sees them as they come). */
+class Assembler {
+public:
+    Assembler(Timeline& t, const TimelineOptions& o)
+        : m_t(t)
+        , m_o(o)
+    {
+    }
+
+    void add(size_t index, const CheckpointScan& scan)
+    {
+        m_seriesOf.resize(index + 1);
+        auto& mine = m_seriesOf[index];
+        mine.assign(scan.tensors.size(), npos);
+        for (size_t k = 0; k < scan.tensors.size(); ++k) {
+            const TensorScan& s = scan.tensors[k];
+            if (!m_o.filter.empty() && !globMatch(m_o.filter, s.path))
+                continue;
+            size_t series = npos;
+            if (s.linkBack > 0 && s.linkBack <= index) {
+                const auto& theirs = m_seriesOf[index - s.linkBack];
+                if (s.linkTensor < theirs.size())
+                    series = theirs[s.linkTensor];
+            }
+            if (series == npos || m_lastPoint[series] == index) {
+                series = m_t.series.size();
+                TimelineSeries ts;
+                ts.path = s.path;
+                ts.role = s.role;
+                ts.paramId = s.paramId;
+                ts.stateName = s.stateName;
+                ts.owner = s.owner;
+                ts.dtype = s.dtype;
+                m_t.series.push_back(std::move(ts));
+                m_lastPoint.push_back(npos);
+                m_state.emplace_back();
+            }
+            mine[k] = series;
+            m_lastPoint[series] = index;
+            TimelinePoint p;
+            p.checkpoint = uint32_t(index);
+            p.l2 = s.l2;
+            p.maxAbs = s.maxAbs;
+            p.mean = s.mean;
+            p.std = s.std;
+            p.nan = s.nan;
+            p.inf = s.inf;
+            p.zeros = s.zeros;
+            p.count = s.count;
+            p.updateL2 = s.updateL2;
+            p.updateRatio = s.updateRatio;
+            m_t.series[series].points.push_back(p);
+            events(series, p);
+        }
+    }
+
+private:
+    static constexpr size_t npos = size_t(-1);
+
+    struct History {
+        std::vector<double> values;
+        bool lastWasSpike = false;
+    };
+    struct SeriesState {
+        bool nanSeen = false, infSeen = false;
+        History norm, ratio;
+    };
+
+    void events(size_t series, const TimelinePoint& p)
+    {
+        SeriesState& st = m_state[series];
+        const std::string& path = m_t.series[series].path;
+        if (p.nan > 0 && !st.nanSeen) {
+            st.nanSeen = true;
+            m_t.events.push_back({TimelineEventKind::FirstNan, p.checkpoint, series, path,
+                std::to_string(p.nan) + " NaN of " + std::to_string(p.count)});
+        }
+        if (p.inf > 0 && !st.infSeen) {
+            st.infSeen = true;
+            m_t.events.push_back({TimelineEventKind::FirstInf, p.checkpoint, series, path,
+                std::to_string(p.inf) + " Inf of " + std::to_string(p.count)});
+        }
+        spike(series, p, "l2", p.count > 0 ? std::optional<double>(p.l2) : std::nullopt, st.norm);
+        spike(series, p, "update_ratio", p.updateRatio, st.ratio);
+    }
+
+    /** A robust z-score against the series' own recent history: median and 1.4826 MAD of the previous points. */
+    void spike(size_t series, const TimelinePoint& p, const char* metric, std::optional<double> value, History& h)
+    {
+        if (!value || !std::isfinite(*value))
+            return;
+        const double x = *value;
+        bool isSpike = false;
+        const size_t window = std::max<size_t>(m_o.spikeWindow, 4);
+        if (h.values.size() >= 4) {
+            const size_t from = h.values.size() > window ? h.values.size() - window : 0;
+            std::vector<double> recent(h.values.begin() + long(from), h.values.end());
+            const double med = median(recent);
+            for (double& v : recent)
+                v = std::abs(v - med);
+            // a floor of 1% of the median: a series that never moved is not "spiking" at its first wiggle
+            const double sigma = std::max(1.4826 * median(recent), 0.01 * std::abs(med));
+            const double z = sigma > 0 ? (x - med) / sigma : 0;
+            if (z > m_o.spikeThreshold) {
+                isSpike = true;
+                if (!h.lastWasSpike) // a streak is one event, at its start
+                    m_t.events.push_back({TimelineEventKind::Spike, p.checkpoint, series, m_t.series[series].path,
+                        std::string(metric) + " " + fmt(x) + ", " + fmt(z) + " robust sd above its median " + fmt(med) + " over the last "
+                            + std::to_string(recent.size()) + " checkpoints"});
+            }
+        }
+        h.lastWasSpike = isSpike;
+        h.values.push_back(x);
+    }
+
+    Timeline& m_t;
+    const TimelineOptions& m_o;
+    std::vector<std::vector<size_t>> m_seriesOf; ///< checkpoint -> scan tensor -> series (npos: filtered out)
+    std::vector<size_t> m_lastPoint;             ///< series -> the checkpoint of its last point
+    std::vector<SeriesState> m_state;
+};
+
+TensorScan scanOf(const LoadedTensor& t, const TensorStats& s)
+{
+    TensorScan out;
+    out.path = t.path;
+    out.role = t.role;
+    out.paramId = t.paramId;
+    out.stateName = t.stateName;
+    out.owner = t.owner;
+    out.dtype = std::string(dtypeName(t.dtype));
+    out.cid = t.cid;
+    out.l2 = s.l2;
+    out.maxAbs = s.finite > 0 ? std::max(std::abs(s.min), std::abs(s.max)) : 0.0;
+    out.mean = s.mean;
+    out.std = s.std;
+    out.nan = s.nan;
+    out.inf = s.inf;
+    out.zeros = s.zeros;
+    out.count = s.count;
+    return out;
+}
+
+/** True when every file of \a files still has the identity recorded in \a recorded. */
+bool sameFiles(const std::vector<FileIdentity>& recorded, const std::vector<FileIdentity>& files)
+{
+    return recorded == files;
+}
+
+} // namespace
+
+Result<Timeline> computeTimeline(const RunCheckpoints& run, const TimelineOptions& options, const Progress& progress, const ParallelFor& parallel)
+{
+    Timeline tl;
+    tl.run = run.dir;
+    tl.layout = run.layout;
+    tl.logs = run.logs;
+    tl.warnings = run.warnings;
+    const size_t n = run.points.size();
+    const std::string runPath = absoluteRunPath(run.dir);
+    const std::string cacheDir = options.cacheDir.empty() ? defaultTimelineCacheDir() : options.cacheDir;
+    const std::string cacheFile = cacheFileOf(cacheDir, runPath);
+
+    std::unordered_map<std::string, CheckpointScan> cached;
+    if (options.useCache) {
+        std::error_code ec;
+        if (fs::exists(cacheFile, ec)) {
+            if (auto bytes = mapFile(cacheFile)) {
+                std::string warning;
+                cached = decodeCache(std::span<const uint8_t>((*bytes)->data(), (*bytes)->size()), runPath, warning);
+                if (!warning.empty())
+                    tl.warnings.push_back(cacheFile + ": " + warning);
+            } else {
+                tl.warnings.push_back("the timeline cache cannot be read: " + bytes.error().message());
+            }
+        }
+    }
+    // With the cache on, every tensor is scanned (the cache serves any later filter); without it, only the filtered ones.
+    const std::string loadFilter = options.useCache ? std::string() : options.filter;
+
+    std::vector<CheckpointScan> scans(n);
+    std::vector<std::shared_ptr<LoadedCheckpoint>> loaded(n);
+    /// the newest checkpoint holding a tensor of each path, for tensors the previous checkpoint lacks (a pending gradient)
+    std::unordered_map<std::string, std::pair<size_t, size_t>> holder;
+    std::optional<size_t> prevValid;
+    Assembler assembler(tl, options);
+
+    auto load = [&](size_t i) -> std::shared_ptr<LoadedCheckpoint> {
+        if (!loaded[i]) {
+            // a predecessor mapped again for the update of a new checkpoint: its scan is reused, not counted as read
+            auto l = run_detail::loadCheckpoint(run, run.points[i], loadFilter);
+            if (!l)
+                return nullptr;
+            loaded[i] = std::move(*l);
+        }
+        return loaded[i];
+    };
+    auto cacheUsable = [&](size_t i, const CheckpointScan& s) {
+        if (!sameFiles(s.files, run.points[i].files))
+            return false;
+        // the previous checkpoint (whatever it was) must be the same one: an insertion or a deletion re-scans
+        const bool depsPrev = std::any_of(s.deps.begin(), s.deps.end(), [](const ScanDependency& d) { return d.back == 1; });
+        if ((i > 0) != depsPrev)
+            return false;
+        for (const auto& d : s.deps)
+            if (d.back == 0 || d.back > i || !sameFiles(d.files, run.points[i - d.back].files))
+                return false;
+        return true;
+    };
+
+    for (size_t i = 0; i < n; ++i) {
+        if (progress.cancelled()) {
+            tl.cancelled = true;
+            break;
+        }
+        const RunPoint& point = run.points[i];
+        TimelineCheckpoint tc;
+        tc.point = point;
+        CheckpointScan& scan = scans[i];
+        if (auto it = cached.find(point.files.front().path); it != cached.end() && cacheUsable(i, it->second)) {
+            scan = std::move(it->second);
+            tc.fromCache = true;
+            ++tl.reused;
+        } else {
+            scan.files = point.files;
+            if (i > 0)
+                scan.deps.push_back({1, run.points[i - 1].files});
+            auto cur = run_detail::loadCheckpoint(run, point, loadFilter);
+            ++tl.read;
+            if (!cur) {
+                scan.valid = false;
+                scan.error = cur.error().message();
+            } else {
+                loaded[i] = *cur;
+                scan.valid = true;
+                const LoadedCheckpoint& c = **cur;
+                // predecessors: the previous valid checkpoint as the diff pairs tensors, else the newest holder of the path
+                std::vector<std::optional<std::pair<size_t, size_t>>> link(c.tensors.size());
+                if (prevValid)
+                    if (auto prev = load(*prevValid)) {
+                        const auto pairs = run_detail::pairWithPrevious(c, *prev);
+                        for (size_t k = 0; k < pairs.size(); ++k)
+                            if (pairs[k])
+                                link[k] = std::pair{*prevValid, *pairs[k]};
+                    }
+                for (size_t k = 0; k < c.tensors.size(); ++k)
+                    if (!link[k])
+                        if (auto h = holder.find(c.tensors[k].path); h != holder.end())
+                            link[k] = h->second;
+
+                // statistics: every tensor except GradientCheckpoint blocks whose CID is unchanged
+                std::vector<size_t> toRead;
+                scan.tensors.resize(c.tensors.size());
+                std::vector<bool> sameCid(c.tensors.size(), false);
+                for (size_t k = 0; k < c.tensors.size(); ++k) {
+                    const LoadedTensor& t = c.tensors[k];
+                    if (link[k] && !t.cid.empty()) {
+                        const TensorScan& before = scans[link[k]->first].tensors[link[k]->second];
+                        if (before.cid == t.cid) {
+                            scan.tensors[k] = before;
+                            sameCid[k] = true;
+                            continue;
+                        }
+                    }
+                    toRead.push_back(k);
+                }
+                const auto stats = run_detail::statsOf(c, toRead, parallel);
+                for (size_t j = 0; j < toRead.size(); ++j)
+                    scan.tensors[toRead[j]] = scanOf(c.tensors[toRead[j]], stats[j]);
+
+                // updates against the predecessor
+                std::vector<run_detail::UpdatePair> pairs;
+                std::vector<size_t> pairOf;
+                std::vector<std::shared_ptr<LoadedCheckpoint>> keep; // older holders stay mapped until the norms are done
+                for (size_t k = 0; k < c.tensors.size(); ++k) {
+                    TensorScan& ts = scan.tensors[k];
+                    ts.linkBack = 0;
+                    ts.linkTensor = 0;
+                    ts.updateL2.reset();
+                    ts.updateRatio.reset();
+                    if (!link[k])
+                        continue;
+                    const auto [pi, pk] = *link[k];
+                    ts.linkBack = uint32_t(i - pi);
+                    ts.linkTensor = uint32_t(pk);
+                    if (pi != i - 1 && std::none_of(scan.deps.begin(), scan.deps.end(), [&](const auto& d) { return d.back == i - pi; }))
+                        scan.deps.push_back({uint32_t(i - pi), run.points[pi].files});
+                    const TensorScan& before = scans[pi].tensors[pk];
+                    if (sameCid[k]) {
+                        ts.updateL2 = 0.0;
+                    } else {
+                        auto holderCk = load(pi);
+                        if (!holderCk || pk >= holderCk->tensors.size())
+                            continue;
+                        const LoadedTensor& a = holderCk->tensors[pk];
+                        const LoadedTensor& b = c.tensors[k];
+                        if (a.numel != b.numel || a.bytes.empty() || b.bytes.empty())
+                            continue;
+                        keep.push_back(holderCk);
+                        pairs.push_back({&a, &b});
+                        pairOf.push_back(k);
+                        continue;
+                    }
+                    if (before.l2 > 0)
+                        ts.updateRatio = *ts.updateL2 / before.l2;
+                }
+                const auto norms = run_detail::updateNorms(pairs, parallel);
+                for (size_t j = 0; j < pairs.size(); ++j) {
+                    TensorScan& ts = scan.tensors[pairOf[j]];
+                    ts.updateL2 = norms[j];
+                    const TensorScan& before = scans[i - ts.linkBack].tensors[ts.linkTensor];
+                    if (before.l2 > 0)
+                        ts.updateRatio = norms[j] / before.l2;
+                }
+            }
+        }
+        if (scan.valid) {
+            for (size_t k = 0; k < scan.tensors.size(); ++k)
+                holder[scan.tensors[k].path] = {i, k};
+            prevValid = i;
+        }
+        // only the newest valid checkpoint stays mapped: it is the next one's predecessor
+        for (size_t j = 0; j <= i; ++j)
+            if (loaded[j] && (!prevValid || j != *prevValid))
+                loaded[j].reset();
+
+        tc.valid = scan.valid;
+        tc.error = scan.error;
+        tc.tensors = scan.tensors.size();
+        tl.checkpoints.push_back(std::move(tc));
+        assembler.add(i, scan);
+        progress.report(double(i + 1) / double(n));
+        if (options.onCheckpoint)
+            options.onCheckpoint(i, tl);
+    }
+
+    if (options.useCache) {
+        std::vector<const CheckpointScan*> keep;
+        for (size_t i = 0; i < tl.checkpoints.size(); ++i)
+            keep.push_back(&scans[i]);
+        std::error_code ec;
+        fs::create_directories(cacheDir, ec);
+        if (ec) {
+            tl.warnings.push_back("the timeline cache directory cannot be made: " + cacheDir + ": " + ec.message());
+        } else if (auto w = writeFileAtomic(cacheFile, encodeCache(runPath, keep)); !w) {
+            tl.warnings.push_back("the timeline cache cannot be written: " + w.error().message());
+        }
+    }
+    return tl;
+}
+
+} // namespace ckpt

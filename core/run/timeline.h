@@ -1,0 +1,187 @@
+// SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+// A training run as a sequence of checkpoints, and what happened to every tensor across it: the run
+// timeline (statistics per checkpoint and tensor, the update against the previous checkpoint, events),
+// the persistent cache that lets a re-run read only new or changed checkpoints, and bisect, which
+// finds the first bad checkpoint. One engine for `ckpt timeline`/`ckpt bisect`, the app's Run panel
+// and `ckpt.timeline`/`ckpt.bisect` in Python.
+
+#include "core/record/record.h"
+#include "core/run/run.h"
+#include "core/tensor/stats.h"
+#include "core/util/error.h"
+#include "core/util/progress.h"
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ckpt {
+
+/** How a run directory lays out its checkpoints (one layout is chosen per run, in this order of preference). */
+enum class RunLayout {
+    Records,             ///< checkpoint/record-STEP.<ext> (ckpt-train, Ruda)
+    BurnEpochs,          ///< checkpoint/{model,optim,scheduler}-EPOCH.<ext>, one checkpoint per epoch (burn-train)
+    GradientCheckpoints, ///< graph/step-N.json with graph/step-N.car (ipfrs-tensorlogic)
+    Folder,              ///< a folder of record files, ordered by the last number in their names
+};
+std::string_view runLayoutName(RunLayout l); ///< "records", "burn_epochs", "gradient_checkpoints", "folder"
+
+/** A file's identity for the cache: a checkpoint whose files keep all four is not read again. */
+struct FileIdentity {
+    std::string path;       ///< absolute
+    uint64_t size = 0;
+    int64_t mtimeNs = 0;
+    uint64_t inode = 0;
+    bool operator==(const FileIdentity&) const = default;
+};
+
+/** One checkpoint of a run. */
+struct RunPoint {
+    size_t index = 0;                     ///< position in training order, from 0
+    std::string file;                     ///< relative to the run directory (burn-train: the model file)
+    std::vector<FileIdentity> files;      ///< every file it is made of (model, optim, scheduler; JSON and CAR), as listed
+    std::optional<uint64_t> step, epoch;
+    uint64_t bytes = 0;                   ///< sum of the files' sizes
+    std::optional<double> loss, lr;       ///< train loss and learning rate logged at that point (metric logs)
+};
+
+/** The checkpoints of a run directory in training order, and its metric logs. Nothing is opened but the logs. */
+struct RunCheckpoints {
+    std::string dir;                      ///< as given
+    RunLayout layout = RunLayout::Folder;
+    std::vector<RunPoint> points;
+    RunDirectory logs;                    ///< metric series (loss and LR curves), may be empty
+    std::vector<std::string> warnings;
+};
+
+/**
+ * Lists the checkpoints of \a dir. Files still being written by an atomic writer (hidden or temporary
+ * names) are not checkpoints. The loss at a step-numbered checkpoint is the train Loss.log line of that
+ * step (lines counted across epochs, one per iteration as burn-train and ckpt-train write them); at an
+ * epoch checkpoint, the epoch's mean. An error names the directory when it cannot be read or holds no checkpoint.
+ */
+Result<RunCheckpoints> listRunCheckpoints(const std::string& dir);
+
+/** One tensor at one checkpoint. Statistics follow `ckpt tensors` (finite values; non-finite counted). */
+struct TimelinePoint {
+    uint32_t checkpoint = 0;              ///< RunPoint::index
+    double l2 = 0, maxAbs = 0, mean = 0, std = 0; ///< NaN where no finite value (mean/std), 0 for an empty l2
+    uint64_t nan = 0, inf = 0, zeros = 0, count = 0;
+    std::optional<double> updateL2;       ///< ||w_i - w_prev||2 over pairs finite on both sides; none at the first point
+    std::optional<double> updateRatio;    ///< updateL2 / ||w_prev||2; none when that norm is 0
+};
+
+/** One tensor across the run, followed from checkpoint to checkpoint as the diff pairs tensors (path, parameter id). */
+struct TimelineSeries {
+    std::string path;                     ///< path at its first checkpoint
+    TensorRole role = TensorRole::Other;
+    std::string paramId;                  ///< "" if none
+    std::string stateName;                ///< optimizer state ("moment_1", ...)
+    std::string owner;                    ///< the module path of the parameter it belongs to (its own path for a parameter): groups moments beside their parameter
+    std::string dtype;                    ///< "F32", ...
+    std::vector<TimelinePoint> points;    ///< one per checkpoint that has the tensor, in checkpoint order
+};
+
+enum class TimelineEventKind { FirstNan, FirstInf, Spike };
+std::string_view timelineEventKindName(TimelineEventKind k); ///< "first_nan", "first_inf", "spike"
+
+struct TimelineEvent {
+    TimelineEventKind kind = TimelineEventKind::Spike;
+    uint32_t checkpoint = 0;
+    size_t series = 0;                    ///< index into Timeline::series
+    std::string path;
+    std::string detail;                   ///< one line: "12 NaN of 4096", "update_ratio 3.1e+04, 41 robust sd above its median 2.0e-03"
+};
+
+struct TimelineCheckpoint {
+    RunPoint point;
+    bool valid = true;
+    std::string error;                    ///< one line naming file and offset when it could not be read
+    uint64_t tensors = 0;
+    bool fromCache = false;
+};
+
+struct Timeline {
+    std::string run;
+    RunLayout layout = RunLayout::Folder;
+    std::vector<TimelineCheckpoint> checkpoints;
+    std::vector<TimelineSeries> series;   ///< in order of first appearance, file order within a checkpoint
+    std::vector<TimelineEvent> events;    ///< by checkpoint, then series
+    RunDirectory logs;                    ///< the run's metric logs (loss / LR curves)
+    uint64_t read = 0;                    ///< checkpoints read in this run
+    uint64_t reused = 0;                  ///< checkpoints taken from the cache
+    std::vector<std::string> warnings;
+    bool cancelled = false;               ///< Progress asked to stop: the checkpoints done so far
+};
+
+struct TimelineOptions {
+    std::string filter;                   ///< glob of tensor paths (core/report globMatch); empty = all
+    bool useCache = true;
+    std::string cacheDir;                 ///< empty: defaultTimelineCacheDir()
+    double spikeThreshold = 6.0;          ///< robust z-score (median / 1.4826 MAD of the previous points)
+    size_t spikeWindow = 8;               ///< previous finite points a spike is judged against (at least 4 needed)
+    /** Called on the caller's thread after each checkpoint with its index and the timeline so far (live views). */
+    std::function<void(size_t checkpoint, const Timeline& sofar)> onCheckpoint;
+};
+
+/**
+ * The run's timeline: every checkpoint opened at most once (its predecessor stays mapped for the
+ * update), statistics of all tensors in one pass over \a parallel, tensors of GradientCheckpoints
+ * read from the CAR by CID (an unchanged CID is not read again). A checkpoint that cannot be read is
+ * listed invalid with its error and skipped; updates after it are taken against the previous valid
+ * checkpoint that has the tensor. With the cache on, checkpoints whose files (and whose predecessor's
+ * files) are unchanged are not read, and the cache is updated atomically afterwards; a cache that
+ * cannot be read or written is a warning, never an error.
+ */
+Result<Timeline> computeTimeline(const RunCheckpoints& run, const TimelineOptions& options = {},
+    const Progress& progress = Progress::none(), const ParallelFor& parallel = {});
+
+/** $XDG_CACHE_HOME/checkpoint-inspector/timeline, else ~/.cache/checkpoint-inspector/timeline. */
+std::string defaultTimelineCacheDir();
+
+/** What "bad" means for bisect. */
+struct BisectPredicate {
+    enum class Kind { Nan, Inf, Nonfinite, MaxAbs, UpdateRatio } kind = Kind::Nonfinite;
+    double threshold = 0;                 ///< MaxAbs / UpdateRatio: strictly greater than
+    std::string text;                     ///< as given ("max_abs>1e3")
+};
+/** Parses `nan`, `inf`, `nonfinite`, `max_abs>X`, `update_ratio>X`; the error says what was expected. */
+Result<BisectPredicate> parseBisectPredicate(std::string_view text);
+
+struct BisectOptions {
+    std::string filter;                   ///< only tensor paths matching this glob count
+    bool scan = false;                    ///< check every checkpoint in order instead of assuming bad stays bad
+};
+
+struct BisectResult {
+    RunCheckpoints run;
+    BisectPredicate predicate;
+    std::optional<size_t> firstBad, lastGood; ///< indices into run.points
+    std::vector<std::string> badPaths;    ///< tensors of the first bad checkpoint that satisfy the predicate
+    std::vector<size_t> opened;           ///< checkpoints read, in the order they were read
+    std::vector<std::string> warnings;    ///< checkpoints that could not be read (skipped)
+    bool cancelled = false;
+};
+
+/**
+ * The first checkpoint where the predicate holds. Without BisectOptions::scan by binary search
+ * (O(log n) checkpoints opened; update_ratio opens each probe's predecessor too); a checkpoint that
+ * cannot be read is passed over for its nearest readable neighbour in the open interval.
+ */
+Result<BisectResult> bisectRun(const RunCheckpoints& run, const BisectPredicate& predicate, const BisectOptions& options = {},
+    const Progress& progress = Progress::none(), const ParallelFor& parallel = {});
+
+/** `ckpt timeline --json` (cli-contract.md, "Runs"). */
+std::string timelineJson(const Timeline& t);
+/** `ckpt timeline` text: the checkpoints, then the events. */
+std::string timelineText(const Timeline& t);
+/** `ckpt bisect --json`. */
+std::string bisectJson(const BisectResult& r);
+std::string bisectText(const BisectResult& r);
+
+} // namespace ckpt
