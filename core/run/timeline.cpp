@@ -393,15 +393,23 @@ private:
                 std::to_string(p.inf) + " Inf of " + std::to_string(p.count)});
         }
         spike(series, p, "l2", p.count > 0 ? std::optional<double>(p.l2) : std::nullopt, st.norm);
-        spike(series, p, "update_ratio", p.updateRatio, st.ratio);
+        // An optimizer moment's update ratio is noise by nature (the first moment changes sign with the
+        // gradient, ratios of 1 to 10 are ordinary): judged for parameters and gradients only.
+        if (m_t.series[series].role != TensorRole::Optimizer)
+            spike(series, p, "update_ratio", p.updateRatio, st.ratio);
     }
 
-    /** A robust z-score against the series' own recent history: median and 1.4826 MAD of the previous points. */
+    /**
+     * A robust z-score against the series' own recent history: median and 1.4826 MAD of the previous
+     * points, in decades (log10): norms and ratios are scales, a jump from 1e-3 to 1e-1 is as large as
+     * one from 1 to 100. The spread has a floor of 0.05 decades (12%), so a series that hardly moved
+     * is not "spiking" at its first wiggle: at the default threshold of 6 a value must at least double.
+     */
     void spike(size_t series, const TimelinePoint& p, const char* metric, std::optional<double> value, History& h)
     {
-        if (!value || !std::isfinite(*value))
+        if (!value || !std::isfinite(*value) || *value <= 0)
             return;
-        const double x = *value;
+        const double x = std::log10(*value);
         bool isSpike = false;
         const size_t window = std::max<size_t>(m_o.spikeWindow, 4);
         if (h.values.size() >= 4) {
@@ -410,15 +418,14 @@ private:
             const double med = median(recent);
             for (double& v : recent)
                 v = std::abs(v - med);
-            // a floor of 1% of the median: a series that never moved is not "spiking" at its first wiggle
-            const double sigma = std::max(1.4826 * median(recent), 0.01 * std::abs(med));
-            const double z = sigma > 0 ? (x - med) / sigma : 0;
+            const double sigma = std::max(1.4826 * median(recent), 0.05);
+            const double z = (x - med) / sigma;
             if (z > m_o.spikeThreshold) {
                 isSpike = true;
                 if (!h.lastWasSpike) // a streak is one event, at its start
                     m_t.events.push_back({TimelineEventKind::Spike, p.checkpoint, series, m_t.series[series].path,
-                        std::string(metric) + " " + fmt(x) + ", " + fmt(z) + " robust sd above its median " + fmt(med) + " over the last "
-                            + std::to_string(recent.size()) + " checkpoints"});
+                        std::string(metric) + " " + fmt(*value) + ", " + fmt(std::pow(10.0, x - med)) + "x its median " + fmt(std::pow(10.0, med))
+                            + " of the last " + std::to_string(recent.size()) + " checkpoints (robust z " + fmt(z) + ")"});
             }
         }
         h.lastWasSpike = isSpike;

@@ -95,7 +95,7 @@ struct TimelineEvent {
     uint32_t checkpoint = 0;
     size_t series = 0;                    ///< index into Timeline::series
     std::string path;
-    std::string detail;                   ///< one line: "12 NaN of 4096", "update_ratio 3.1e+04, 41 robust sd above its median 2.0e-03"
+    std::string detail;                   ///< one line: "12 NaN of 4096", "update_ratio 31.2, 1.5e+04x its median 0.002 of the last 8 checkpoints (robust z 55)"
 };
 
 struct TimelineCheckpoint {
@@ -123,7 +123,7 @@ struct TimelineOptions {
     std::string filter;                   ///< glob of tensor paths (core/report globMatch); empty = all
     bool useCache = true;
     std::string cacheDir;                 ///< empty: defaultTimelineCacheDir()
-    double spikeThreshold = 6.0;          ///< robust z-score (median / 1.4826 MAD of the previous points)
+    double spikeThreshold = 6.0;          ///< robust z-score in decades (median / 1.4826 MAD of log10 of the previous points, at least 0.05)
     size_t spikeWindow = 8;               ///< previous finite points a spike is judged against (at least 4 needed)
     /** Called on the caller's thread after each checkpoint with its index and the timeline so far (live views). */
     std::function<void(size_t checkpoint, const Timeline& sofar)> onCheckpoint;
