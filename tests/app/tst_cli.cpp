@@ -287,6 +287,76 @@ private Q_SLOTS:
         }
     }
 
+    // `ckpt timeline` and `ckpt bisect` (cli-contract.md, "Runs"): the documents' keys, exit codes, one-line errors.
+    void timelineAndBisectContract()
+    {
+        QTemporaryDir dir, cache;
+        QVERIFY(!train(dir.path(), {QStringLiteral("--steps"), QStringLiteral("40"), QStringLiteral("--checkpoint-every"), QStringLiteral("10")}).isEmpty());
+        qputenv("XDG_CACHE_HOME", cache.path().toUtf8()); // inherited by ckpt: the user's cache stays untouched
+        const Run first = ckpt({QStringLiteral("timeline"), dir.path(), QStringLiteral("--json")});
+        QVERIFY2(first.code == 0, first.err.constData());
+        const QJsonObject t = jsonObject(first);
+        for (const char* key : {"run", "checkpoints", "series", "events", "cache"})
+            QVERIFY2(t.contains(QLatin1String(key)), key);
+        const QJsonArray cps = t[QLatin1String("checkpoints")].toArray();
+        QCOMPARE(cps.size(), 4);
+        const QJsonObject c0 = cps[0].toObject();
+        for (const char* key : {"index", "file", "step", "epoch", "bytes", "valid", "error"})
+            QVERIFY2(c0.contains(QLatin1String(key)), key);
+        QCOMPARE(c0[QLatin1String("file")].toString(), QStringLiteral("checkpoint/record-10.mpk"));
+        QCOMPARE(c0[QLatin1String("step")].toInt(), 10);
+        QVERIFY(c0[QLatin1String("epoch")].isNull());
+        const QJsonObject s0 = t[QLatin1String("series")].toArray()[0].toObject();
+        for (const char* key : {"path", "role", "param_id", "dtype", "points"})
+            QVERIFY2(s0.contains(QLatin1String(key)), key);
+        const QJsonObject p1 = s0[QLatin1String("points")].toArray()[1].toObject();
+        for (const char* key : {"checkpoint", "l2", "max_abs", "mean", "std", "nan", "inf", "zeros", "update_l2", "update_ratio"})
+            QVERIFY2(p1.contains(QLatin1String(key)), key);
+        QVERIFY(s0[QLatin1String("points")].toArray()[0].toObject()[QLatin1String("update_l2")].isNull());
+        QCOMPARE(t[QLatin1String("cache")].toObject()[QLatin1String("read")].toInt(), 4);
+        const QJsonObject again = jsonObject(ckpt({QStringLiteral("timeline"), dir.path(), QStringLiteral("--json")}));
+        QCOMPARE(again[QLatin1String("cache")].toObject()[QLatin1String("read")].toInt(), 0);
+        QCOMPARE(again[QLatin1String("cache")].toObject()[QLatin1String("reused")].toInt(), 4);
+        const QJsonObject uncached = jsonObject(ckpt({QStringLiteral("timeline"), dir.path(), QStringLiteral("--json"), QStringLiteral("--no-cache")}));
+        QCOMPARE(uncached[QLatin1String("cache")].toObject()[QLatin1String("read")].toInt(), 4);
+        QCOMPARE(uncached[QLatin1String("series")], t[QLatin1String("series")]);
+        const Run text = ckpt({QStringLiteral("timeline"), dir.path(), QStringLiteral("--filter"), QStringLiteral("item[0].*")});
+        QCOMPARE(text.code, 0);
+        QVERIFY2(text.out.contains("checkpoint/record-40.mpk") && text.out.contains("no events"), text.out.constData());
+
+        const Run b = ckpt({QStringLiteral("bisect"), dir.path(), QStringLiteral("--until"), QStringLiteral("nan"), QStringLiteral("--json")});
+        QVERIFY2(b.code == 0, b.err.constData()); // exit 0 whether or not a bad checkpoint was found
+        const QJsonObject bj = jsonObject(b);
+        for (const char* key : {"run", "until", "first_bad", "last_good", "opened"})
+            QVERIFY2(bj.contains(QLatin1String(key)), key);
+        QVERIFY(bj[QLatin1String("first_bad")].isNull());
+        QCOMPARE(bj[QLatin1String("last_good")].toObject()[QLatin1String("index")].toInt(), 3);
+        QVERIFY(bj[QLatin1String("opened")].toArray().size() <= 3);
+        const Run hit = ckpt({QStringLiteral("bisect"), dir.path(), QStringLiteral("--until=max_abs>0"), QStringLiteral("--scan")});
+        QCOMPARE(hit.code, 0);
+        QVERIFY2(hit.out.startsWith("first bad: checkpoint/record-10.mpk (step 10)"), hit.out.constData());
+
+        const QList<QStringList> usage = {
+            {QStringLiteral("timeline")},
+            {QStringLiteral("timeline"), dir.path(), dir.path()},
+            {QStringLiteral("timeline"), dir.path(), QStringLiteral("--cache")},
+            {QStringLiteral("bisect"), dir.path()},
+            {QStringLiteral("bisect"), dir.path(), QStringLiteral("--until"), QStringLiteral("max_abs>1x")},
+            {QStringLiteral("bisect"), dir.path(), QStringLiteral("--until"), QStringLiteral("loss>1")},
+        };
+        for (const QStringList& args : usage) {
+            const Run r = ckpt(args);
+            QVERIFY2(r.code == 2, qPrintable(args.join(u' ') + QStringLiteral(" -> exit %1").arg(r.code)));
+            QVERIFY2(r.err.startsWith("ckpt: ") && r.err.count('\n') == 1, r.err.constData());
+        }
+        for (const QString& notARun : {dir.filePath(QStringLiteral("missing")), dir.filePath(QStringLiteral("train"))}) {
+            const Run r = ckpt({QStringLiteral("timeline"), notARun});
+            QCOMPARE(r.code, 1);
+            QVERIFY2(r.err.startsWith("ckpt: ") && r.err.count('\n') == 1, r.err.constData());
+        }
+        qunsetenv("XDG_CACHE_HOME");
+    }
+
     void failedWritesLeaveNothing()
     {
         QTemporaryDir dir;

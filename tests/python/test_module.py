@@ -8,6 +8,7 @@ import math
 import os
 import shutil
 import sys
+import tempfile
 import unittest
 
 import msgpack
@@ -332,6 +333,29 @@ class Runs(unittest.TestCase):
                 self.assertTrue(r.paths())
         with self.assertRaises(ckpt.Error):
             ckpt.open(GEN.root)
+
+    def test_timeline_and_bisect_are_the_cli_documents(self):
+        with tempfile.TemporaryDirectory() as cache:
+            os.environ["XDG_CACHE_HOME"] = cache  # read by the module and inherited by ckpt
+            try:
+                t = ckpt.timeline(GEN.run, cache=False)
+                cli = common.cli_json("timeline", GEN.run, "--no-cache")
+                self.assertEqual(t, cli)
+                self.assertEqual(ckpt.timeline(GEN.run)["cache"], {"read": len(t["checkpoints"]), "reused": 0})
+                self.assertEqual(ckpt.timeline(GEN.run)["cache"], {"read": 0, "reused": len(t["checkpoints"])})
+                only = ckpt.timeline(GEN.run, filter="item[0].*.param")
+                self.assertTrue(only["series"])
+                self.assertTrue(all(s["role"] == "param" for s in only["series"]))
+                b = ckpt.bisect(GEN.run, until="max_abs>0")
+                self.assertEqual(b, common.cli_json("bisect", GEN.run, "--until", "max_abs>0"))
+                self.assertEqual(b["first_bad"]["index"], 0)
+                self.assertIsNone(ckpt.bisect(GEN.run, until="nan", scan=True)["first_bad"])
+                with self.assertRaises(ValueError):
+                    ckpt.bisect(GEN.run, until="loss>1")
+                with self.assertRaises(ckpt.Error):
+                    ckpt.timeline(cache)  # no checkpoints in it
+            finally:
+                del os.environ["XDG_CACHE_HOME"]
 
     def test_gradient_checkpoint(self):
         g_path = GEN.path("run", "graph", "step-12.json")
