@@ -63,10 +63,17 @@ QString DemoRunner::demoDirectory()
 
 QStringList DemoRunner::demoArguments(const QString& outDir)
 {
-    return {QStringLiteral("--out"), outDir, QStringLiteral("--steps"), QStringLiteral("600"),
-        QStringLiteral("--checkpoint-every"), QStringLiteral("100"), QStringLiteral("--layout"), QStringLiteral("all"),
-        // a cosine schedule gives the Scheduler panel's learning-rate curve something to show
-        QStringLiteral("--scheduler"), QStringLiteral("cosine"), QStringLiteral("--sched-iters"), QStringLiteral("1000")};
+    return {QStringLiteral("--out"), outDir, QStringLiteral("--steps"), QStringLiteral("1200"),
+        QStringLiteral("--checkpoint-every"), QStringLiteral("50"), QStringLiteral("--layout"), QStringLiteral("all"),
+        // a model that looks like one: 16 residual blocks, 102 parameters, 306 tensors per TrainingRecord
+        QStringLiteral("--blocks"), QStringLiteral("16"),
+        // a run that goes bad late: lr x 10^6 from micro-batch 998 on, so checkpoints 50..950 are healthy,
+        // 1000 holds the first inf (Adam moments) and NaN (parameters) beside huge finite values, and
+        // 1050..1200 are NaN throughout (the loss logs say NaN from step 1001)
+        QStringLiteral("--diverge-at"), QStringLiteral("998"),
+        // a cosine schedule gives the Scheduler panel's learning-rate curve something to show (one decay
+        // over the whole run: a restart at the divergence would look like its cause)
+        QStringLiteral("--scheduler"), QStringLiteral("cosine"), QStringLiteral("--sched-iters"), QStringLiteral("1200")};
 }
 
 void DemoRunner::start()

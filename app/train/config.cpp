@@ -114,6 +114,7 @@ void writeCallerState(TapeBuilder& b, const TrainConfig& c, const TrainProgress&
         u("hidden", c.hidden);
         u("output_dim", c.outputDim);
         s("activation", activationName(c.activation));
+        u("blocks", c.blocks);
         b.end();
         s("task", taskName(c.task));
         s("dtype", dtypeName(c.dtype));
@@ -150,6 +151,11 @@ void writeCallerState(TapeBuilder& b, const TrainConfig& c, const TrainProgress&
         u("grad_accum", c.gradAccum);
         u("steps", c.steps);
         s("layout", layoutName(c.layout));
+        b.key("diverge_at"); // Option<u64>
+        if (c.divergeAt)
+            b.uinteger(*c.divergeAt);
+        else
+            b.nil();
     }
     b.end();
     b.key("progress");
@@ -165,8 +171,12 @@ void writeCallerState(TapeBuilder& b, const TrainConfig& c, const TrainProgress&
     f64("last_lr", p.lastLr);
     b.key("loss_tail");
     b.beginArray();
-    for (double l : p.lossTail)
-        b.f64(l);
+    for (const auto& l : p.lossTail) { // Option<f64>
+        if (l)
+            b.f64(*l);
+        else
+            b.nil();
+    }
     b.end();
     b.end();
     b.end();
@@ -197,6 +207,7 @@ Result<void> readCallerState(const Tape& t, uint32_t node, TrainConfig& c, Train
     CKPT_TRY_ASSIGN(c.outputDim, model.u64("output_dim"));
     if (auto r = readEnum(model, "activation", parseActivation, c.activation); !r)
         return r;
+    CKPT_TRY_ASSIGN(c.blocks, model.u64("blocks"));
     if (auto r = readEnum(cfg, "task", parseTask, c.task); !r)
         return r;
     if (auto r = readEnum(cfg, "dtype", parseDType, c.dtype); !r)
@@ -245,6 +256,14 @@ Result<void> readCallerState(const Tape& t, uint32_t node, TrainConfig& c, Train
     CKPT_TRY_ASSIGN(s, cfg.str("layout"));
     if (!parseLayout(s, c.layout))
         return FieldReader::failAt("item[4].config.layout", "unknown layout \"" + s + "\"");
+    // Option<u64>: a missing field is None, as serde's derive reads a missing Option field.
+    c.divergeAt.reset();
+    if (auto d = t.find(cfg.node(), "diverge_at"); d && t[*d].kind != Kind::Nil) {
+        auto v = t.asU64(*d);
+        if (!v)
+            return FieldReader::failAt(appendKeyToPath(cfg.path(), "diverge_at"), "expected a u64 or nil");
+        c.divergeAt = *v;
+    }
 
     FieldReader prog = root;
     CKPT_TRY_ASSIGN(prog, root.sub("progress"));
@@ -264,13 +283,15 @@ Result<void> readCallerState(const Tape& t, uint32_t node, TrainConfig& c, Train
     p.lossTail.clear();
     bool ok = true;
     t.forEachChild(tail, [&](uint32_t e) {
-        if (auto v = t.asNumber(e))
+        if (t[e].kind == Kind::Nil)
+            p.lossTail.push_back(std::nullopt);
+        else if (auto v = t.asNumber(e))
             p.lossTail.push_back(*v);
         else
             ok = false;
     });
     if (!ok)
-        return FieldReader::failAt("item[4].progress.loss_tail", "expected numbers");
+        return FieldReader::failAt("item[4].progress.loss_tail", "expected numbers or nil");
     return {};
 }
 

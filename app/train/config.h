@@ -7,6 +7,7 @@
 #include "core/value/tape.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,7 @@ struct TrainConfig {
     uint64_t hidden = 32;
     uint64_t outputDim = 1;      ///< classes for classification
     Activation activation = Activation::Relu;
+    uint64_t blocks = 0;         ///< residual blocks h + fc2(act(norm(fc1(h)))) between the activation and `output`
     // data
     Task task = Task::Regression;
     TrainDType dtype = TrainDType::F32;
@@ -79,8 +81,17 @@ struct TrainConfig {
     uint64_t gradAccum = 1;
     uint64_t steps = 2000;       ///< total micro-batch steps of the run as first configured
     uint32_t layout = LayoutAll;
+    /**
+     * From this micro-batch step on (the N of `step=N`), the optimizer applies the learning rate times
+     * kDivergeFactor: a demo of a run that blows up late. The scheduler, the `lr=` lines and
+     * progress.last_lr keep the scheduled value, as a real run's logs would. nullopt = never.
+     */
+    std::optional<uint64_t> divergeAt;
 
-    uint64_t paramCount() const { return 6; }
+    static constexpr double kDivergeFactor = 1e6;
+
+    /** input, norm and output (6) and fc1, norm, fc2 of every block (6 each). */
+    uint64_t paramCount() const { return 6 + 6 * blocks; }
 };
 
 /** Where the run is. Every field is honoured on resume exactly as recorded (edits included). */
@@ -94,7 +105,11 @@ struct TrainProgress {
     uint64_t rngCounter = 0;      ///< counter of the batch-sampling stream
     uint64_t stopStep = 0;        ///< where a continuation stops unless --steps says otherwise
     double lastLr = 0.0;          ///< learning rate of the current accumulation window
-    std::vector<double> lossTail; ///< last losses (for humans; not used by the computation)
+    /**
+     * Last losses (for humans; not used by the computation). A Rust Vec<Option<f64>>: a non-finite loss
+     * is None, because serde_json writes NaN and ±inf as null, which an f64 cannot read back.
+     */
+    std::vector<std::optional<double>> lossTail;
 };
 
 /** Writes the caller state (TrainingRecord item[4]) as a Rust struct {config, progress}. */

@@ -45,7 +45,10 @@ public:
         m_labels = b.label;
         m_task = m.task;
         m_activation = m.activation;
-        for (size_t i = 0; i < M::Count; ++i) {
+        m_values.resize(m.params.size());
+        m_grads.resize(m.params.size());
+        m_paths.resize(m.params.size());
+        for (size_t i = 0; i < m.params.size(); ++i) {
             m_values[i] = m.params[i].value;
             m_grads[i] = m.params[i].grad;
             m_paths[i] = m.params[i].modulePath;
@@ -54,7 +57,19 @@ public:
         m_h = m.preNorm();
         m_y = m.normalized();
         m_a = m.activated();
-        m_aw2.noalias() = m.activated() * m.params[M::W2].value;
+        m_blockTensors.resize(m.blocks);
+        for (size_t k = 0; k < m.blocks; ++k) {
+            const auto& t = m.block(k);
+            BlockCapture& c = m_blockTensors[k];
+            c.inW.noalias() = m.blockInput(k) * m.params[M::blockParam(k, M::Fc1W)].value;
+            c.pre = t.pre;
+            c.normalized = t.normalized;
+            c.activated = t.activated;
+            c.actW.noalias() = t.activated * m.params[M::blockParam(k, M::Fc2W)].value;
+            c.branch = t.branch;
+            c.out = t.out;
+        }
+        m_aw2.noalias() = m.blockInput(m.blocks) * m.params[M::W2].value;
         m_out = m.output();
         m_loss = loss;
         m_valid = true;
@@ -68,7 +83,7 @@ public:
      * the CAR like every other tensor.
      */
     Result<void> write(const std::filesystem::path& dir, const TrainConfig& c, const TrainProgress& progress, const Mlp<T>& model,
-        const std::array<ParamState<T>, Mlp<T>::Count>& state, const std::array<Mat<T>, Mlp<T>::Count>& accum)
+        const std::vector<ParamState<T>>& state, const std::vector<Mat<T>>& accum)
     {
         const uint64_t step = progress.step;
         if (!m_valid)
@@ -110,14 +125,39 @@ public:
         nodes.push_back({"layer_norm", {h, gamma, beta}, y, block(m_grads[M::Gamma]),
             {{"dtype", dt}, {"shape", shape(m_y)}, {"weight", m_paths[M::Gamma]}, {"beta_gradient_cid", block(m_grads[M::Beta])}, {"epsilon", "0.00001"}}});
         nodes.push_back({std::string(activationName(m_activation)), {y}, a, "", {{"dtype", dt}, {"shape", shape(m_a)}}});
-        nodes.push_back({"matmul", {a, w2}, aw2, block(m_grads[M::W2]), {{"dtype", dt}, {"shape", shape(m_aw2)}, {"weight", m_paths[M::W2]}}});
+        // Each residual block: fc1 (matmul, add), layer_norm, activation, fc2 (matmul, add), and the residual add.
+        std::string z = a;
+        for (size_t k = 0; k < m_blockTensors.size(); ++k) {
+            const BlockCapture& bc = m_blockTensors[k];
+            auto param = [&](size_t which) { return M::blockParam(k, which); };
+            const std::string inW = block(bc.inW), pre = block(bc.pre), normalized = block(bc.normalized), activated = block(bc.activated),
+                              actW = block(bc.actW), branch = block(bc.branch), out = block(bc.out);
+            nodes.push_back({"matmul", {z, block(m_values[param(M::Fc1W)])}, inW, block(m_grads[param(M::Fc1W)]),
+                {{"dtype", dt}, {"shape", shape(bc.inW)}, {"weight", m_paths[param(M::Fc1W)]}}});
+            nodes.push_back({"add", {inW, block(m_values[param(M::Fc1B)])}, pre, block(m_grads[param(M::Fc1B)]),
+                {{"dtype", dt}, {"shape", shape(bc.pre)}, {"weight", m_paths[param(M::Fc1B)]}}});
+            nodes.push_back({"layer_norm", {pre, block(m_values[param(M::NormGamma)]), block(m_values[param(M::NormBeta)])}, normalized,
+                block(m_grads[param(M::NormGamma)]),
+                {{"dtype", dt}, {"shape", shape(bc.normalized)}, {"weight", m_paths[param(M::NormGamma)]},
+                    {"beta_gradient_cid", block(m_grads[param(M::NormBeta)])}, {"epsilon", "0.00001"}}});
+            nodes.push_back({std::string(activationName(m_activation)), {normalized}, activated, "", {{"dtype", dt}, {"shape", shape(bc.activated)}}});
+            nodes.push_back({"matmul", {activated, block(m_values[param(M::Fc2W)])}, actW, block(m_grads[param(M::Fc2W)]),
+                {{"dtype", dt}, {"shape", shape(bc.actW)}, {"weight", m_paths[param(M::Fc2W)]}}});
+            nodes.push_back({"add", {actW, block(m_values[param(M::Fc2B)])}, branch, block(m_grads[param(M::Fc2B)]),
+                {{"dtype", dt}, {"shape", shape(bc.branch)}, {"weight", m_paths[param(M::Fc2B)]}}});
+            nodes.push_back({"add", {z, branch}, out, "", {{"dtype", dt}, {"shape", shape(bc.out)}, {"role", "residual"}}});
+            z = out;
+        }
+        nodes.push_back({"matmul", {z, w2}, aw2, block(m_grads[M::W2]), {{"dtype", dt}, {"shape", shape(m_aw2)}, {"weight", m_paths[M::W2]}}});
         nodes.push_back({"add", {aw2, b2}, out, block(m_grads[M::B2]), {{"dtype", dt}, {"shape", shape(m_out)}, {"weight", m_paths[M::B2]}}});
         nodes.push_back({m_task == Task::Regression ? "mse_loss" : "cross_entropy_loss", {out, target}, loss, "", {{"dtype", dt}, {"shape", "[1]"}}});
 
         // Node ids: UUID v4 text, derived from (seed, step) so that the same step always gets the same ids.
+        // The first 64 nodes keep the ids of the plain MLP's graph; a deeper model's further nodes draw from
+        // their own stream (step * 64 + i would reach into the next step's ids).
         std::vector<std::string> ids;
         for (size_t i = 0; i < nodes.size(); ++i)
-            ids.push_back(uuid(c.seed, step * 64 + i));
+            ids.push_back(i < 64 ? uuid(c.seed, stream::GraphIds, step * 64 + i) : uuid(c.seed, stream::DeepGraphIds, (step << 20) + i));
 
         // Edges exactly as ComputationGraphStore::add_node derives them when nodes are added in order.
         std::vector<std::pair<std::string, std::string>> edges;
@@ -140,7 +180,7 @@ public:
         checkpoint.step = step;
         checkpoint.lossCid = loss;
         auto blob = [&](std::string key, std::vector<uint8_t> bytes) { checkpoint.optimizerState.push_back({std::move(key), std::move(bytes)}); };
-        for (size_t i = 0; i < M::Count; ++i) {
+        for (size_t i : model.declarationOrder()) {
             const auto& s = state[i];
             if (!s.present)
                 continue;
@@ -178,23 +218,24 @@ public:
 private:
     /** Compact JSON {caller_state, parameters: {path: cid}, pending_gradients: {path: cid}}; adds the blocks. */
     std::vector<uint8_t> resumeStateBlob(const TrainConfig& c, const TrainProgress& progress, const Mlp<T>& model,
-        const std::array<Mat<T>, Mlp<T>::Count>& accum)
+        const std::vector<Mat<T>>& accum)
     {
+        const std::vector<size_t> order = model.declarationOrder();
         TapeBuilder b;
         b.beginMap();
         b.key("caller_state");
         writeCallerState(b, c, progress);
         b.key("parameters");
         b.beginMap();
-        for (const auto& p : model.params) {
-            b.key(p.modulePath);
-            b.str(block(p.value));
+        for (size_t i : order) {
+            b.key(model.params[i].modulePath);
+            b.str(block(model.params[i].value));
         }
         b.end();
         b.key("pending_gradients");
         b.beginMap();
         if (progress.pendingMicroBatches > 0)
-            for (size_t i = 0; i < Mlp<T>::Count; ++i) {
+            for (size_t i : order) {
                 b.key(model.params[i].modulePath);
                 b.str(block(accum[i]));
             }
@@ -221,9 +262,9 @@ private:
             m_blocks.push_back(CarEntry{std::move(cid), std::move(bytes)});
         return text;
     }
-    static std::string uuid(uint64_t seed, uint64_t counter)
+    static std::string uuid(uint64_t seed, uint64_t streamId, uint64_t counter)
     {
-        uint64_t hi = counterRandom(seed, stream::GraphIds, 2 * counter), lo = counterRandom(seed, stream::GraphIds, 2 * counter + 1);
+        uint64_t hi = counterRandom(seed, streamId, 2 * counter), lo = counterRandom(seed, streamId, 2 * counter + 1);
         hi = (hi & ~0xF000ULL) | 0x4000ULL;              // version 4
         lo = (lo & ~(0xC0ULL << 56)) | (0x80ULL << 56);  // RFC 4122 variant
         char buf[40];
@@ -244,10 +285,15 @@ private:
     bool m_valid = false;
     Task m_task = Task::Regression;
     Activation m_activation = Activation::Relu;
+    /** A residual block's tensors: in*fc1.weight, + fc1.bias, layer_norm, activation, *fc2.weight, + fc2.bias, + in. */
+    struct BlockCapture {
+        Mat<T> inW, pre, normalized, activated, actW, branch, out;
+    };
     Mat<T> m_x, m_target, m_xw1, m_h, m_y, m_a, m_aw2, m_out;
+    std::vector<BlockCapture> m_blockTensors;
     std::vector<uint32_t> m_labels;
-    std::array<Mat<T>, Mlp<T>::Count> m_values, m_grads;
-    std::array<std::string, Mlp<T>::Count> m_paths;
+    std::vector<Mat<T>> m_values, m_grads;
+    std::vector<std::string> m_paths;
     T m_loss = 0;
     std::vector<CarEntry> m_blocks;
     std::map<std::string, size_t> m_seen;

@@ -30,6 +30,7 @@ const char* kUsage =
     "usage: ckpt-train --out DIR [--steps N] [--checkpoint-every K] [--seed S] [--optimizer adam|adamw|sgd]\n"
     "                  [--scheduler constant|step|linear|cosine|exponential|noam] [--recorder R] [--precision P]\n"
     "                  [--grad-accum A] [--layout training-record|burn-run|gradient-checkpoint|all]\n"
+    "                  [--diverge-at STEP|never] [--blocks N]\n"
     "                  [--task regression|classification] [--dtype f32|f64] [--activation relu|gelu]\n"
     "                  [--input-dim N] [--hidden N] [--classes N] [--batch-size N] [--dataset-size N] [--valid-size N]\n"
     "                  [--lr X] [--beta1 X] [--beta2 X] [--epsilon X] [--weight-decay X] [--amsgrad]\n"
@@ -42,6 +43,16 @@ const char* kUsage =
     "The reference trainer of Checkpoint Inspector: a deterministic MLP on data generated from its seed\n"
     "that writes TrainingRecords, burn-train run directories and GradientCheckpoints with CAR files, and\n"
     "resumes any of its records bit-exactly. One metric line per step on stdout: step=N loss=X lr=Y.\n"
+    "\n"
+    "  --diverge-at STEP  from micro-batch STEP on (the N of step=N), the optimizer applies the learning rate\n"
+    "                     times 10^6: the run blows up to inf and NaN (parameters, optimizer moments, gradients,\n"
+    "                     loss) and keeps writing checkpoints. lr=Y and the scheduler keep the scheduled value.\n"
+    "                     Recorded in the caller state (config.diverge_at), so --resume continues the same way;\n"
+    "                     on --resume, --diverge-at never removes it. Default: never.\n"
+    "  --blocks N         N residual blocks h + fc2(act(norm(fc1(h)))) (Linear hidden->hidden, LayerNorm,\n"
+    "                     Linear hidden->hidden) between the activation and the output layer: 6 + 6N parameters\n"
+    "                     (record paths item[0].blocks[K].fc1.weight, ...). Default 0: the plain MLP.\n"
+    "\n"
     "Exit codes: 0 success, 1 invalid input or failed run, 2 usage error.\n";
 
 int usage(const std::string& msg)
@@ -110,6 +121,7 @@ std::map<std::string, Option> options()
     o["--batch-size"] = u64(&TrainConfig::batchSize, true, 1);
     o["--dataset-size"] = u64(&TrainConfig::datasetSize, true, 1);
     o["--valid-size"] = u64(&TrainConfig::validSize, true, 1);
+    o["--blocks"] = u64(&TrainConfig::blocks, true);
     o["--step-size"] = u64(&TrainConfig::schedStepSize, false, 1);
     o["--sched-iters"] = u64(&TrainConfig::schedIters, false, 1);
     o["--warmup"] = u64(&TrainConfig::warmupSteps, false, 1);
@@ -152,6 +164,20 @@ std::map<std::string, Option> options()
         [](const TrainConfig& c) { return std::string(precisionName(c.precision)); }};
     o["--layout"] = Option{true, false, [](TrainConfig& c, const std::string& v) { return parseLayout(v, c.layout); },
         [](const TrainConfig& c) { return layoutName(c.layout); }};
+    // Not structural: a continuation may start diverging (or stop) at any step; the record keeps what was used.
+    o["--diverge-at"] = Option{true, false,
+        [](TrainConfig& c, const std::string& v) {
+            uint64_t n;
+            if (v == "never") {
+                c.divergeAt.reset();
+                return true;
+            }
+            if (!parseU64(v, n) || n == 0)
+                return false;
+            c.divergeAt = n;
+            return true;
+        },
+        [](const TrainConfig& c) { return c.divergeAt ? std::to_string(*c.divergeAt) : std::string("never"); }};
     return o;
 }
 
@@ -162,6 +188,7 @@ std::map<std::string, Option> options()
 std::string configProblem(const TrainConfig& c)
 {
     constexpr uint64_t kMaxElements = uint64_t(1) << 26; // 64 Mi elements per matrix, far beyond any demo
+    constexpr uint64_t kMaxBlocks = 4096;
     auto tooBig = [&](uint64_t a, uint64_t b) { return a != 0 && b > kMaxElements / a; };
     if (c.inputDim == 0 || c.hidden == 0 || c.outputDim == 0 || c.batchSize == 0 || c.datasetSize == 0 || c.validSize == 0)
         return "model and data sizes must be at least 1";
@@ -172,6 +199,9 @@ std::string configProblem(const TrainConfig& c)
     if (tooBig(c.inputDim, c.hidden) || tooBig(c.hidden, c.outputDim) || tooBig(c.datasetSize, c.inputDim + c.outputDim)
         || tooBig(c.validSize, c.inputDim + c.outputDim) || tooBig(c.batchSize, std::max({c.inputDim, c.hidden, c.outputDim})))
         return "model or data too large (more than 2^26 elements in one matrix)";
+    // hidden <= 2^26 here (input_dim >= 1), so hidden * hidden cannot overflow.
+    if (c.blocks > kMaxBlocks || (c.blocks > 0 && tooBig(c.blocks, c.hidden * c.hidden)))
+        return "blocks must be at most " + std::to_string(kMaxBlocks) + " and hold at most 2^26 weights together";
     if (c.gradAccum == 0)
         return "grad_accum must be at least 1";
     if (c.schedStepSize == 0 || c.schedStepSize > uint64_t(INT32_MAX) || c.schedIters == 0 || c.schedIters > (uint64_t(1) << 53)

@@ -86,21 +86,41 @@ struct Batch {
 };
 
 /**
- * input -> Linear -> LayerNorm -> ReLU|GELU -> Linear -> output, as a Burn module would declare it:
- *   struct Mlp { input: Linear, norm: LayerNorm, activation: Relu, output: Linear }
- * Forward and backward are written out by hand with a fixed summation order (explicit loops for every
- * reduction, Eigen's single-threaded GEMM for the products), so a step is bit-for-bit reproducible.
+ * input -> Linear -> LayerNorm -> ReLU|GELU -> N x Block -> Linear -> output, as a Burn module would declare it:
+ *   struct Mlp { input: Linear, norm: LayerNorm, activation: Relu, blocks: Vec<Block>, output: Linear }
+ *   struct Block { fc1: Linear, norm: LayerNorm, fc2: Linear }     // h + fc2(act(norm(fc1(h))))
+ * (a Block applies the Mlp's activation function; N = 0 is the plain MLP, computed exactly as before
+ * blocks existed). Forward and backward are written out by hand with a fixed summation order (explicit
+ * loops for every reduction, Eigen's single-threaded GEMM for the products), so a step is bit-for-bit
+ * reproducible.
  */
 template<class T>
 class Mlp {
 public:
+    /** The Mlp's own parameters, params[0..Count). */
     enum : size_t { W1, B1, Gamma, Beta, W2, B2, Count };
-    std::array<Param<T>, Count> params;
+    /** A block's parameters, params[blockParam(block, k)]. */
+    enum : size_t { Fc1W, Fc1B, NormGamma, NormBeta, Fc2W, Fc2B, BlockParams };
+    std::vector<Param<T>> params;
+    size_t blocks = 0;
     Activation activation = Activation::Relu;
     Task task = Task::Regression;
     static constexpr double kLayerNormEpsilon = 1e-5; ///< Burn's LayerNormConfig default
 
     Mlp() = default;
+
+    static size_t blockParam(size_t block, size_t k) { return Count + BlockParams * block + k; }
+
+    /** Parameter indices in the module's declaration order (input, norm, blocks[0..N), output): the order records list them in. */
+    std::vector<size_t> declarationOrder() const
+    {
+        std::vector<size_t> order = {W1, B1, Gamma, Beta};
+        for (size_t i = Count; i < params.size(); ++i)
+            order.push_back(i);
+        order.push_back(W2);
+        order.push_back(B2);
+        return order;
+    }
 
     /** Burn-like init: Linear weights and biases ~ U(-1/sqrt(fan_in), 1/sqrt(fan_in)) (KaimingUniform with gain 1/sqrt(3)), LayerNorm gamma 1, beta 0. */
     static Mlp create(const TrainConfig& c)
@@ -108,18 +128,25 @@ public:
         Mlp m;
         m.activation = c.activation;
         m.task = c.task;
+        m.blocks = static_cast<size_t>(c.blocks);
+        m.params.resize(static_cast<size_t>(c.paramCount()));
+        m.m_blocks.resize(m.blocks);
         const auto in = static_cast<Eigen::Index>(c.inputDim), hid = static_cast<Eigen::Index>(c.hidden),
                    out = static_cast<Eigen::Index>(c.outputDim);
+        // Ids come from the parameter's index, so the six of the plain MLP keep theirs whatever N is.
+        auto shapeParam = [&](size_t i, std::string path, Eigen::Index rows, Eigen::Index cols) -> Param<T>& {
+            Param<T>& p = m.params[i];
+            p.modulePath = std::move(path);
+            p.id = counterRandom(c.seed, stream::ParamIds, i);
+            p.value.resize(rows, cols);
+            p.grad.setZero(rows, cols);
+            p.shape = rows == 1 ? std::vector<uint64_t>{uint64_t(cols)} : std::vector<uint64_t>{uint64_t(rows), uint64_t(cols)};
+            return p;
+        };
         const std::array<const char*, Count> names = {"input.weight", "input.bias", "norm.gamma", "norm.beta", "output.weight", "output.bias"};
         const std::array<std::pair<Eigen::Index, Eigen::Index>, Count> dims = {{{in, hid}, {1, hid}, {1, hid}, {1, hid}, {hid, out}, {1, out}}};
         for (size_t i = 0; i < Count; ++i) {
-            Param<T>& p = m.params[i];
-            p.modulePath = names[i];
-            p.id = counterRandom(c.seed, stream::ParamIds, i);
-            p.value.resize(dims[i].first, dims[i].second);
-            p.grad.setZero(dims[i].first, dims[i].second);
-            p.shape = dims[i].first == 1 ? std::vector<uint64_t>{uint64_t(dims[i].second)}
-                                         : std::vector<uint64_t>{uint64_t(dims[i].first), uint64_t(dims[i].second)};
+            Param<T>& p = shapeParam(i, names[i], dims[i].first, dims[i].second);
             if (i == Gamma) {
                 p.value.setOnes();
             } else if (i == Beta) {
@@ -131,6 +158,24 @@ public:
                     p.value.data()[k] = static_cast<T>((2.0 * counterUniform(c.seed, stream::Init + i, k) - 1.0) * bound);
             }
         }
+        const std::array<const char*, BlockParams> blockNames = {"fc1.weight", "fc1.bias", "norm.gamma", "norm.beta", "fc2.weight", "fc2.bias"};
+        const double bound = 1.0 / std::sqrt(double(hid)); // every Linear of a block has fan_in = hidden
+        for (size_t b = 0; b < m.blocks; ++b)
+            for (size_t k = 0; k < BlockParams; ++k) {
+                const size_t i = blockParam(b, k);
+                const bool matrix = k == Fc1W || k == Fc2W;
+                Param<T>& p = shapeParam(i, "blocks." + std::to_string(b) + "." + blockNames[k], matrix ? hid : 1, hid);
+                if (k == NormGamma) {
+                    p.value.setOnes();
+                } else if (k == NormBeta) {
+                    p.value.setZero();
+                } else {
+                    // One stream for all blocks (stream::Init + i would run into the other streams' numbers).
+                    for (Eigen::Index e = 0; e < p.value.size(); ++e)
+                        p.value.data()[e] = static_cast<T>(
+                            (2.0 * counterUniform(c.seed, stream::BlockInit, (uint64_t(i) << 32) + uint64_t(e)) - 1.0) * bound);
+                }
+            }
         return m;
     }
 
@@ -194,10 +239,19 @@ public:
         return task == Task::Regression ? loss / T(n * out) : loss / T(n);
     }
 
+    /** What one block computed in the last forward pass: in -> fc1 (pre) -> norm (normalized) -> act (activated) -> fc2 (branch) -> in + branch (out). */
+    struct BlockTensors {
+        Mat<T> pre, norm, normalized, activated, branch, out;
+        Eigen::Matrix<T, Eigen::Dynamic, 1> rstd;
+    };
+
     // Intermediate tensors of the last forward pass (for the GradientCheckpoint graph).
     const Mat<T>& preNorm() const { return m_h; }
     const Mat<T>& normalized() const { return m_y; }
     const Mat<T>& activated() const { return m_a; }
+    const BlockTensors& block(size_t b) const { return m_blocks[b]; }
+    /** The input of block \a b (block N: of the output Linear). */
+    const Mat<T>& blockInput(size_t b) const { return b == 0 ? m_a : m_blocks[b - 1].out; }
     const Mat<T>& output() const { return m_out; }
 
 private:
@@ -222,85 +276,125 @@ private:
         return cdf + x * pdf;
     }
 
-    void forward(const Mat<T>& x)
+    /** h -> LayerNorm(gamma, beta) -> activation: the normalized rows, 1/std per row, y = affine output, a = act(y). */
+    void normActForward(const Mat<T>& h, const Mat<T>& gamma, const Mat<T>& beta, Mat<T>& norm, Eigen::Matrix<T, Eigen::Dynamic, 1>& rstd,
+        Mat<T>& y, Mat<T>& a) const
     {
-        const Eigen::Index n = x.rows(), hid = params[W1].value.cols();
-        m_h.noalias() = x * params[W1].value;
-        addRow(m_h, params[B1].value);
-        m_norm.resize(n, hid);
-        m_rstd.resize(n);
+        const Eigen::Index n = h.rows(), hid = h.cols();
+        norm.resize(n, hid);
+        rstd.resize(n);
         const T eps = static_cast<T>(kLayerNormEpsilon);
         for (Eigen::Index r = 0; r < n; ++r) {
             T mean = 0;
             for (Eigen::Index j = 0; j < hid; ++j)
-                mean += m_h(r, j);
+                mean += h(r, j);
             mean /= T(hid);
             T var = 0;
             for (Eigen::Index j = 0; j < hid; ++j) {
-                const T d = m_h(r, j) - mean;
+                const T d = h(r, j) - mean;
                 var += d * d;
             }
             var /= T(hid);
             const T stdev = std::sqrt(var + eps);
-            m_rstd[r] = T(1) / stdev;
+            rstd[r] = T(1) / stdev;
             for (Eigen::Index j = 0; j < hid; ++j)
-                m_norm(r, j) = (m_h(r, j) - mean) / stdev;
+                norm(r, j) = (h(r, j) - mean) / stdev;
         }
-        m_y.resize(n, hid);
-        m_a.resize(n, hid);
+        y.resize(n, hid);
+        a.resize(n, hid);
         for (Eigen::Index r = 0; r < n; ++r)
             for (Eigen::Index j = 0; j < hid; ++j) {
-                const T y = m_norm(r, j) * params[Gamma].value(0, j) + params[Beta].value(0, j);
-                m_y(r, j) = y;
-                m_a(r, j) = activation == Activation::Relu ? std::max(y, T(0)) : gelu(y);
+                const T v = norm(r, j) * gamma(0, j) + beta(0, j);
+                y(r, j) = v;
+                a(r, j) = activation == Activation::Relu ? std::max(v, T(0)) : gelu(v);
             }
-        m_out.noalias() = m_a * params[W2].value;
+    }
+
+    /** Backward of normActForward: from dA (gradient of a) to the gradients of gamma, beta and dH (of h). */
+    void normActBackward(const Mat<T>& dA, const Mat<T>& y, const Mat<T>& norm, const Eigen::Matrix<T, Eigen::Dynamic, 1>& rstd,
+        const Mat<T>& gamma, Mat<T>& dGamma, Mat<T>& dBeta, Mat<T>& dH) const
+    {
+        const Eigen::Index n = dA.rows(), hid = dA.cols();
+        Mat<T> dY(n, hid);
+        for (Eigen::Index r = 0; r < n; ++r)
+            for (Eigen::Index j = 0; j < hid; ++j) {
+                const T v = y(r, j);
+                dY(r, j) = dA(r, j) * (activation == Activation::Relu ? (v > T(0) ? T(1) : T(0)) : geluGrad(v));
+            }
+        dGamma.setZero(1, hid);
+        dBeta.setZero(1, hid);
+        for (Eigen::Index r = 0; r < n; ++r)
+            for (Eigen::Index j = 0; j < hid; ++j) {
+                dGamma(0, j) += dY(r, j) * norm(r, j);
+                dBeta(0, j) += dY(r, j);
+            }
+        dH.resize(n, hid);
+        for (Eigen::Index r = 0; r < n; ++r) {
+            T meanD = 0, meanDN = 0;
+            for (Eigen::Index j = 0; j < hid; ++j) {
+                const T dn = dY(r, j) * gamma(0, j);
+                meanD += dn;
+                meanDN += dn * norm(r, j);
+            }
+            meanD /= T(hid);
+            meanDN /= T(hid);
+            for (Eigen::Index j = 0; j < hid; ++j) {
+                const T dn = dY(r, j) * gamma(0, j);
+                dH(r, j) = rstd[r] * (dn - meanD - norm(r, j) * meanDN);
+            }
+        }
+    }
+
+    void forward(const Mat<T>& x)
+    {
+        m_h.noalias() = x * params[W1].value;
+        addRow(m_h, params[B1].value);
+        normActForward(m_h, params[Gamma].value, params[Beta].value, m_norm, m_rstd, m_y, m_a);
+        for (size_t b = 0; b < blocks; ++b) {
+            BlockTensors& k = m_blocks[b];
+            const Mat<T>& in = blockInput(b);
+            k.pre.noalias() = in * params[blockParam(b, Fc1W)].value;
+            addRow(k.pre, params[blockParam(b, Fc1B)].value);
+            normActForward(k.pre, params[blockParam(b, NormGamma)].value, params[blockParam(b, NormBeta)].value, k.norm, k.rstd,
+                k.normalized, k.activated);
+            k.branch.noalias() = k.activated * params[blockParam(b, Fc2W)].value;
+            addRow(k.branch, params[blockParam(b, Fc2B)].value);
+            k.out = in + k.branch; // the residual connection (element-wise: no summation order to fix)
+        }
+        m_out.noalias() = blockInput(blocks) * params[W2].value;
         addRow(m_out, params[B2].value);
     }
 
     void backward(const Mat<T>& x, const Mat<T>& dOut)
     {
-        const Eigen::Index n = x.rows(), hid = params[W1].value.cols();
-        params[W2].grad.noalias() = m_a.transpose() * dOut;
+        params[W2].grad.noalias() = blockInput(blocks).transpose() * dOut;
         columnSums(dOut, params[B2].grad);
-        Mat<T> dA;
-        dA.noalias() = dOut * params[W2].value.transpose();
-        Mat<T> dY(n, hid);
-        for (Eigen::Index r = 0; r < n; ++r)
-            for (Eigen::Index j = 0; j < hid; ++j) {
-                const T y = m_y(r, j);
-                dY(r, j) = dA(r, j) * (activation == Activation::Relu ? (y > T(0) ? T(1) : T(0)) : geluGrad(y));
-            }
-        Mat<T>& dGamma = params[Gamma].grad;
-        Mat<T>& dBeta = params[Beta].grad;
-        dGamma.setZero(1, hid);
-        dBeta.setZero(1, hid);
-        for (Eigen::Index r = 0; r < n; ++r)
-            for (Eigen::Index j = 0; j < hid; ++j) {
-                dGamma(0, j) += dY(r, j) * m_norm(r, j);
-                dBeta(0, j) += dY(r, j);
-            }
-        Mat<T> dH(n, hid);
-        for (Eigen::Index r = 0; r < n; ++r) {
-            T meanD = 0, meanDN = 0;
-            for (Eigen::Index j = 0; j < hid; ++j) {
-                const T dn = dY(r, j) * params[Gamma].value(0, j);
-                meanD += dn;
-                meanDN += dn * m_norm(r, j);
-            }
-            meanD /= T(hid);
-            meanDN /= T(hid);
-            for (Eigen::Index j = 0; j < hid; ++j) {
-                const T dn = dY(r, j) * params[Gamma].value(0, j);
-                dH(r, j) = m_rstd[r] * (dn - meanD - m_norm(r, j) * meanDN);
-            }
+        Mat<T> dZ; // gradient of the current block's output, then of its input
+        dZ.noalias() = dOut * params[W2].value.transpose();
+        for (size_t b = blocks; b-- > 0;) {
+            const BlockTensors& k = m_blocks[b];
+            Param<T>& fc2w = params[blockParam(b, Fc2W)];
+            Param<T>& fc1w = params[blockParam(b, Fc1W)];
+            fc2w.grad.noalias() = k.activated.transpose() * dZ;
+            columnSums(dZ, params[blockParam(b, Fc2B)].grad);
+            Mat<T> dA, dPre, dIn;
+            dA.noalias() = dZ * fc2w.value.transpose();
+            normActBackward(dA, k.normalized, k.norm, k.rstd, params[blockParam(b, NormGamma)].value, params[blockParam(b, NormGamma)].grad,
+                params[blockParam(b, NormBeta)].grad, dPre);
+            fc1w.grad.noalias() = blockInput(b).transpose() * dPre;
+            columnSums(dPre, params[blockParam(b, Fc1B)].grad);
+            dIn.noalias() = dPre * fc1w.value.transpose();
+            dZ += dIn; // the residual path carries dZ through unchanged
         }
+        Mat<T> dH;
+        normActBackward(dZ, m_y, m_norm, m_rstd, params[Gamma].value, params[Gamma].grad, params[Beta].grad, dH);
         params[W1].grad.noalias() = x.transpose() * dH;
         columnSums(dH, params[B1].grad);
     }
 
     Mat<T> m_h, m_norm, m_y, m_a, m_out;
     Eigen::Matrix<T, Eigen::Dynamic, 1> m_rstd;
+    std::vector<BlockTensors> m_blocks;
 };
 
 } // namespace ckpt::train

@@ -12,6 +12,7 @@
 #include <numbers>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace ckpt::train {
 
@@ -89,11 +90,12 @@ template<class T>
 class Optimizer {
 public:
     explicit Optimizer(const TrainConfig& c)
-        : m_c(c)
+        : state(static_cast<size_t>(c.paramCount()))
+        , m_c(c)
     {
     }
 
-    std::array<ParamState<T>, Mlp<T>::Count> state;
+    std::vector<ParamState<T>> state; ///< one per parameter, in the model's parameter order
 
     void step(double lr, Param<T>& p, const Mat<T>& gradIn, ParamState<T>& s)
     {

@@ -49,6 +49,8 @@ inline constexpr uint64_t TrainData = 300;
 inline constexpr uint64_t ValidData = 400;
 inline constexpr uint64_t Batches = 500;
 inline constexpr uint64_t GraphIds = 600;
+inline constexpr uint64_t BlockInit = 700;  ///< every residual block parameter: counter (parameter index << 32) + element
+inline constexpr uint64_t DeepGraphIds = 800; ///< node ids past the 64th node of a step (models with blocks)
 } // namespace stream
 
 } // namespace ckpt::train

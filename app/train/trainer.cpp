@@ -9,11 +9,13 @@
 #include "core/codec/json.h"
 #include "core/graph/checkpoint.h"
 #include "core/io/bytes.h"
+#include "core/record/bincoderecord.h"
 #include "core/record/sniff.h"
 #include "core/tensor/dtype.h"
 #include "core/tensor/shape.h"
 
 #include <algorithm>
+#include <charconv>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -41,6 +43,40 @@ std::unexpected<Error> invalid(std::string what, std::string path = {})
     auto e = fail(ErrorCode::Invalid, std::move(what));
     e.error().recordPath = std::move(path);
     return e;
+}
+
+/** A parameter's module path ("blocks.3.fc1.weight") in the record's path syntax (".blocks[3].fc1.weight"). */
+std::string recordPathOf(const std::string& modulePath)
+{
+    std::string out;
+    size_t start = 0;
+    while (start <= modulePath.size()) {
+        const size_t dot = std::min(modulePath.find('.', start), modulePath.size());
+        const std::string part = modulePath.substr(start, dot - start);
+        const bool index = !part.empty() && std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; });
+        out += index ? "[" + part + "]" : "." + part;
+        start = dot + 1;
+    }
+    return out;
+}
+
+/** The ParamSerde node of a module path in a module record: names are struct fields, numbers Vec elements. */
+std::optional<uint32_t> moduleParam(const Tape& t, uint32_t module, const std::string& modulePath)
+{
+    std::optional<uint32_t> node = module;
+    size_t start = 0;
+    while (node && start <= modulePath.size()) {
+        const size_t dot = std::min(modulePath.find('.', start), modulePath.size());
+        const std::string part = modulePath.substr(start, dot - start);
+        uint64_t index = 0;
+        const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), index);
+        if (ec == std::errc() && end == part.data() + part.size())
+            node = t.isArray(*node) && index < t[*node].count ? t.element(*node, static_cast<uint32_t>(index)) : std::nullopt;
+        else
+            node = t.isMap(*node) ? t.find(*node, part) : std::nullopt;
+        start = dot + 1;
+    }
+    return node;
 }
 
 /** The stored element type of float tensors for a precision (Burn's FloatElem). */
@@ -279,8 +315,9 @@ public:
         , m_sched(c)
         , m_data(Dataset::generate(c))
         , m_logs(m_out)
+        , m_accum(m_model.params.size())
     {
-        for (size_t i = 0; i < Mlp<T>::Count; ++i)
+        for (size_t i = 0; i < m_accum.size(); ++i)
             m_accum[i].setZero(m_model.params[i].value.rows(), m_model.params[i].value.cols());
     }
 
@@ -295,15 +332,18 @@ public:
 
         noteProgressEdits(notes);
 
-        // Module: ids and shapes.
+        // Module: ids and shapes, and exactly the configured number of blocks (a Vec<Block> record).
         const uint32_t module = *rec.moduleNode;
+        auto blocksNode = t.isMap(module) ? t.find(module, "blocks") : std::nullopt;
+        if (!blocksNode || !t.isArray(*blocksNode))
+            return invalid("expected field `blocks`, an array of Block records (a record of another model?)", "item[0].blocks");
+        if (t[*blocksNode].count != m_c.blocks)
+            return invalid(std::to_string(t[*blocksNode].count) + " blocks, but config.model.blocks is " + std::to_string(m_c.blocks),
+                "item[0].blocks");
         std::set<uint64_t> ids;
         for (auto& p : m_model.params) {
-            const auto dot = p.modulePath.find('.');
-            const std::string layer = p.modulePath.substr(0, dot), field = p.modulePath.substr(dot + 1);
-            const std::string path = "item[0]." + p.modulePath;
-            auto layerNode = t.isMap(module) ? t.find(module, layer) : std::nullopt;
-            auto paramNode = layerNode && t.isMap(*layerNode) ? t.find(*layerNode, field) : std::nullopt;
+            const std::string path = "item[0]" + recordPathOf(p.modulePath);
+            auto paramNode = moduleParam(t, module, p.modulePath);
             if (!paramNode || !t.isMap(*paramNode))
                 return invalid("missing parameter " + p.modulePath + " (a record of another model?)", path);
             auto idNode = t.find(*paramNode, "id");
@@ -337,7 +377,7 @@ public:
         });
         if (!badKey.empty())
             return invalid("optimizer entry \"" + badKey + "\" belongs to no parameter of the model", "item[1]");
-        for (size_t i = 0; i < Mlp<T>::Count; ++i) {
+        for (size_t i = 0; i < m_model.params.size(); ++i) {
             auto& p = m_model.params[i];
             const std::string key = paramIdFromU64(p.id);
             const std::string path = "item[1][\"" + key + "\"]";
@@ -406,9 +446,9 @@ public:
         });
         if (!gradResult)
             return gradResult;
-        if (m_p.pendingMicroBatches > 0 && pending.size() != Mlp<T>::Count)
+        if (m_p.pendingMicroBatches > 0 && pending.size() != m_model.params.size())
             return invalid(std::to_string(m_p.pendingMicroBatches) + " pending micro-batches but " + std::to_string(pending.size())
-                    + " of " + std::to_string(Mlp<T>::Count) + " pending gradients",
+                    + " of " + std::to_string(m_model.params.size()) + " pending gradients",
                 "item[3].gradients");
         if (m_p.pendingMicroBatches == 0 && !pending.empty())
             return invalid("pending gradients present but progress.pending_micro_batches is 0", "item[3].gradients");
@@ -492,7 +532,7 @@ public:
         auto pendingMap = t.find(src.stateNode, "pending_gradients");
         if (!params || !t.isMap(*params) || !pendingMap || !t.isMap(*pendingMap))
             return invalid("expected {caller_state, parameters, pending_gradients}", statePath);
-        for (size_t i = 0; i < Mlp<T>::Count; ++i) {
+        for (size_t i = 0; i < m_model.params.size(); ++i) {
             auto& p = m_model.params[i];
             if (auto r = tensorFrom(*params, statePath + ".parameters", p, p.value); !r)
                 return r;
@@ -514,7 +554,7 @@ public:
             return nullptr;
         };
         const bool trained = m_p.optimizerSteps > 0;
-        for (size_t i = 0; i < Mlp<T>::Count; ++i) {
+        for (size_t i = 0; i < m_model.params.size(); ++i) {
             const auto& p = m_model.params[i];
             auto& s = m_optim.state[i];
             s = ParamState<T>{};
@@ -618,7 +658,7 @@ public:
             const T loss = m_model.forwardBackward(batch);
             if (m_c.layout & LayoutGradientCheckpoint)
                 m_graph.capture(m_model, batch, loss);
-            for (size_t i = 0; i < Mlp<T>::Count; ++i) {
+            for (size_t i = 0; i < m_accum.size(); ++i) {
                 if (m_p.pendingMicroBatches == 0)
                     m_accum[i] = m_model.params[i].grad;
                 else
@@ -626,8 +666,12 @@ public:
             }
             ++m_p.pendingMicroBatches;
             if (m_p.pendingMicroBatches == m_c.gradAccum) {
-                for (size_t i = 0; i < Mlp<T>::Count; ++i)
-                    m_optim.step(m_p.lastLr, m_model.params[i], m_accum[i], m_optim.state[i]);
+                // --diverge-at: the update made at micro-batch divergeAt or later applies lr x 10^6 (the
+                // scheduler and the logged lr stay as scheduled; a resumed run decides from the same step count).
+                const bool diverging = m_c.divergeAt && m_p.step + 1 >= *m_c.divergeAt;
+                const double lr = diverging ? m_p.lastLr * TrainConfig::kDivergeFactor : m_p.lastLr;
+                for (size_t i = 0; i < m_accum.size(); ++i)
+                    m_optim.step(lr, m_model.params[i], m_accum[i], m_optim.state[i]);
                 ++m_p.optimizerSteps;
                 m_p.pendingMicroBatches = 0;
             }
@@ -635,7 +679,8 @@ public:
             m_p.samplesSeen += m_c.batchSize;
             m_p.dataCursor += m_c.batchSize;
             const double lossD = static_cast<double>(loss);
-            m_p.lossTail.push_back(lossD);
+            // A diverged run's loss is inf or NaN: logged as Rust prints it, kept in the tail as None.
+            m_p.lossTail.push_back(std::isfinite(lossD) ? std::optional<double>(lossD) : std::nullopt);
             if (m_p.lossTail.size() > kLossTail)
                 m_p.lossTail.erase(m_p.lossTail.begin());
             line = "step=" + std::to_string(m_p.step) + " loss=" + rustDisplayF64(lossD) + " lr=" + rustDisplayF64(m_p.lastLr) + "\n";
@@ -792,36 +837,58 @@ private:
         b.end();
     }
 
-    /** struct Mlp { input: Linear, norm: LayerNorm, activation: Relu|Gelu, output: Linear } as a record item. */
-    void writeModule(TapeBuilder& b, Precision pr)
+    void writeLinear(TapeBuilder& b, const Param<T>& weight, const Param<T>& bias, Precision pr)
     {
-        const auto& P = m_model.params;
-        b.beginMap();
-        b.key("input");
         b.beginMap();
         b.key("weight");
-        writeParam(b, P[Mlp<T>::W1], pr);
+        writeParam(b, weight, pr);
         b.key("bias");
-        writeParam(b, P[Mlp<T>::B1], pr);
+        writeParam(b, bias, pr);
         b.end();
-        b.key("norm");
+    }
+
+    void writeLayerNorm(TapeBuilder& b, const Param<T>& gamma, const Param<T>& beta, Precision pr)
+    {
         b.beginMap();
         b.key("gamma");
-        writeParam(b, P[Mlp<T>::Gamma], pr);
+        writeParam(b, gamma, pr);
         b.key("beta");
-        writeParam(b, P[Mlp<T>::Beta], pr);
+        writeParam(b, beta, pr);
         b.key("epsilon");
         b.nil(); // a plain f64 field: EmptyRecord
         b.end();
+    }
+
+    /**
+     * struct Mlp { input: Linear, norm: LayerNorm, activation: Relu|Gelu, blocks: Vec<Block>, output: Linear }
+     * with struct Block { fc1: Linear, norm: LayerNorm, fc2: Linear }, as a record item.
+     */
+    void writeModule(TapeBuilder& b, Precision pr)
+    {
+        using M = Mlp<T>;
+        const auto& P = m_model.params;
+        b.beginMap();
+        b.key("input");
+        writeLinear(b, P[M::W1], P[M::B1], pr);
+        b.key("norm");
+        writeLayerNorm(b, P[M::Gamma], P[M::Beta], pr);
         b.key("activation");
         b.nil();
-        b.key("output");
-        b.beginMap();
-        b.key("weight");
-        writeParam(b, P[Mlp<T>::W2], pr);
-        b.key("bias");
-        writeParam(b, P[Mlp<T>::B2], pr);
+        b.key("blocks");
+        b.beginArray();
+        for (size_t k = 0; k < m_model.blocks; ++k) {
+            b.beginMap();
+            b.key("fc1");
+            writeLinear(b, P[M::blockParam(k, M::Fc1W)], P[M::blockParam(k, M::Fc1B)], pr);
+            b.key("norm");
+            writeLayerNorm(b, P[M::blockParam(k, M::NormGamma)], P[M::blockParam(k, M::NormBeta)], pr);
+            b.key("fc2");
+            writeLinear(b, P[M::blockParam(k, M::Fc2W)], P[M::blockParam(k, M::Fc2B)], pr);
+            b.end();
+        }
         b.end();
+        b.key("output");
+        writeLinear(b, P[M::W2], P[M::B2], pr);
         b.end();
     }
 
@@ -829,7 +896,7 @@ private:
     void writeOptimizer(TapeBuilder& b, Precision pr)
     {
         b.beginMap();
-        for (size_t i = 0; i < Mlp<T>::Count; ++i) {
+        for (size_t i : m_model.declarationOrder()) {
             const auto& p = m_model.params[i];
             const auto& s = m_optim.state[i];
             if (!s.present)
@@ -879,7 +946,7 @@ private:
         b.key("gradients");
         b.beginArray();
         if (m_p.pendingMicroBatches > 0) {
-            std::vector<size_t> order(Mlp<T>::Count);
+            std::vector<size_t> order(m_model.params.size());
             for (size_t i = 0; i < order.size(); ++i)
                 order[i] = i;
             std::sort(order.begin(), order.end(), [&](size_t a, size_t c) { return m_model.params[a].id < m_model.params[c].id; });
@@ -895,11 +962,11 @@ private:
         b.end();
     }
 
-    Result<void> save(TapeBuilder&& b, const fs::path& path)
+    Result<void> save(TapeBuilder&& b, const fs::path& path, const BincodeSchema* schema = nullptr)
     {
         endEnvelope(b);
         Tape tape = std::move(b).finish();
-        auto r = saveRecord(tape, m_c.recorder, path.string());
+        auto r = saveRecord(tape, m_c.recorder, path.string(), schema);
         if (!r)
             return std::unexpected(std::move(r.error()).withFile(path.string()));
         return {};
@@ -927,10 +994,22 @@ private:
         const std::string ext(recorderExtension(m_c.recorder));
         const Metadata meta = makeMetadata(m_c.recorder, m_c.precision, kBurnVersion);
         const Precision pr = m_c.precision;
+        // Bincode is written with the trainer's own Rust types (core's ckpt-train layouts): a layout
+        // derived from the values would write Some(x) of an Option field (diverge_at, loss_tail) as a bare x.
+        const bool bincode = m_c.recorder == Recorder::Bin || m_c.recorder == Recorder::BinGz;
+        const DTypeTable table = dtypeTableForVersion(kBurnVersion);
         if (m_c.layout & LayoutTrainingRecord) {
             TapeBuilder b;
             writeTrainingItem(b, meta);
-            if (auto r = save(std::move(b), dir / ("record-" + std::to_string(m_p.step) + "." + ext)); !r)
+            std::optional<BincodeSchema> layout;
+            if (bincode) {
+                const auto recordType = schedulerRecordType(schedulerName(m_c.scheduler));
+                if (recordType)
+                    layout = ckptTrainRecordLayout(m_c.optimizer == OptimizerKind::Sgd, *recordType, table);
+                if (!layout)
+                    return invalid("no bincode layout for the scheduler " + std::string(schedulerName(m_c.scheduler)));
+            }
+            if (auto r = save(std::move(b), dir / ("record-" + std::to_string(m_p.step) + "." + ext), layout ? &*layout : nullptr); !r)
                 return r;
         }
         if (m_c.layout & LayoutBurnRun) {
@@ -941,7 +1020,8 @@ private:
                 TapeBuilder b;
                 beginEnvelope(b, meta);
                 writeModule(b, pr);
-                if (auto r = save(std::move(b), dir / ("model" + suffix)); !r)
+                const std::optional<BincodeSchema> layout = bincode ? std::optional(ckptTrainModuleLayout(table)) : std::nullopt;
+                if (auto r = save(std::move(b), dir / ("model" + suffix), layout ? &*layout : nullptr); !r)
                     return r;
             }
             {
@@ -981,7 +1061,7 @@ private:
     Dataset m_data;
     MetricLogs m_logs;
     TrainProgress m_p;
-    std::array<Mat<T>, Mlp<T>::Count> m_accum;
+    std::vector<Mat<T>> m_accum; ///< pending accumulated gradients, one per parameter
     GraphRecorder<T> m_graph;
     bool m_roundingNoted = false;
 };

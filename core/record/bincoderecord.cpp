@@ -127,13 +127,16 @@ uint32_t gradientsRecord(BincodeSchema& s, DTypeTable table)
     return s.structure("GradientsParamsRecord", {{"gradients", s.seq(entry)}});
 }
 
-/// ckpt-train's module `Mlp { input: Linear, norm: LayerNorm, activation, output: Linear }` (app/train).
+/// ckpt-train's module `Mlp { input: Linear, norm: LayerNorm, activation, blocks: Vec<Block>, output: Linear }`
+/// with `Block { fc1: Linear, norm: LayerNorm, fc2: Linear }` (app/train/model.h).
 uint32_t ckptTrainModule(BincodeSchema& s, DTypeTable table)
 {
     const uint32_t param = s.structure("ParamSerde", {{"id", s.primitive(SchemaKind::Str)}, {"param", tensorData(s, table)}});
     const uint32_t linear = s.structure("Linear", {{"weight", param}, {"bias", s.option(param)}});
     const uint32_t norm = s.structure("LayerNorm", {{"gamma", param}, {"beta", param}, {"epsilon", s.primitive(SchemaKind::Empty)}});
-    return s.structure("Mlp", {{"input", linear}, {"norm", norm}, {"activation", s.primitive(SchemaKind::Empty)}, {"output", linear}});
+    const uint32_t block = s.structure("Block", {{"fc1", linear}, {"norm", norm}, {"fc2", linear}});
+    return s.structure("Mlp", {{"input", linear}, {"norm", norm}, {"activation", s.primitive(SchemaKind::Empty)}, {"blocks", s.seq(block)},
+                                  {"output", linear}});
 }
 
 /// ckpt-train's caller state `{config, progress}` with the widths of app/train/config.cpp writeCallerState
@@ -142,7 +145,8 @@ uint32_t ckptTrainCallerState(BincodeSchema& s)
 {
     const uint32_t str = s.primitive(SchemaKind::Str), usize = s.primitive(SchemaKind::Usize), u64 = s.primitive(SchemaKind::U64);
     const uint32_t f64 = s.primitive(SchemaKind::F64), f32 = s.primitive(SchemaKind::F32), boolean = s.primitive(SchemaKind::Bool);
-    const uint32_t model = s.structure("TrainModelConfig", {{"input_dim", usize}, {"hidden", usize}, {"output_dim", usize}, {"activation", str}});
+    const uint32_t model = s.structure("TrainModelConfig", {{"input_dim", usize}, {"hidden", usize}, {"output_dim", usize}, {"activation", str},
+                                                               {"blocks", usize}});
     const uint32_t optimizer = s.structure("TrainOptimizerConfig", {{"name", str}, {"lr", f64}, {"beta_1", f32}, {"beta_2", f32}, {"epsilon", f32},
                                                                       {"weight_decay", f32}, {"amsgrad", boolean}, {"momentum", f64},
                                                                       {"dampening", f64}, {"nesterov", boolean}});
@@ -152,11 +156,11 @@ uint32_t ckptTrainCallerState(BincodeSchema& s)
                                                            {"dataset_size", usize}, {"valid_size", usize}, {"seed", u64},
                                                            {"optimizer", optimizer}, {"scheduler", scheduler}, {"recorder", str},
                                                            {"precision", str}, {"checkpoint_every", usize}, {"grad_accum", usize},
-                                                           {"steps", usize}, {"layout", str}});
+                                                           {"steps", usize}, {"layout", str}, {"diverge_at", s.option(u64)}});
     const uint32_t progress = s.structure("TrainProgress", {{"step", u64}, {"optimizer_steps", u64}, {"pending_micro_batches", u64},
                                                                {"epoch", usize}, {"data_cursor", usize}, {"samples_seen", u64},
                                                                {"rng_counter", u64}, {"stop_step", u64}, {"last_lr", f64},
-                                                               {"loss_tail", s.seq(f64)}});
+                                                               {"loss_tail", s.seq(s.option(f64))}});
     return s.structure("TrainCallerState", {{"config", config}, {"progress", progress}});
 }
 
@@ -165,6 +169,16 @@ BincodeSchema withItem(const std::function<uint32_t(BincodeSchema&)>& item)
     BincodeSchema s;
     s.root = envelope(s, item(s));
     return s;
+}
+
+/// ckpt-train's TrainingRecord (module, optimizer map of Adam/AdamW or SGD states, scheduler record,
+/// pending gradients, caller state).
+BincodeSchema ckptTrainTrainingRecord(DTypeTable table, bool adam, const SchedulerLayout& sched)
+{
+    return withItem([&](BincodeSchema& s) {
+        const uint32_t state = adam ? adamState(s, table, true) : sgdState(s, table);
+        return s.tuple({ckptTrainModule(s, table), adaptorMap(s, state), sched.record(s), gradientsRecord(s, table), ckptTrainCallerState(s)});
+    });
 }
 
 /** ckpt-train's caller state names its scheduler: the record type it implies, or "" when it names none. */
@@ -195,11 +209,7 @@ std::vector<BuiltinLayout> makeBuiltinBincodeLayouts(DTypeTable table)
         for (const char* opt : {"Adam/AdamW", "SGD"}) {
             const bool adam = std::string_view(opt) == "Adam/AdamW";
             out.push_back({std::string("built-in ckpt-train TrainingRecord (") + opt + ", scheduler " + sched.name + ")",
-                withItem([&](BincodeSchema& s) {
-                    const uint32_t state = adam ? adamState(s, table, true) : sgdState(s, table);
-                    return s.tuple({ckptTrainModule(s, table), adaptorMap(s, state), sched.record(s), gradientsRecord(s, table), ckptTrainCallerState(s)});
-                }),
-                sched.type});
+                ckptTrainTrainingRecord(table, adam, sched), sched.type});
         }
     for (const auto& o : optimizers)
         out.push_back({"built-in " + o.name + " optimizer record", withItem([&](BincodeSchema& s) { return adaptorMap(s, o.state(s, table)); }), {}});
@@ -212,6 +222,19 @@ std::vector<BuiltinLayout> makeBuiltinBincodeLayouts(DTypeTable table)
 }
 
 } // namespace
+
+std::optional<BincodeSchema> ckptTrainRecordLayout(bool sgd, std::string_view schedulerType, DTypeTable table)
+{
+    for (const auto& sched : schedulerLayouts())
+        if (sched.type == schedulerType)
+            return ckptTrainTrainingRecord(table, !sgd, sched);
+    return std::nullopt;
+}
+
+BincodeSchema ckptTrainModuleLayout(DTypeTable table)
+{
+    return withItem([&](BincodeSchema& s) { return ckptTrainModule(s, table); });
+}
 
 const std::vector<BuiltinLayout>& builtinBincodeLayouts(DTypeTable table)
 {
@@ -292,6 +315,27 @@ Result<std::optional<BincodeLayout>> bincodeLayoutFromOptions(const OpenOptions&
     return BincodeLayout{std::move(derived->schema), "derived from " + options.schemaFrom, std::move(derived->notes)};
 }
 
+namespace {
+
+/** core's built-in ckpt-train TrainingRecord layout that \a record fits (scheduler type from its caller state), if it is one of the trainer's. */
+std::optional<BincodeLayout> ckptTrainLayoutOf(const Record& record)
+{
+    if (record.kind != RecordKind::TrainingRecord)
+        return std::nullopt;
+    const std::string wanted = schedulerTypeNamedByState(record);
+    if (wanted.empty())
+        return std::nullopt;
+    for (const auto& layout : builtinBincodeLayouts(dtypeTableForVersion(record.metadata.version))) {
+        if (layout.schedulerType != wanted || layout.name.find("ckpt-train TrainingRecord") == std::string::npos)
+            continue;
+        if (withLayoutValueKinds(record.tape, layout.schema))
+            return BincodeLayout{layout.schema, layout.name, {}};
+    }
+    return std::nullopt;
+}
+
+} // namespace
+
 Result<BincodeLayout> bincodeTargetLayout(const Record& record, const OpenOptions& options)
 {
     if (record.bincodeSchema)
@@ -301,6 +345,11 @@ Result<BincodeLayout> bincodeTargetLayout(const Record& record, const OpenOption
         return std::unexpected(named.error());
     if (*named)
         return std::move(**named);
+    // One of ckpt-train's records: its own Rust types. A layout derived from the values cannot tell
+    // that a caller-state value (diverge_at's Some(STEP), a loss_tail entry) is an Option.
+    if (options.scheduler.empty())
+        if (auto own = ckptTrainLayoutOf(record))
+            return std::move(*own);
     SchemaFromRecordOptions so;
     so.schedulerType = options.scheduler.empty() ? std::string() : schedulerRecordType(options.scheduler).value_or("");
     auto derived = schemaFromRecord(record.tape, so);
@@ -461,16 +510,7 @@ Result<std::optional<BincodeLayout>> jsonFloatLayout(const Record& record, const
     auto named = bincodeLayoutFromOptions(options);
     if (!named || *named)
         return named;
-    if (record.kind != RecordKind::TrainingRecord || !schedulerTypeNamedByState(record).size())
-        return std::nullopt;
-    const std::string wanted = schedulerTypeNamedByState(record);
-    for (const auto& layout : builtinBincodeLayouts(dtypeTableForVersion(record.metadata.version))) {
-        if (layout.schedulerType != wanted || layout.name.find("ckpt-train TrainingRecord") == std::string::npos)
-            continue;
-        if (withLayoutValueKinds(record.tape, layout.schema))
-            return BincodeLayout{layout.schema, layout.name, {}};
-    }
-    return std::nullopt;
+    return ckptTrainLayoutOf(record);
 }
 
 Result<void> encodeBincodeRecord(const Tape& env, Sink& out, const BincodeSchema* schema)

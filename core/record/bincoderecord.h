@@ -32,8 +32,10 @@ Result<std::optional<BincodeLayout>> bincodeLayoutFromOptions(const OpenOptions&
 
 /**
  * The layout to write \a record as bincode (`ckpt convert IN OUT.bin`): the record's own when it was
- * read from bincode, else the one the options name, else derived from the record itself (told
- * options.scheduler), where a caller-state array becomes a Vec and an unsigned scheduler a usize.
+ * read from bincode, else the one the options name, else core's built-in ckpt-train TrainingRecord
+ * layout when the record is one of the trainer's and fits it (without options.scheduler), else derived
+ * from the record itself (told options.scheduler), where a caller-state array becomes a Vec and an
+ * unsigned scheduler a usize.
  */
 Result<BincodeLayout> bincodeTargetLayout(const Record& record, const OpenOptions& options);
 
@@ -70,5 +72,14 @@ struct BuiltinLayout {
  * A layout is taken only when it decodes every byte into a consistent envelope.
  */
 const std::vector<BuiltinLayout>& builtinBincodeLayouts(DTypeTable table);
+
+/**
+ * The reference trainer's own layouts (app/train writes its Bin/BinGz files with them: a layout
+ * derived from the values cannot tell that a caller-state field such as `diverge_at: Option<u64>`
+ * holding Some(STEP) is an Option). The TrainingRecord for an SGD or Adam/AdamW run and a scheduler
+ * record type (schedulerRecordType spelling), nullopt for an unknown type; the module record `Mlp`.
+ */
+std::optional<BincodeSchema> ckptTrainRecordLayout(bool sgd, std::string_view schedulerType, DTypeTable table);
+BincodeSchema ckptTrainModuleLayout(DTypeTable table);
 
 } // namespace ckpt

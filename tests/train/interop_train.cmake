@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # ctest script: the real serde crates decode what ckpt-train writes.
 #
-# For one recorder and every row of a small optimizer/scheduler/precision matrix: runs
+# For one recorder and every row of a small optimizer/scheduler/precision matrix (one row with
+# --blocks 2 --diverge-at 1): runs
 #   ckpt-train --out DIR --steps 5 --grad-accum 2 --recorder R --precision P --optimizer O --scheduler S
 # then, with the Rust oracle (tests/interop, scenario `ckpt-train`):
 #   read     DIR/checkpoint/record-5.EXT  typed decode by rmp-serde / serde_json / bincode; the summary
@@ -26,13 +27,17 @@ endforeach()
 # optimizer | scheduler | precision | extra trainer flags (comma-separated, "-" for none) | tensors in record-5
 #   6 params + optimizer states (Adam 2 per param, AMSGrad 3, SGD momentum 1, no momentum 0)
 #   + 6 pending gradients (step 5 with --grad-accum 2 leaves one micro-batch accumulated)
+# The last row is the deep, diverging model: 2 residual blocks (18 params: Vec<Block> in the module
+# record) and lr x 10^6 from the first update on, so record-5 mixes finite, inf and NaN values (f16
+# too) and its caller state holds diverge_at Some(1) and None losses in loss_tail.
 set(rows
   "adam|step|full|-|24"
   "sgd|constant|half|-|18"
   "adamw|exponential|double|--amsgrad|30"
   "adam|cosine|full|--dtype,f64|24"
   "sgd|linear|full|--momentum,0|12"
-  "adam|noam|half|--weight-decay,0.01|24")
+  "adam|noam|half|--weight-decay,0.01|24"
+  "adam|cosine|half|--blocks,2,--diverge-at,1|72")
 
 function(run_checked out_var)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -71,6 +76,15 @@ foreach(row ${rows})
   string(JSON got_state_precision GET "${line}" state config precision)
   if(NOT got_precision STREQUAL precision OR NOT got_state_precision STREQUAL precision OR NOT got_tensors EQUAL tensors)
     message(FATAL_ERROR "${record}: expected precision ${precision} and ${tensors} tensors, the oracle read:\n${line}")
+  endif()
+  list(FIND extra "--diverge-at" diverging)
+  if(NOT diverging EQUAL -1)
+    string(JSON got_nan GET "${line}" nan)
+    string(JSON got_inf GET "${line}" pos_inf)
+    string(JSON got_diverge GET "${line}" state config diverge_at)
+    if(got_nan EQUAL 0 OR got_inf EQUAL 0 OR NOT got_diverge EQUAL 1)
+      message(FATAL_ERROR "${record}: a diverged run should hold NaN and inf and diverge_at 1, the oracle read:\n${line}")
+    endif()
   endif()
 
   # Byte identity is checked for MessagePack and bincode. Not for JSON: serde_json 1.0.87 parses floats

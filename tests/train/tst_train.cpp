@@ -2,7 +2,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The reference trainer's promises: exact resumption for every optimizer x scheduler x recorder,
 // records that core reads back with the right counts and dtypes, bad --resume input refused before
-// any training, edits and overrides honoured and announced, and a clean stop on SIGTERM.
+// any training, edits and overrides honoured and announced, a clean stop on SIGTERM, --diverge-at
+// (non-finite values from its step on, resumed bit-exactly) and --blocks (backward pass checked by
+// finite differences, records indexed with their block parameters).
+#include "app/train/model.h"
 #include "core/graph/car.h"
 #include "core/graph/checkpoint.h"
 #include "core/io/bytes.h"
@@ -15,7 +18,10 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
+#include <cmath>
 #include <functional>
+#include <set>
 
 using namespace ckpt;
 
@@ -123,6 +129,39 @@ bool editRecord(const QString& in, const QString& out, const std::string& path, 
         return false;
     });
     return saveRecord(std::move(b).finish(), (*rec)->recorder, out.toStdString()).has_value();
+}
+
+/** NaN and ±Inf elements over a record's tensors of one role. */
+struct NonFinite {
+    uint64_t nan = 0, inf = 0, tensors = 0;
+    uint64_t total() const { return nan + inf; }
+};
+NonFinite nonFinite(const Record& r, TensorRole role)
+{
+    NonFinite n;
+    for (const auto& t : r.tensors)
+        if (t.role == role) {
+            const TensorStats s = r.stats(t);
+            n.nan += s.nan;
+            n.inf += s.inf;
+            ++n.tensors;
+        }
+    return n;
+}
+
+/** The caller state's config.diverge_at: its value, -1 for nil, -2 when missing. */
+int64_t recordedDivergeAt(const Record& r)
+{
+    if (!r.stateNode)
+        return -2;
+    const Tape& t = r.tape;
+    auto config = t.find(*r.stateNode, "config");
+    auto d = config ? t.find(*config, "diverge_at") : std::nullopt;
+    if (!d)
+        return -2;
+    if (t[*d].kind == Kind::Nil)
+        return -1;
+    return static_cast<int64_t>(t.asU64(*d).value_or(0));
 }
 
 } // namespace
@@ -577,6 +616,266 @@ private slots:
             QString::number(step.toULongLong() + 2)});
         QCOMPARE(r.exitCode, 0);
         QCOMPARE(r.lines.size(), 3);
+    }
+
+    /**
+     * --diverge-at 6: the update at micro-batch 6 applies lr x 10^6. Up to step 5 the run is the run
+     * without the flag (same lines, same tensors, nothing non-finite); from the update at 6 on the
+     * parameters blow up, the optimizer moments reach inf, then parameters, moments and pending
+     * gradients turn NaN, the loss is logged as NaN, and a checkpoint is still written at every step.
+     */
+    void divergeAt()
+    {
+        ScratchDir dir;
+        const QString a = dir.filePath(QStringLiteral("a")), b = dir.filePath(QStringLiteral("b"));
+        const QStringList common = smallModel() + QStringList{QStringLiteral("--blocks"), QStringLiteral("2"), QStringLiteral("--grad-accum"),
+            QStringLiteral("2"), QStringLiteral("--checkpoint-every"), QStringLiteral("1")};
+        const RunResult diverging = runTrainer(common + QStringList{QStringLiteral("--out"), a, QStringLiteral("--steps"), QStringLiteral("14"),
+            QStringLiteral("--diverge-at"), QStringLiteral("6")});
+        QVERIFY2(diverging.exitCode == 0, qPrintable(diverging.err));
+        QCOMPARE(diverging.lines.size(), 14);
+        const RunResult plain = runTrainer(common + QStringList{QStringLiteral("--out"), b, QStringLiteral("--steps"), QStringLiteral("6")});
+        QCOMPARE(plain.exitCode, 0);
+        // step=6's loss is computed before the update at 6: the first six lines are the plain run's.
+        QCOMPARE(diverging.lines.mid(0, 6), plain.lines);
+        QVERIFY2(diverging.lines.last().contains(QStringLiteral(" loss=NaN ")), qPrintable(diverging.lines.last()));
+        // lr= keeps the scheduled value (the constant 0.003), only the optimizer applies the factor.
+        QVERIFY(diverging.lines.last().endsWith(QStringLiteral(" lr=0.003")));
+
+        auto open = [](const QString& path) {
+            auto r = openRecord(path.toStdString());
+            if (!r)
+                qWarning("%s: %s", qPrintable(path), r.error().message().c_str());
+            return r ? *r : nullptr;
+        };
+        bool sawInf = false;
+        uint64_t firstNan = 0;
+        for (int step = 1; step <= 14; ++step) {
+            const QString name = QStringLiteral("/checkpoint/record-%1.mpk").arg(step);
+            auto rec = open(a + name);
+            QVERIFY2(rec, qPrintable(name));
+            QCOMPARE(recordedDivergeAt(*rec), int64_t(6));
+            const NonFinite params = nonFinite(*rec, TensorRole::Param), optim = nonFinite(*rec, TensorRole::Optimizer),
+                            grads = nonFinite(*rec, TensorRole::Gradient);
+            QCOMPARE(params.tensors, uint64_t(18));
+            if (step <= 5) {
+                QVERIFY2(params.total() + optim.total() + grads.total() == 0, qPrintable(name));
+                // ... and the very tensors of the run without the flag.
+                auto twin = open(b + name);
+                QVERIFY(twin);
+                QCOMPARE(recordedDivergeAt(*twin), int64_t(-1));
+                QCOMPARE(rec->tensors.size(), twin->tensors.size());
+                for (size_t i = 0; i < rec->tensors.size(); ++i) {
+                    const auto x = rec->payload(rec->tensors[i]), y = twin->payload(twin->tensors[i]);
+                    QVERIFY2(std::equal(x.begin(), x.end(), y.begin(), y.end()), rec->tensors[i].path.c_str());
+                }
+            } else if (step == 6) {
+                auto twin = open(b + name);
+                QVERIFY(twin);
+                const TensorStats blown = rec->stats(rec->tensors[rec->params[0].tensor]), calm = twin->stats(twin->tensors[twin->params[0].tensor]);
+                QVERIFY2(std::max(std::abs(blown.min), std::abs(blown.max)) > 100 * std::max(std::abs(calm.min), std::abs(calm.max)),
+                    "the update at step 6 used lr x 10^6");
+            }
+            sawInf |= optim.inf > 0 || params.inf > 0;
+            if (!firstNan && params.nan > 0)
+                firstNan = uint64_t(step);
+            if (step >= 12) {
+                QVERIFY2(params.nan > 0 && optim.nan > 0, qPrintable(name));
+                if (step % 2) // odd steps hold one pending micro-batch
+                    QVERIFY2(grads.nan > 0, qPrintable(name));
+            }
+        }
+        QVERIFY2(sawInf, "the optimizer moments overflow to inf on the way");
+        QVERIFY2(firstNan > 6, "NaN only after the updates with the multiplied lr");
+        // Every layout kept being written: the burn-train logs say NaN, the GradientCheckpoint of the last step is there.
+        QVERIFY(readAll(a + QStringLiteral("/train/epoch-2/Loss.log")).contains("NaN,1\n"));
+        QVERIFY(QFile::exists(a + QStringLiteral("/graph/step-14.car")));
+        QVERIFY(QFile::exists(a + QStringLiteral("/checkpoint/model-2.mpk")));
+        QVERIFY(openRecord(QString(a + QStringLiteral("/checkpoint/optim-2.mpk")).toStdString()).has_value());
+    }
+
+    void divergeResume_data()
+    {
+        QTest::addColumn<QString>("recorder");
+        QTest::newRow("NamedMpk") << QStringLiteral("NamedMpk");
+        QTest::newRow("PrettyJson") << QStringLiteral("PrettyJson"); // loss_tail's None as null
+        QTest::newRow("BinGz") << QStringLiteral("BinGz");           // diverge_at Some(6) with its Option tag
+    }
+
+    /**
+     * A diverging run resumed before and after its divergence, from a record and from a
+     * GradientCheckpoint, continues bit-exactly: same metric lines (NaN included), byte-identical
+     * final record. --diverge-at never on resume stops the multiplier and is announced.
+     */
+    void divergeResume()
+    {
+        QFETCH(QString, recorder);
+        ScratchDir dir;
+        const QString e = ext(recorder);
+        const QString a = dir.filePath(QStringLiteral("a"));
+        const RunResult straight = runTrainer(smallModel() + QStringList{QStringLiteral("--blocks"), QStringLiteral("2"), QStringLiteral("--grad-accum"),
+            QStringLiteral("2"), QStringLiteral("--checkpoint-every"), QStringLiteral("3"), QStringLiteral("--diverge-at"), QStringLiteral("6"),
+            QStringLiteral("--recorder"), recorder, QStringLiteral("--layout"), QStringLiteral("training-record,gradient-checkpoint"),
+            QStringLiteral("--out"), a, QStringLiteral("--steps"), QStringLiteral("16")});
+        QVERIFY2(straight.exitCode == 0, qPrintable(straight.err));
+        QVERIFY(straight.lines.last().contains(QStringLiteral(" loss=NaN ")));
+        const QByteArray final = readAll(a + QStringLiteral("/checkpoint/record-16.") + e);
+        QVERIFY(!final.isEmpty());
+        // 3: before the divergence; 9: parameters blown up, moments partly inf, one pending micro-batch; 15: NaN throughout.
+        for (int k : {3, 9, 15}) {
+            for (const QString& from : QStringList{QStringLiteral("/checkpoint/record-%1.").arg(k) + e, QStringLiteral("/graph/step-%1.json").arg(k)}) {
+                const QString out = dir.filePath(QStringLiteral("r%1-%2").arg(k).arg(from.contains(QStringLiteral("graph")) ? 1 : 0));
+                const RunResult r = runTrainer({QStringLiteral("--resume"), a + from, QStringLiteral("--out"), out});
+                QVERIFY2(r.exitCode == 0, qPrintable(from + QLatin1Char(' ') + r.err));
+                QVERIFY2(r.lines.value(0).contains(QStringLiteral("overridden: none")), qPrintable(r.lines.value(0)));
+                QCOMPARE(r.lines.mid(1), straight.lines.mid(k));
+                QVERIFY2(readAll(out + QStringLiteral("/checkpoint/record-16.") + e) == final, qPrintable(from));
+            }
+        }
+        const RunResult calm = runTrainer({QStringLiteral("--resume"), a + QStringLiteral("/checkpoint/record-3.") + e, QStringLiteral("--out"),
+            dir.filePath(QStringLiteral("calm")), QStringLiteral("--diverge-at"), QStringLiteral("never")});
+        QVERIFY2(calm.exitCode == 0, qPrintable(calm.err));
+        QVERIFY2(calm.lines.value(0).contains(QStringLiteral("diverge-at=never (recorded 6)")), qPrintable(calm.lines.value(0)));
+        QVERIFY(!calm.lines.last().contains(QStringLiteral("NaN")));
+        auto rec = openRecord(dir.filePath(QStringLiteral("calm/checkpoint/record-16.") + e).toStdString());
+        QVERIFY(rec.has_value());
+        QCOMPARE(recordedDivergeAt(**rec), int64_t(-1));
+        QCOMPARE(nonFinite(**rec, TensorRole::Param).total(), uint64_t(0));
+    }
+
+    /**
+     * The hand-written backward pass of a model with two residual blocks against central finite
+     * differences of the loss, in f64, for every element of every parameter (GELU and a regression
+     * and a classification head; parameters moved off their init so no gamma is 1 and no beta 0).
+     */
+    void blocksGradientCheck_data()
+    {
+        QTest::addColumn<bool>("classification");
+        QTest::newRow("regression") << false;
+        QTest::newRow("classification") << true;
+    }
+    void blocksGradientCheck()
+    {
+        QFETCH(bool, classification);
+        using namespace ckpt::train;
+        TrainConfig c;
+        c.inputDim = 3;
+        c.hidden = 5;
+        c.outputDim = classification ? 3 : 2;
+        c.task = classification ? Task::Classification : Task::Regression;
+        c.activation = Activation::Gelu;
+        c.blocks = 2;
+        Mlp<double> m = Mlp<double>::create(c);
+        QCOMPARE(m.params.size(), size_t(c.paramCount()));
+        QCOMPARE(m.params.size(), size_t(18));
+        uint64_t k = 0;
+        for (auto& p : m.params)
+            for (Eigen::Index i = 0; i < p.value.size(); ++i)
+                p.value.data()[i] += 0.3 * counterNormal(7, 9000, k++);
+        Batch<double> b;
+        const Eigen::Index n = 4;
+        b.x.resize(n, Eigen::Index(c.inputDim));
+        for (Eigen::Index i = 0; i < b.x.size(); ++i)
+            b.x.data()[i] = counterNormal(7, 9001, uint64_t(i));
+        b.y.resize(n, Eigen::Index(c.outputDim));
+        for (Eigen::Index i = 0; i < b.y.size(); ++i)
+            b.y.data()[i] = counterNormal(7, 9002, uint64_t(i));
+        b.label = {0, 2, 1, 2};
+
+        m.forwardBackward(b);
+        std::vector<Mat<double>> analytic;
+        for (const auto& p : m.params)
+            analytic.push_back(p.grad);
+        const double h = 1e-6;
+        double worst = 0;
+        std::string worstAt;
+        for (size_t pi = 0; pi < m.params.size(); ++pi)
+            for (Eigen::Index i = 0; i < m.params[pi].value.size(); ++i) {
+                double& v = m.params[pi].value.data()[i];
+                const double saved = v;
+                v = saved + h;
+                const double up = m.evaluate(b);
+                v = saved - h;
+                const double down = m.evaluate(b);
+                v = saved;
+                const double fd = (up - down) / (2 * h), g = analytic[pi].data()[i];
+                const double err = std::abs(fd - g) / std::max(1.0, std::abs(fd));
+                if (err > worst) {
+                    worst = err;
+                    worstAt = m.params[pi].modulePath + "[" + std::to_string(i) + "]: analytic " + std::to_string(g) + ", numeric " + std::to_string(fd);
+                }
+            }
+        QVERIFY2(worst < 1e-6, worstAt.c_str());
+        // The gradients really reach the blocks (a block cut off from the loss would pass the check with zeros).
+        for (size_t bi = 0; bi < 2; ++bi)
+            QVERIFY(analytic[Mlp<double>::blockParam(bi, Mlp<double>::Fc1W)].norm() > 1e-6);
+    }
+
+    /**
+     * --blocks 2: 6 + 12 parameters, Burn's Vec<Module> record paths item[0].blocks[K].<field>, an
+     * optimizer state and a pending gradient for each, read back by core from NamedMpk and from bincode
+     * (core's built-in ckpt-train layout); the GradientCheckpoint has 7 nodes per block.
+     */
+    void blocksRecord_data()
+    {
+        QTest::addColumn<QString>("recorder");
+        QTest::newRow("NamedMpk") << QStringLiteral("NamedMpk");
+        QTest::newRow("Bin") << QStringLiteral("Bin");
+    }
+    void blocksRecord()
+    {
+        QFETCH(QString, recorder);
+        ScratchDir dir;
+        const QString out = dir.path();
+        const RunResult r = runTrainer(smallModel() + QStringList{QStringLiteral("--blocks"), QStringLiteral("2"), QStringLiteral("--out"), out,
+            QStringLiteral("--steps"), QStringLiteral("3"), QStringLiteral("--grad-accum"), QStringLiteral("2"), QStringLiteral("--recorder"), recorder});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QString e = ext(recorder);
+        auto rec = openRecord(QString(out + QStringLiteral("/checkpoint/record-3.") + e).toStdString());
+        QVERIFY2(rec.has_value(), rec ? "" : rec.error().message().c_str());
+        const Record& R = **rec;
+        QCOMPARE(R.kind, RecordKind::TrainingRecord);
+        QVERIFY(!R.partial);
+        if (recorder == QStringLiteral("Bin"))
+            QVERIFY2(R.schemaSource.find("ckpt-train TrainingRecord") != std::string::npos, R.schemaSource.c_str());
+        QCOMPARE(R.params.size(), size_t(18));
+        QCOMPARE(R.optimizer.size(), size_t(18));
+        QCOMPARE(R.gradients.size(), size_t(18));
+        QCOMPARE(R.tensors.size(), size_t(18 + 36 + 18));
+        QStringList paths;
+        std::set<std::string> ids;
+        for (const auto& p : R.params) {
+            paths << QString::fromStdString(p.modulePath);
+            ids.insert(p.id);
+        }
+        QCOMPARE(ids.size(), size_t(18));
+        QStringList expected = {QStringLiteral("item[0].input.weight"), QStringLiteral("item[0].input.bias"), QStringLiteral("item[0].norm.gamma"),
+            QStringLiteral("item[0].norm.beta")};
+        for (int b = 0; b < 2; ++b)
+            for (const char* f : {"fc1.weight", "fc1.bias", "norm.gamma", "norm.beta", "fc2.weight", "fc2.bias"})
+                expected << QStringLiteral("item[0].blocks[%1].").arg(b) + QString::fromLatin1(f);
+        expected << QStringLiteral("item[0].output.weight") << QStringLiteral("item[0].output.bias");
+        QCOMPARE(paths, expected);
+        const auto fc1 = std::find_if(R.params.begin(), R.params.end(), [](const ParamEntry& p) { return p.modulePath == "item[0].blocks[1].fc1.weight"; });
+        QVERIFY(fc1 != R.params.end());
+        QCOMPARE(R.tensors[fc1->tensor].shape, (std::vector<uint64_t>{8, 8}));
+        for (const auto& g : R.gradients)
+            QVERIFY(R.findParam(g.paramId).has_value());
+        auto config = R.tape.find(*R.stateNode, "config");
+        auto model = config ? R.tape.find(*config, "model") : std::nullopt;
+        auto blocks = model ? R.tape.find(*model, "blocks") : std::nullopt;
+        QVERIFY(blocks && R.tape.asU64(*blocks) == uint64_t(2));
+
+        auto module = openRecord(QString(out + QStringLiteral("/checkpoint/model-1.") + e).toStdString());
+        QVERIFY2(module.has_value(), module ? "" : module.error().message().c_str());
+        QCOMPARE((*module)->kind, RecordKind::ModuleRecord);
+        QCOMPARE((*module)->params.size(), size_t(18));
+
+        auto bytes = mapFile(QString(out + QStringLiteral("/graph/step-3.json")).toStdString());
+        QVERIFY(bytes.has_value());
+        auto cp = loadGradientCheckpoint(*bytes);
+        QVERIFY(cp.has_value());
+        QCOMPARE(cp->graph.nodes.size(), size_t(9 + 7 * 2));
     }
 };
 

@@ -17,12 +17,22 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::marker::PhantomData;
 
-/// `struct Mlp { input: Linear, norm: LayerNorm, activation: Relu|Gelu, output: Linear }`.
+/// `struct Block { fc1: Linear, norm: LayerNorm, fc2: Linear }`: the residual block `h + fc2(act(norm(fc1(h))))`.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct TrainBlock {
+    pub fc1: LinearItem,
+    pub norm: LayerNormItem,
+    pub fc2: LinearItem,
+}
+
+/// `struct Mlp { input: Linear, norm: LayerNorm, activation: Relu|Gelu, blocks: Vec<Block>, output: Linear }`
+/// (a `Vec<Module>` records as a Vec of the modules' records; `--blocks 0` writes an empty one).
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub struct TrainMlp {
     pub input: LinearItem,
     pub norm: LayerNormItem,
     pub activation: Empty,
+    pub blocks: Vec<TrainBlock>,
     pub output: LinearItem,
 }
 
@@ -32,6 +42,7 @@ pub struct TrainModelConfig {
     pub hidden: usize,
     pub output_dim: usize,
     pub activation: String,
+    pub blocks: usize,
 }
 
 /// Burn's config widths: Adam/AdamW betas, epsilon and weight decay are f32; lr, SGD momentum and dampening f64.
@@ -77,6 +88,8 @@ pub struct TrainConfig {
     pub grad_accum: usize,
     pub steps: usize,
     pub layout: String,
+    /// `--diverge-at STEP`: from that micro-batch step on the optimizer applies lr × 10^6; None = never.
+    pub diverge_at: Option<u64>,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
@@ -90,7 +103,8 @@ pub struct TrainProgress {
     pub rng_counter: u64,
     pub stop_step: u64,
     pub last_lr: f64,
-    pub loss_tail: Vec<f64>,
+    /// None for a non-finite loss (a diverged run): serde_json writes NaN and ±inf as null, which no f64 reads back.
+    pub loss_tail: Vec<Option<f64>>,
 }
 
 /// The caller state (item[4]): `struct { config, progress }`.
