@@ -5,6 +5,9 @@
 #include "core/tensor/stats.h"
 
 #include <algorithm>
+#include <charconv>
+#include <cstdlib>
+#include <cstring>
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
@@ -107,14 +110,30 @@ private:
 };
 
 /**
+ * The thread count the environment asks for: CKPT_THREADS as a whole positive number (as the app
+ * reads it, ui/async/executor.cpp), else 0. Lets a benchmark compare one thread with one thread.
+ */
+inline unsigned threadsFromEnvironment()
+{
+    const char* text = std::getenv("CKPT_THREADS");
+    unsigned n = 0;
+    if (!text || !*text)
+        return 0;
+    const auto r = std::from_chars(text, text + std::strlen(text), n);
+    return r.ec == std::errc() && *r.ptr == '\0' && n <= 1024 ? n : 0;
+}
+
+/**
  * A ParallelFor for the command-line tools: \a threads workers (the caller is one of them) take
  * indices from a shared counter, so uneven chunks balance themselves. The workers are the process's
  * WorkerPool; a call made while the pool is busy (nested, or from a second thread, as Python threads
- * can) starts threads of its own instead. 0 threads means one per hardware thread.
+ * can) starts threads of its own instead. 0 threads means CKPT_THREADS, else one per hardware thread.
  */
 inline ParallelFor threadedFor(unsigned threads = 0)
 {
     const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
+    if (threads == 0)
+        threads = threadsFromEnvironment();
     if (threads == 0)
         threads = hardware;
     return [threads, hardware](size_t n, const std::function<void(size_t)>& body) {

@@ -466,6 +466,92 @@ bool sameFiles(const std::vector<FileIdentity>& recorded, const std::vector<File
     return recorded == files;
 }
 
+/**
+ * The statistics and updates of checkpoint \a i's tensors into \a scan. Tensors go in windows of about
+ * 8 MiB in file order, each window's statistics right before its updates, so the update pass finds the
+ * window's values still in the caches: the current checkpoint is read from memory once, its predecessor
+ * once. GradientCheckpoint blocks whose CID did not change are not read at all.
+ */
+void scanTensors(const RunCheckpoints& run, const LoadedCheckpoint& c, size_t i, const std::vector<std::optional<std::pair<size_t, size_t>>>& link,
+    const std::vector<CheckpointScan>& scans, CheckpointScan& scan,
+    const std::function<std::shared_ptr<LoadedCheckpoint>(size_t)>& load, const ParallelFor& parallel)
+{
+    scan.tensors.resize(c.tensors.size());
+    std::vector<bool> sameCid(c.tensors.size(), false);
+    std::vector<std::optional<run_detail::UpdatePair>> pair(c.tensors.size());
+    std::vector<std::shared_ptr<LoadedCheckpoint>> keep; // older holders stay mapped until their norms are done
+    for (size_t k = 0; k < c.tensors.size(); ++k) {
+        const LoadedTensor& t = c.tensors[k];
+        if (!link[k])
+            continue;
+        const auto [pi, pk] = *link[k];
+        const TensorScan& before = scans[pi].tensors[pk];
+        if (!t.cid.empty() && before.cid == t.cid) {
+            scan.tensors[k] = before;
+            sameCid[k] = true;
+            continue;
+        }
+        auto holder = load(pi);
+        if (!holder || pk >= holder->tensors.size())
+            continue;
+        const LoadedTensor& a = holder->tensors[pk];
+        if (a.numel != t.numel || a.bytes.empty() || t.bytes.empty())
+            continue;
+        if (keep.empty() || keep.back() != holder)
+            keep.push_back(holder);
+        pair[k] = run_detail::UpdatePair{&a, &t};
+    }
+
+    constexpr uint64_t WindowBytes = uint64_t(8) << 20;
+    for (size_t begin = 0; begin < c.tensors.size();) {
+        std::vector<size_t> toRead, pairOf;
+        std::vector<run_detail::UpdatePair> pairs;
+        uint64_t bytes = 0;
+        size_t end = begin;
+        for (; end < c.tensors.size() && (end == begin || bytes < WindowBytes); ++end) {
+            if (sameCid[end])
+                continue;
+            toRead.push_back(end);
+            bytes += c.tensors[end].bytes.size();
+            if (pair[end]) {
+                pairs.push_back(*pair[end]);
+                pairOf.push_back(end);
+            }
+        }
+        const auto stats = run_detail::statsOf(c, toRead, parallel);
+        for (size_t j = 0; j < toRead.size(); ++j)
+            scan.tensors[toRead[j]] = scanOf(c.tensors[toRead[j]], stats[j]);
+        const auto norms = run_detail::updateNorms(pairs, parallel);
+        for (size_t j = 0; j < pairs.size(); ++j)
+            scan.tensors[pairOf[j]].updateL2 = norms[j];
+        begin = end;
+    }
+
+    for (size_t k = 0; k < c.tensors.size(); ++k) {
+        TensorScan& ts = scan.tensors[k];
+        ts.linkBack = 0;
+        ts.linkTensor = 0;
+        if (!link[k]) {
+            ts.updateL2.reset();
+            ts.updateRatio.reset();
+            continue;
+        }
+        const auto [pi, pk] = *link[k];
+        ts.linkBack = uint32_t(i - pi);
+        ts.linkTensor = uint32_t(pk);
+        if (pi != i - 1 && std::none_of(scan.deps.begin(), scan.deps.end(), [&](const auto& d) { return d.back == i - pi; }))
+            scan.deps.push_back({uint32_t(i - pi), run.points[pi].files});
+        if (sameCid[k])
+            ts.updateL2 = 0.0;
+        else if (!pair[k])
+            ts.updateL2.reset();
+        ts.updateRatio.reset();
+        const TensorScan& before = scans[pi].tensors[pk];
+        if (ts.updateL2 && before.l2 > 0)
+            ts.updateRatio = *ts.updateL2 / before.l2;
+    }
+}
+
 } // namespace
 
 Result<Timeline> computeTimeline(const RunCheckpoints& run, const TimelineOptions& options, const Progress& progress, const ParallelFor& parallel)
@@ -567,70 +653,7 @@ Result<Timeline> computeTimeline(const RunCheckpoints& run, const TimelineOption
                         if (auto h = holder.find(c.tensors[k].path); h != holder.end())
                             link[k] = h->second;
 
-                // statistics: every tensor except GradientCheckpoint blocks whose CID is unchanged
-                std::vector<size_t> toRead;
-                scan.tensors.resize(c.tensors.size());
-                std::vector<bool> sameCid(c.tensors.size(), false);
-                for (size_t k = 0; k < c.tensors.size(); ++k) {
-                    const LoadedTensor& t = c.tensors[k];
-                    if (link[k] && !t.cid.empty()) {
-                        const TensorScan& before = scans[link[k]->first].tensors[link[k]->second];
-                        if (before.cid == t.cid) {
-                            scan.tensors[k] = before;
-                            sameCid[k] = true;
-                            continue;
-                        }
-                    }
-                    toRead.push_back(k);
-                }
-                const auto stats = run_detail::statsOf(c, toRead, parallel);
-                for (size_t j = 0; j < toRead.size(); ++j)
-                    scan.tensors[toRead[j]] = scanOf(c.tensors[toRead[j]], stats[j]);
-
-                // updates against the predecessor
-                std::vector<run_detail::UpdatePair> pairs;
-                std::vector<size_t> pairOf;
-                std::vector<std::shared_ptr<LoadedCheckpoint>> keep; // older holders stay mapped until the norms are done
-                for (size_t k = 0; k < c.tensors.size(); ++k) {
-                    TensorScan& ts = scan.tensors[k];
-                    ts.linkBack = 0;
-                    ts.linkTensor = 0;
-                    ts.updateL2.reset();
-                    ts.updateRatio.reset();
-                    if (!link[k])
-                        continue;
-                    const auto [pi, pk] = *link[k];
-                    ts.linkBack = uint32_t(i - pi);
-                    ts.linkTensor = uint32_t(pk);
-                    if (pi != i - 1 && std::none_of(scan.deps.begin(), scan.deps.end(), [&](const auto& d) { return d.back == i - pi; }))
-                        scan.deps.push_back({uint32_t(i - pi), run.points[pi].files});
-                    const TensorScan& before = scans[pi].tensors[pk];
-                    if (sameCid[k]) {
-                        ts.updateL2 = 0.0;
-                    } else {
-                        auto holderCk = load(pi);
-                        if (!holderCk || pk >= holderCk->tensors.size())
-                            continue;
-                        const LoadedTensor& a = holderCk->tensors[pk];
-                        const LoadedTensor& b = c.tensors[k];
-                        if (a.numel != b.numel || a.bytes.empty() || b.bytes.empty())
-                            continue;
-                        keep.push_back(holderCk);
-                        pairs.push_back({&a, &b});
-                        pairOf.push_back(k);
-                        continue;
-                    }
-                    if (before.l2 > 0)
-                        ts.updateRatio = *ts.updateL2 / before.l2;
-                }
-                const auto norms = run_detail::updateNorms(pairs, parallel);
-                for (size_t j = 0; j < pairs.size(); ++j) {
-                    TensorScan& ts = scan.tensors[pairOf[j]];
-                    ts.updateL2 = norms[j];
-                    const TensorScan& before = scans[i - ts.linkBack].tensors[ts.linkTensor];
-                    if (before.l2 > 0)
-                        ts.updateRatio = norms[j] / before.l2;
-                }
+                scanTensors(run, c, i, link, scans, scan, load, parallel);
             }
         }
         if (scan.valid) {

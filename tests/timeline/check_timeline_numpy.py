@@ -73,7 +73,7 @@ with tempfile.TemporaryDirectory() as tmp:
     if "--diverge-at" in help_text:
         diverged = os.path.join(tmp, "diverged")
         subprocess.run([trainer, "--out", diverged, "--steps", "500", "--checkpoint-every", "50", "--layout", "training-record",
-                        "--diverge-at", "300"], check=True, capture_output=True)
+                        "--diverge-at", "300", "--blocks", "2"], check=True, capture_output=True)
         doc = compare(diverged, "diverging run")
         assert any(e["kind"] == "first_nan" for e in doc["events"]), "the diverging run never reached NaN"
     else:
