@@ -466,91 +466,100 @@ bool sameFiles(const std::vector<FileIdentity>& recorded, const std::vector<File
     return recorded == files;
 }
 
+using Link = std::optional<std::pair<size_t, size_t>>; ///< (checkpoint, tensor) of a tensor's predecessor
+
 /**
- * The statistics and updates of checkpoint \a i's tensors into \a scan. Tensors go in windows of about
- * 8 MiB in file order, each window's statistics right before its updates, so the update pass finds the
- * window's values still in the caches: the current checkpoint is read from memory once, its predecessor
- * once. GradientCheckpoint blocks whose CID did not change are not read at all.
+ * One checkpoint being scanned: opened, its tensors paired with their predecessors, its statistics
+ * and updates filled in window by window (see computeTimeline), then finished into its scan.
  */
-void scanTensors(const RunCheckpoints& run, const LoadedCheckpoint& c, size_t i, const std::vector<std::optional<std::pair<size_t, size_t>>>& link,
-    const std::vector<CheckpointScan>& scans, CheckpointScan& scan,
-    const std::function<std::shared_ptr<LoadedCheckpoint>(size_t)>& load, const ParallelFor& parallel)
-{
-    scan.tensors.resize(c.tensors.size());
-    std::vector<bool> sameCid(c.tensors.size(), false);
-    std::vector<std::optional<run_detail::UpdatePair>> pair(c.tensors.size());
-    std::vector<std::shared_ptr<LoadedCheckpoint>> keep; // older holders stay mapped until their norms are done
-    for (size_t k = 0; k < c.tensors.size(); ++k) {
-        const LoadedTensor& t = c.tensors[k];
-        if (!link[k])
-            continue;
-        const auto [pi, pk] = *link[k];
-        const TensorScan& before = scans[pi].tensors[pk];
-        if (!t.cid.empty() && before.cid == t.cid) {
-            scan.tensors[k] = before;
-            sameCid[k] = true;
-            continue;
+struct PendingScan {
+    size_t index = 0;
+    std::shared_ptr<LoadedCheckpoint> c;
+    std::vector<Link> link;
+    std::vector<std::optional<run_detail::UpdatePair>> pair;
+    std::vector<bool> sameCid;
+    std::vector<std::shared_ptr<LoadedCheckpoint>> keep; ///< predecessors stay mapped until the norms are done
+
+    /** Pairs, and takes the statistics of GradientCheckpoint blocks whose CID did not change from their predecessor. */
+    void prepare(const std::vector<CheckpointScan>& scans, CheckpointScan& scan, const std::function<std::shared_ptr<LoadedCheckpoint>(size_t)>& load)
+    {
+        scan.tensors.resize(c->tensors.size());
+        sameCid.assign(c->tensors.size(), false);
+        pair.assign(c->tensors.size(), std::nullopt);
+        for (size_t k = 0; k < c->tensors.size(); ++k) {
+            const LoadedTensor& t = c->tensors[k];
+            if (!link[k])
+                continue;
+            const auto [pi, pk] = *link[k];
+            const TensorScan& before = scans[pi].tensors[pk];
+            if (!t.cid.empty() && before.cid == t.cid) { // a predecessor outside the block: its scan is complete
+                scan.tensors[k] = before;
+                sameCid[k] = true;
+                continue;
+            }
+            auto holder = load(pi);
+            if (!holder || pk >= holder->tensors.size())
+                continue;
+            const LoadedTensor& a = holder->tensors[pk];
+            if (a.numel != t.numel || a.bytes.empty() || t.bytes.empty())
+                continue;
+            if (keep.empty() || keep.back() != holder)
+                keep.push_back(holder);
+            pair[k] = run_detail::UpdatePair{&a, &t};
         }
-        auto holder = load(pi);
-        if (!holder || pk >= holder->tensors.size())
-            continue;
-        const LoadedTensor& a = holder->tensors[pk];
-        if (a.numel != t.numel || a.bytes.empty() || t.bytes.empty())
-            continue;
-        if (keep.empty() || keep.back() != holder)
-            keep.push_back(holder);
-        pair[k] = run_detail::UpdatePair{&a, &t};
     }
 
-    constexpr uint64_t WindowBytes = uint64_t(8) << 20;
-    for (size_t begin = 0; begin < c.tensors.size();) {
+    /** Statistics, then updates, of tensors [begin, end): the updates find the values the statistics just read in the caches. */
+    void window(size_t begin, size_t end, CheckpointScan& scan, const ParallelFor& parallel) const
+    {
+        end = std::min(end, c->tensors.size());
         std::vector<size_t> toRead, pairOf;
         std::vector<run_detail::UpdatePair> pairs;
-        uint64_t bytes = 0;
-        size_t end = begin;
-        for (; end < c.tensors.size() && (end == begin || bytes < WindowBytes); ++end) {
-            if (sameCid[end])
+        for (size_t k = begin; k < end; ++k) {
+            if (sameCid[k])
                 continue;
-            toRead.push_back(end);
-            bytes += c.tensors[end].bytes.size();
-            if (pair[end]) {
-                pairs.push_back(*pair[end]);
-                pairOf.push_back(end);
+            toRead.push_back(k);
+            if (pair[k]) {
+                pairs.push_back(*pair[k]);
+                pairOf.push_back(k);
             }
         }
-        const auto stats = run_detail::statsOf(c, toRead, parallel);
+        const auto stats = run_detail::statsOf(*c, toRead, parallel);
         for (size_t j = 0; j < toRead.size(); ++j)
-            scan.tensors[toRead[j]] = scanOf(c.tensors[toRead[j]], stats[j]);
+            scan.tensors[toRead[j]] = scanOf(c->tensors[toRead[j]], stats[j]);
         const auto norms = run_detail::updateNorms(pairs, parallel);
         for (size_t j = 0; j < pairs.size(); ++j)
             scan.tensors[pairOf[j]].updateL2 = norms[j];
-        begin = end;
     }
 
-    for (size_t k = 0; k < c.tensors.size(); ++k) {
-        TensorScan& ts = scan.tensors[k];
-        ts.linkBack = 0;
-        ts.linkTensor = 0;
-        if (!link[k]) {
-            ts.updateL2.reset();
+    /** Links, update ratios and the files the scan depended on. */
+    void finish(const RunCheckpoints& run, const std::vector<CheckpointScan>& scans, CheckpointScan& scan) const
+    {
+        const size_t i = index;
+        for (size_t k = 0; k < c->tensors.size(); ++k) {
+            TensorScan& ts = scan.tensors[k];
+            ts.linkBack = 0;
+            ts.linkTensor = 0;
             ts.updateRatio.reset();
-            continue;
+            if (!link[k]) {
+                ts.updateL2.reset();
+                continue;
+            }
+            const auto [pi, pk] = *link[k];
+            ts.linkBack = uint32_t(i - pi);
+            ts.linkTensor = uint32_t(pk);
+            if (pi != i - 1 && std::none_of(scan.deps.begin(), scan.deps.end(), [&](const auto& d) { return d.back == i - pi; }))
+                scan.deps.push_back({uint32_t(i - pi), run.points[pi].files});
+            if (sameCid[k])
+                ts.updateL2 = 0.0;
+            else if (!pair[k])
+                ts.updateL2.reset();
+            const TensorScan& before = scans[pi].tensors[pk];
+            if (ts.updateL2 && before.l2 > 0)
+                ts.updateRatio = *ts.updateL2 / before.l2;
         }
-        const auto [pi, pk] = *link[k];
-        ts.linkBack = uint32_t(i - pi);
-        ts.linkTensor = uint32_t(pk);
-        if (pi != i - 1 && std::none_of(scan.deps.begin(), scan.deps.end(), [&](const auto& d) { return d.back == i - pi; }))
-            scan.deps.push_back({uint32_t(i - pi), run.points[pi].files});
-        if (sameCid[k])
-            ts.updateL2 = 0.0;
-        else if (!pair[k])
-            ts.updateL2.reset();
-        ts.updateRatio.reset();
-        const TensorScan& before = scans[pi].tensors[pk];
-        if (ts.updateL2 && before.l2 > 0)
-            ts.updateRatio = *ts.updateL2 / before.l2;
     }
-}
+};
 
 } // namespace
 
@@ -613,59 +622,25 @@ Result<Timeline> computeTimeline(const RunCheckpoints& run, const TimelineOption
         return true;
     };
 
-    for (size_t i = 0; i < n; ++i) {
-        if (progress.cancelled()) {
-            tl.cancelled = true;
-            break;
-        }
-        const RunPoint& point = run.points[i];
-        TimelineCheckpoint tc;
-        tc.point = point;
+    // Checkpoints to scan go in blocks of up to BlockSize, and a block's tensors in windows of about
+    // WindowBytes of its first checkpoint (tensor index ranges, the same for every checkpoint of the
+    // block: a run's checkpoints share their layout). Window by window, every checkpoint's statistics
+    // and its update against its predecessor are computed in checkpoint order, so the predecessor's
+    // window was read just before and is still in the caches: each file is read from memory about
+    // once, not twice (as itself, then as the next one's predecessor). GradientCheckpoints go one at a
+    // time: an unchanged CID takes its predecessor's finished statistics.
+    const size_t blockSize = run.layout == RunLayout::GradientCheckpoints ? 1 : 8;
+    constexpr uint64_t WindowBytes = uint64_t(4) << 20;
+    auto publish = [&](size_t i, bool fromCache) {
         CheckpointScan& scan = scans[i];
-        if (auto it = cached.find(point.files.front().path); it != cached.end() && cacheUsable(i, it->second)) {
-            scan = std::move(it->second);
-            tc.fromCache = true;
-            ++tl.reused;
-        } else {
-            scan.files = point.files;
-            if (i > 0)
-                scan.deps.push_back({1, run.points[i - 1].files});
-            auto cur = run_detail::loadCheckpoint(run, point, loadFilter);
-            ++tl.read;
-            if (!cur) {
-                scan.valid = false;
-                scan.error = cur.error().message();
-            } else {
-                loaded[i] = *cur;
-                scan.valid = true;
-                const LoadedCheckpoint& c = **cur;
-                // predecessors: the previous valid checkpoint as the diff pairs tensors, else the newest holder of the path
-                std::vector<std::optional<std::pair<size_t, size_t>>> link(c.tensors.size());
-                if (prevValid)
-                    if (auto prev = load(*prevValid)) {
-                        const auto pairs = run_detail::pairWithPrevious(c, *prev);
-                        for (size_t k = 0; k < pairs.size(); ++k)
-                            if (pairs[k])
-                                link[k] = std::pair{*prevValid, *pairs[k]};
-                    }
-                for (size_t k = 0; k < c.tensors.size(); ++k)
-                    if (!link[k])
-                        if (auto h = holder.find(c.tensors[k].path); h != holder.end())
-                            link[k] = h->second;
-
-                scanTensors(run, c, i, link, scans, scan, load, parallel);
-            }
-        }
         if (scan.valid) {
             for (size_t k = 0; k < scan.tensors.size(); ++k)
                 holder[scan.tensors[k].path] = {i, k};
             prevValid = i;
         }
-        // only the newest valid checkpoint stays mapped: it is the next one's predecessor
-        for (size_t j = 0; j <= i; ++j)
-            if (loaded[j] && (!prevValid || j != *prevValid))
-                loaded[j].reset();
-
+        TimelineCheckpoint tc;
+        tc.point = run.points[i];
+        tc.fromCache = fromCache;
         tc.valid = scan.valid;
         tc.error = scan.error;
         tc.tensors = scan.tensors.size();
@@ -674,6 +649,93 @@ Result<Timeline> computeTimeline(const RunCheckpoints& run, const TimelineOption
         progress.report(double(i + 1) / double(n));
         if (options.onCheckpoint)
             options.onCheckpoint(i, tl);
+    };
+
+    for (size_t i = 0; i < n;) {
+        if (progress.cancelled()) {
+            tl.cancelled = true;
+            break;
+        }
+        if (auto it = cached.find(run.points[i].files.front().path); it != cached.end() && cacheUsable(i, it->second)) {
+            scans[i] = std::move(it->second);
+            ++tl.reused;
+            publish(i, true);
+            ++i;
+            continue;
+        }
+        // a block: this checkpoint and the ones after it that the cache cannot give either
+        size_t end = i + 1;
+        while (end < n && end - i < blockSize) {
+            auto it = cached.find(run.points[end].files.front().path);
+            if (it != cached.end() && cacheUsable(end, it->second))
+                break;
+            ++end;
+        }
+        std::vector<PendingScan> pending;
+        std::optional<size_t> blockPrev = prevValid;
+        auto blockHolder = holder; // paths seen up to each checkpoint, as the one-at-a-time loop would see them
+        for (size_t j = i; j < end; ++j) {
+            CheckpointScan& scan = scans[j];
+            scan.files = run.points[j].files;
+            if (j > 0)
+                scan.deps.push_back({1, run.points[j - 1].files});
+            auto cur = run_detail::loadCheckpoint(run, run.points[j], loadFilter);
+            ++tl.read;
+            if (!cur) {
+                scan.valid = false;
+                scan.error = cur.error().message();
+                continue;
+            }
+            scan.valid = true;
+            loaded[j] = *cur;
+            PendingScan p;
+            p.index = j;
+            p.c = *cur;
+            // predecessors: the previous valid checkpoint as the diff pairs tensors, else the newest holder of the path
+            p.link.assign(p.c->tensors.size(), std::nullopt);
+            if (blockPrev)
+                if (auto prev = load(*blockPrev)) {
+                    const auto pairs = run_detail::pairWithPrevious(*p.c, *prev);
+                    for (size_t k = 0; k < pairs.size(); ++k)
+                        if (pairs[k])
+                            p.link[k] = std::pair{*blockPrev, *pairs[k]};
+                }
+            for (size_t k = 0; k < p.c->tensors.size(); ++k)
+                if (!p.link[k])
+                    if (auto h = blockHolder.find(p.c->tensors[k].path); h != blockHolder.end())
+                        p.link[k] = h->second;
+            p.prepare(scans, scan, load);
+            for (size_t k = 0; k < p.c->tensors.size(); ++k)
+                blockHolder[p.c->tensors[k].path] = {j, k};
+            blockPrev = j;
+            pending.push_back(std::move(p));
+        }
+        if (!pending.empty()) {
+            const LoadedCheckpoint& first = *pending.front().c;
+            std::vector<size_t> bounds{0};
+            uint64_t bytes = 0;
+            for (size_t k = 0; k < first.tensors.size(); ++k) {
+                bytes += first.tensors[k].bytes.size();
+                if (bytes >= WindowBytes && k + 1 < first.tensors.size()) {
+                    bounds.push_back(k + 1);
+                    bytes = 0;
+                }
+            }
+            bounds.push_back(SIZE_MAX); // the last window takes whatever a checkpoint has beyond the first's tensors
+            for (size_t w = 0; w + 1 < bounds.size(); ++w)
+                for (const PendingScan& p : pending)
+                    p.window(bounds[w], bounds[w + 1], scans[p.index], parallel);
+            for (const PendingScan& p : pending)
+                p.finish(run, scans, scans[p.index]);
+        }
+        pending.clear();
+        for (size_t j = i; j < end; ++j)
+            publish(j, false);
+        // only the newest valid checkpoint stays mapped: it is the next block's predecessor
+        for (size_t j = 0; j < end; ++j)
+            if (loaded[j] && (!prevValid || j != *prevValid))
+                loaded[j].reset();
+        i = end;
     }
 
     if (options.useCache) {

@@ -8,6 +8,7 @@
 #include "core/run/timeline.h"
 
 #include <cmath>
+#include <charconv>
 #include <cstdio>
 
 namespace ckpt {
@@ -26,11 +27,6 @@ void putOptU64(TapeBuilder& b, std::string_view k, const std::optional<uint64_t>
     v ? (void)b.uinteger(*v) : (void)b.nil();
 }
 
-void putNumber(TapeBuilder& b, std::string_view k, std::optional<double> v)
-{
-    b.key(k);
-    v && std::isfinite(*v) ? (void)b.f64(*v) : (void)b.nil();
-}
 
 void putCheckpointRef(TapeBuilder& b, const RunPoint& p)
 {
@@ -56,84 +52,203 @@ std::string label(const RunPoint& p)
     return out;
 }
 
+
+/**
+ * The timeline document written straight into a string, in the layout core's JSON writer gives every
+ * contract document (two-space pretty form, floats as nlohmann::json::dump spells them, non-finite as
+ * null): a run's document holds a number per tensor, checkpoint and statistic, hundreds of thousands
+ * of them, and building a tape of them first took as long as computing them.
+ */
+class PrettyJson {
+public:
+    explicit PrettyJson(std::string& out)
+        : m_out(out)
+    {
+    }
+    void beginMap() { open('{'); }
+    void beginArray() { open('['); }
+    void end()
+    {
+        const bool any = m_count.back() > 0;
+        const char close = m_close.back();
+        m_count.pop_back();
+        m_close.pop_back();
+        if (any)
+            newline();
+        m_out += close;
+    }
+    void key(std::string_view k)
+    {
+        element();
+        appendJsonQuoted(m_out, k);
+        m_out += ": ";
+        m_afterKey = true;
+    }
+    void str(std::string_view v)
+    {
+        element();
+        appendJsonQuoted(m_out, v);
+    }
+    void u64(uint64_t v)
+    {
+        element();
+        char buf[24];
+        m_out.append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
+    }
+    void f64(std::optional<double> v)
+    {
+        element();
+        m_out += v && std::isfinite(*v) ? formatNlohmannF64(*v) : std::string("null");
+    }
+    void nil()
+    {
+        element();
+        m_out += "null";
+    }
+    void boolean(bool b)
+    {
+        element();
+        m_out += b ? "true" : "false";
+    }
+
+private:
+    void open(char c)
+    {
+        element();
+        m_out += c;
+        m_count.push_back(0);
+        m_close.push_back(c == '{' ? '}' : ']');
+    }
+    /// A value in an array, or a key in a map: after the previous one's comma, on a line of its own.
+    void element()
+    {
+        if (m_afterKey) {
+            m_afterKey = false;
+            return;
+        }
+        if (m_count.empty())
+            return;
+        if (m_count.back()++ > 0)
+            m_out += ',';
+        newline();
+    }
+    void newline()
+    {
+        m_out += '\n';
+        m_out.append(2 * m_count.size(), ' ');
+    }
+
+    std::string& m_out;
+    std::vector<size_t> m_count;
+    std::vector<char> m_close;
+    bool m_afterKey = false;
+};
+
 } // namespace
 
 std::string timelineJson(const Timeline& t)
 {
-    TapeBuilder b;
-    b.beginMap();
-    putStr(b, "run", t.run);
-    b.key("checkpoints");
-    b.beginArray();
+    std::string out;
+    size_t points = 0;
+    for (const auto& s : t.series)
+        points += s.points.size();
+    out.reserve(512 * t.checkpoints.size() + 256 * t.series.size() + 360 * points);
+    PrettyJson w(out);
+    w.beginMap();
+    w.key("run");
+    w.str(t.run);
+    w.key("checkpoints");
+    w.beginArray();
     for (const auto& c : t.checkpoints) {
-        b.beginMap();
-        putCheckpointRef(b, c.point);
-        b.key("bytes");
-        b.uinteger(c.point.bytes);
-        b.key("valid");
-        b.boolean(c.valid);
-        b.key("error");
-        c.valid ? (void)b.nil() : (void)b.str(c.error);
+        w.beginMap();
+        w.key("index");
+        w.u64(c.point.index);
+        w.key("file");
+        w.str(c.point.file);
+        w.key("step");
+        c.point.step ? w.u64(*c.point.step) : w.nil();
+        w.key("epoch");
+        c.point.epoch ? w.u64(*c.point.epoch) : w.nil();
+        w.key("bytes");
+        w.u64(c.point.bytes);
+        w.key("valid");
+        w.boolean(c.valid);
+        w.key("error");
+        c.valid ? w.nil() : w.str(c.error);
         // additions to the contract's object: the loss and learning rate logged at that point
-        putNumber(b, "loss", c.point.loss);
-        putNumber(b, "lr", c.point.lr);
-        b.end();
+        w.key("loss");
+        w.f64(c.point.loss);
+        w.key("lr");
+        w.f64(c.point.lr);
+        w.end();
     }
-    b.end();
-    b.key("series");
-    b.beginArray();
+    w.end();
+    w.key("series");
+    w.beginArray();
     for (const auto& s : t.series) {
-        b.beginMap();
-        putStr(b, "path", s.path);
-        putStr(b, "role", tensorRoleName(s.role));
-        b.key("param_id");
-        s.paramId.empty() ? (void)b.nil() : (void)b.str(s.paramId);
-        putStr(b, "dtype", s.dtype);
-        b.key("points");
-        b.beginArray();
+        w.beginMap();
+        w.key("path");
+        w.str(s.path);
+        w.key("role");
+        w.str(tensorRoleName(s.role));
+        w.key("param_id");
+        s.paramId.empty() ? w.nil() : w.str(s.paramId);
+        w.key("dtype");
+        w.str(s.dtype);
+        w.key("points");
+        w.beginArray();
         for (const auto& p : s.points) {
-            b.beginMap();
-            b.key("checkpoint");
-            b.uinteger(p.checkpoint);
-            putNumber(b, "l2", p.l2);
-            putNumber(b, "max_abs", p.maxAbs);
-            putNumber(b, "mean", p.mean);
-            putNumber(b, "std", p.std);
-            b.key("nan");
-            b.uinteger(p.nan);
-            b.key("inf");
-            b.uinteger(p.inf);
-            b.key("zeros");
-            b.uinteger(p.zeros);
-            putNumber(b, "update_l2", p.updateL2);
-            putNumber(b, "update_ratio", p.updateRatio);
-            b.end();
+            w.beginMap();
+            w.key("checkpoint");
+            w.u64(p.checkpoint);
+            w.key("l2");
+            w.f64(p.l2);
+            w.key("max_abs");
+            w.f64(p.maxAbs);
+            w.key("mean");
+            w.f64(p.mean);
+            w.key("std");
+            w.f64(p.std);
+            w.key("nan");
+            w.u64(p.nan);
+            w.key("inf");
+            w.u64(p.inf);
+            w.key("zeros");
+            w.u64(p.zeros);
+            w.key("update_l2");
+            w.f64(p.updateL2);
+            w.key("update_ratio");
+            w.f64(p.updateRatio);
+            w.end();
         }
-        b.end();
-        b.end();
+        w.end();
+        w.end();
     }
-    b.end();
-    b.key("events");
-    b.beginArray();
+    w.end();
+    w.key("events");
+    w.beginArray();
     for (const auto& e : t.events) {
-        b.beginMap();
-        putStr(b, "kind", timelineEventKindName(e.kind));
-        b.key("checkpoint");
-        b.uinteger(e.checkpoint);
-        putStr(b, "path", e.path);
-        putStr(b, "detail", e.detail);
-        b.end();
+        w.beginMap();
+        w.key("kind");
+        w.str(timelineEventKindName(e.kind));
+        w.key("checkpoint");
+        w.u64(e.checkpoint);
+        w.key("path");
+        w.str(e.path);
+        w.key("detail");
+        w.str(e.detail);
+        w.end();
     }
-    b.end();
-    b.key("cache");
-    b.beginMap();
-    b.key("read");
-    b.uinteger(t.read);
-    b.key("reused");
-    b.uinteger(t.reused);
-    b.end();
-    b.end();
-    return document(std::move(b));
+    w.end();
+    w.key("cache");
+    w.beginMap();
+    w.key("read");
+    w.u64(t.read);
+    w.key("reused");
+    w.u64(t.reused);
+    w.end();
+    w.end();
+    return out;
 }
 
 std::string timelineText(const Timeline& t)
