@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <filesystem>
 #include <map>
 #include <unordered_map>
@@ -45,16 +46,41 @@ std::string defaultTimelineCacheDir()
 
 namespace {
 
+/**
+ * The strings of a timeline's scans, each kept once: a run repeats the same few hundred paths, ids
+ * and dtypes in every checkpoint, and a cache of 300 checkpoints would otherwise hold every one of
+ * them 300 times (in memory and on disk, and allocate them on every re-run). Id 0 is "".
+ */
+class StringPool {
+public:
+    StringPool() { id({}); }
+    uint32_t id(std::string_view s)
+    {
+        if (auto it = m_index.find(s); it != m_index.end())
+            return it->second;
+        const auto n = uint32_t(m_strings.size());
+        m_strings.emplace_back(s);
+        m_index.emplace(m_strings.back(), n); // a deque's elements never move: the view stays valid
+        return n;
+    }
+    const std::string& at(uint32_t i) const { return i < m_strings.size() ? m_strings[i] : m_strings[0]; }
+    size_t size() const { return m_strings.size(); }
+
+private:
+    std::deque<std::string> m_strings;
+    std::unordered_map<std::string_view, uint32_t> m_index;
+};
+
 /** One tensor of one checkpoint as scanned: everything the timeline needs, nothing that needs the file again. */
 struct TensorScan {
-    std::string path, paramId, stateName, owner, dtype;
+    uint32_t path = 0, paramId = 0, stateName = 0, owner = 0, dtype = 0; ///< StringPool ids
+    uint32_t cid = 0;        ///< GradientCheckpoint blocks: an unchanged CID needs no read
     TensorRole role = TensorRole::Other;
     double l2 = 0, maxAbs = 0, mean = 0, std = 0;
     uint64_t nan = 0, inf = 0, zeros = 0, count = 0;
     std::optional<double> updateL2, updateRatio;
     uint32_t linkBack = 0;   ///< how many checkpoints back its predecessor is (0: none)
     uint32_t linkTensor = 0; ///< the predecessor's index in that checkpoint's scan
-    std::string cid;         ///< GradientCheckpoint blocks: an unchanged CID needs no read
 };
 
 /** The files a scan depended on besides its own, by distance: when any differs, the scan is stale. */
@@ -75,14 +101,23 @@ struct CheckpointScan {
 // One file per run directory, named by a hash of its absolute path; binary, every value
 // length-checked when read back (a damaged or foreign cache is ignored, never trusted).
 
-constexpr char kCacheMagic[8] = {'C', 'K', 'P', 'T', 'T', 'L', '0', '2'};
+constexpr char kCacheMagic[8] = {'C', 'K', 'P', 'T', 'T', 'L', '0', '3'};
 
 struct Writer {
     std::vector<uint8_t> out;
     void u64(uint64_t v)
     {
+        uint8_t b[8];
         for (int i = 0; i < 8; ++i)
-            out.push_back(uint8_t(v >> (8 * i)));
+            b[i] = uint8_t(v >> (8 * i));
+        out.insert(out.end(), b, b + 8);
+    }
+    void u32(uint32_t v)
+    {
+        uint8_t b[4];
+        for (int i = 0; i < 4; ++i)
+            b[i] = uint8_t(v >> (8 * i));
+        out.insert(out.end(), b, b + 4);
     }
     void f64(double v)
     {
@@ -126,6 +161,18 @@ struct Reader {
         for (int i = 0; i < 8; ++i)
             v |= uint64_t(in[pos + i]) << (8 * i);
         pos += 8;
+        return v;
+    }
+    uint32_t u32()
+    {
+        if (in.size() - pos < 4) {
+            ok = false;
+            return 0;
+        }
+        uint32_t v = 0;
+        for (int i = 0; i < 4; ++i)
+            v |= uint32_t(in[pos + i]) << (8 * i);
+        pos += 4;
         return v;
     }
     double f64()
@@ -198,11 +245,18 @@ std::string cacheFileOf(const std::string& cacheDir, const std::string& runPath)
     return (fs::path(cacheDir) / name).string();
 }
 
-std::vector<uint8_t> encodeCache(const std::string& runPath, const std::vector<const CheckpointScan*>& scans)
+std::vector<uint8_t> encodeCache(const std::string& runPath, const std::vector<const CheckpointScan*>& scans, const StringPool& pool)
 {
     Writer w;
+    size_t estimate = 64 + 48 * pool.size();
+    for (const CheckpointScan* s : scans)
+        estimate += 256 + s->tensors.size() * 128;
+    w.out.reserve(estimate);
     w.out.insert(w.out.end(), kCacheMagic, kCacheMagic + 8);
     w.str(runPath);
+    w.u64(pool.size());
+    for (size_t i = 0; i < pool.size(); ++i)
+        w.str(pool.at(uint32_t(i)));
     w.u64(scans.size());
     for (const CheckpointScan* s : scans) {
         w.ids(s->files);
@@ -215,12 +269,8 @@ std::vector<uint8_t> encodeCache(const std::string& runPath, const std::vector<c
         w.str(s->error);
         w.u64(s->tensors.size());
         for (const TensorScan& t : s->tensors) {
-            w.str(t.path);
-            w.str(t.paramId);
-            w.str(t.stateName);
-            w.str(t.owner);
-            w.str(t.dtype);
-            w.str(t.cid);
+            for (uint32_t id : {t.path, t.paramId, t.stateName, t.owner, t.dtype, t.cid})
+                w.u32(id);
             w.out.push_back(uint8_t(t.role));
             for (double v : {t.l2, t.maxAbs, t.mean, t.std})
                 w.f64(v);
@@ -228,15 +278,16 @@ std::vector<uint8_t> encodeCache(const std::string& runPath, const std::vector<c
                 w.u64(v);
             w.opt(t.updateL2);
             w.opt(t.updateRatio);
-            w.u64(t.linkBack);
-            w.u64(t.linkTensor);
+            w.u32(t.linkBack);
+            w.u32(t.linkTensor);
         }
     }
     return w.out;
 }
 
-/** The cached scans by their first file's path; empty (with a warning) when the file is unusable. */
-std::unordered_map<std::string, CheckpointScan> decodeCache(std::span<const uint8_t> bytes, const std::string& runPath, std::string& warning)
+/** The cached scans by their first file's path, strings into \a pool; empty (with a warning) when the file is unusable. */
+std::unordered_map<std::string, CheckpointScan> decodeCache(std::span<const uint8_t> bytes, const std::string& runPath, StringPool& pool,
+    std::string& warning)
 {
     std::unordered_map<std::string, CheckpointScan> out;
     if (bytes.size() < 8 || std::memcmp(bytes.data(), kCacheMagic, 8) != 0) {
@@ -246,6 +297,18 @@ std::unordered_map<std::string, CheckpointScan> decodeCache(std::span<const uint
     Reader r{bytes, 8};
     if (r.str() != runPath || !r.ok)
         return out; // another run's file under the same hash: rebuilt
+    // the file's string ids, as ids of this run's pool (which may already hold some)
+    std::vector<uint32_t> ids(r.count(8));
+    for (auto& id : ids)
+        id = pool.id(r.str());
+    auto ref = [&]() -> uint32_t {
+        const uint32_t i = r.u32();
+        if (i >= ids.size()) {
+            r.ok = false;
+            return 0;
+        }
+        return ids[i];
+    };
     const uint64_t n = r.count(16);
     for (uint64_t i = 0; i < n && r.ok; ++i) {
         CheckpointScan s;
@@ -259,12 +322,12 @@ std::unordered_map<std::string, CheckpointScan> decodeCache(std::span<const uint
         s.error = r.str();
         s.tensors.resize(r.count(64));
         for (TensorScan& t : s.tensors) {
-            t.path = r.str();
-            t.paramId = r.str();
-            t.stateName = r.str();
-            t.owner = r.str();
-            t.dtype = r.str();
-            t.cid = r.str();
+            t.path = ref();
+            t.paramId = ref();
+            t.stateName = ref();
+            t.owner = ref();
+            t.dtype = ref();
+            t.cid = ref();
             const uint8_t role = r.byte();
             t.role = role <= uint8_t(TensorRole::Other) ? TensorRole(role) : TensorRole::Other;
             t.l2 = r.f64();
@@ -277,8 +340,8 @@ std::unordered_map<std::string, CheckpointScan> decodeCache(std::span<const uint
             t.count = r.u64();
             t.updateL2 = r.opt();
             t.updateRatio = r.opt();
-            t.linkBack = uint32_t(r.u64());
-            t.linkTensor = uint32_t(r.u64());
+            t.linkBack = r.u32();
+            t.linkTensor = r.u32();
         }
         if (r.ok && !s.files.empty())
             out.emplace(s.files.front().path, std::move(s));
@@ -313,9 +376,10 @@ std::string fmt(double v)
 /** Builds the Timeline checkpoint by checkpoint, events included (a live view sees them as they come). */
 class Assembler {
 public:
-    Assembler(Timeline& t, const TimelineOptions& o)
+    Assembler(Timeline& t, const TimelineOptions& o, const StringPool& pool)
         : m_t(t)
         , m_o(o)
+        , m_pool(pool)
     {
     }
 
@@ -326,7 +390,7 @@ public:
         mine.assign(scan.tensors.size(), npos);
         for (size_t k = 0; k < scan.tensors.size(); ++k) {
             const TensorScan& s = scan.tensors[k];
-            if (!m_o.filter.empty() && !globMatch(m_o.filter, s.path))
+            if (!m_o.filter.empty() && !globMatch(m_o.filter, m_pool.at(s.path)))
                 continue;
             size_t series = npos;
             if (s.linkBack > 0 && s.linkBack <= index) {
@@ -337,12 +401,12 @@ public:
             if (series == npos || m_lastPoint[series] == index) {
                 series = m_t.series.size();
                 TimelineSeries ts;
-                ts.path = s.path;
+                ts.path = m_pool.at(s.path);
                 ts.role = s.role;
-                ts.paramId = s.paramId;
-                ts.stateName = s.stateName;
-                ts.owner = s.owner;
-                ts.dtype = s.dtype;
+                ts.paramId = m_pool.at(s.paramId);
+                ts.stateName = m_pool.at(s.stateName);
+                ts.owner = m_pool.at(s.owner);
+                ts.dtype = m_pool.at(s.dtype);
                 m_t.series.push_back(std::move(ts));
                 m_lastPoint.push_back(npos);
                 m_state.emplace_back();
@@ -434,21 +498,22 @@ private:
 
     Timeline& m_t;
     const TimelineOptions& m_o;
+    const StringPool& m_pool;
     std::vector<std::vector<size_t>> m_seriesOf; ///< checkpoint -> scan tensor -> series (npos: filtered out)
     std::vector<size_t> m_lastPoint;             ///< series -> the checkpoint of its last point
     std::vector<SeriesState> m_state;
 };
 
-TensorScan scanOf(const LoadedTensor& t, const TensorStats& s)
+TensorScan scanOf(const LoadedTensor& t, const TensorStats& s, StringPool& pool)
 {
     TensorScan out;
-    out.path = t.path;
+    out.path = pool.id(t.path);
     out.role = t.role;
-    out.paramId = t.paramId;
-    out.stateName = t.stateName;
-    out.owner = t.owner;
-    out.dtype = std::string(dtypeName(t.dtype));
-    out.cid = t.cid;
+    out.paramId = pool.id(t.paramId);
+    out.stateName = pool.id(t.stateName);
+    out.owner = pool.id(t.owner);
+    out.dtype = pool.id(dtypeName(t.dtype));
+    out.cid = pool.id(t.cid);
     out.l2 = s.l2;
     out.maxAbs = s.finite > 0 ? std::max(std::abs(s.min), std::abs(s.max)) : 0.0;
     out.mean = s.mean;
@@ -481,7 +546,8 @@ struct PendingScan {
     std::vector<std::shared_ptr<LoadedCheckpoint>> keep; ///< predecessors stay mapped until the norms are done
 
     /** Pairs, and takes the statistics of GradientCheckpoint blocks whose CID did not change from their predecessor. */
-    void prepare(const std::vector<CheckpointScan>& scans, CheckpointScan& scan, const std::function<std::shared_ptr<LoadedCheckpoint>(size_t)>& load)
+    void prepare(const std::vector<CheckpointScan>& scans, CheckpointScan& scan, const std::function<std::shared_ptr<LoadedCheckpoint>(size_t)>& load,
+        StringPool& pool)
     {
         scan.tensors.resize(c->tensors.size());
         sameCid.assign(c->tensors.size(), false);
@@ -492,7 +558,7 @@ struct PendingScan {
                 continue;
             const auto [pi, pk] = *link[k];
             const TensorScan& before = scans[pi].tensors[pk];
-            if (!t.cid.empty() && before.cid == t.cid) { // a predecessor outside the block: its scan is complete
+            if (!t.cid.empty() && before.cid == pool.id(t.cid)) { // a predecessor outside the block: its scan is complete
                 scan.tensors[k] = before;
                 sameCid[k] = true;
                 continue;
@@ -510,7 +576,7 @@ struct PendingScan {
     }
 
     /** Statistics, then updates, of tensors [begin, end): the updates find the values the statistics just read in the caches. */
-    void window(size_t begin, size_t end, CheckpointScan& scan, const ParallelFor& parallel) const
+    void window(size_t begin, size_t end, CheckpointScan& scan, StringPool& pool, const ParallelFor& parallel) const
     {
         end = std::min(end, c->tensors.size());
         std::vector<size_t> toRead, pairOf;
@@ -526,7 +592,7 @@ struct PendingScan {
         }
         const auto stats = run_detail::statsOf(*c, toRead, parallel);
         for (size_t j = 0; j < toRead.size(); ++j)
-            scan.tensors[toRead[j]] = scanOf(c->tensors[toRead[j]], stats[j]);
+            scan.tensors[toRead[j]] = scanOf(c->tensors[toRead[j]], stats[j], pool);
         const auto norms = run_detail::updateNorms(pairs, parallel);
         for (size_t j = 0; j < pairs.size(); ++j)
             scan.tensors[pairOf[j]].updateL2 = norms[j];
@@ -575,13 +641,16 @@ Result<Timeline> computeTimeline(const RunCheckpoints& run, const TimelineOption
     const std::string cacheDir = options.cacheDir.empty() ? defaultTimelineCacheDir() : options.cacheDir;
     const std::string cacheFile = cacheFileOf(cacheDir, runPath);
 
+    StringPool pool;
     std::unordered_map<std::string, CheckpointScan> cached;
+    size_t cachedEntries = 0;
     if (options.useCache) {
         std::error_code ec;
         if (fs::exists(cacheFile, ec)) {
             if (auto bytes = mapFile(cacheFile)) {
                 std::string warning;
-                cached = decodeCache(std::span<const uint8_t>((*bytes)->data(), (*bytes)->size()), runPath, warning);
+                cached = decodeCache(std::span<const uint8_t>((*bytes)->data(), (*bytes)->size()), runPath, pool, warning);
+                cachedEntries = cached.size();
                 if (!warning.empty())
                     tl.warnings.push_back(cacheFile + ": " + warning);
             } else {
@@ -595,9 +664,9 @@ Result<Timeline> computeTimeline(const RunCheckpoints& run, const TimelineOption
     std::vector<CheckpointScan> scans(n);
     std::vector<std::shared_ptr<LoadedCheckpoint>> loaded(n);
     /// the newest checkpoint holding a tensor of each path, for tensors the previous checkpoint lacks (a pending gradient)
-    std::unordered_map<std::string, std::pair<size_t, size_t>> holder;
+    std::unordered_map<uint32_t, std::pair<size_t, size_t>> holder; // by path (StringPool id)
     std::optional<size_t> prevValid;
-    Assembler assembler(tl, options);
+    Assembler assembler(tl, options, pool);
 
     auto load = [&](size_t i) -> std::shared_ptr<LoadedCheckpoint> {
         if (!loaded[i]) {
@@ -702,11 +771,11 @@ Result<Timeline> computeTimeline(const RunCheckpoints& run, const TimelineOption
                 }
             for (size_t k = 0; k < p.c->tensors.size(); ++k)
                 if (!p.link[k])
-                    if (auto h = blockHolder.find(p.c->tensors[k].path); h != blockHolder.end())
+                    if (auto h = blockHolder.find(pool.id(p.c->tensors[k].path)); h != blockHolder.end())
                         p.link[k] = h->second;
-            p.prepare(scans, scan, load);
+            p.prepare(scans, scan, load, pool);
             for (size_t k = 0; k < p.c->tensors.size(); ++k)
-                blockHolder[p.c->tensors[k].path] = {j, k};
+                blockHolder[pool.id(p.c->tensors[k].path)] = {j, k};
             blockPrev = j;
             pending.push_back(std::move(p));
         }
@@ -724,7 +793,7 @@ Result<Timeline> computeTimeline(const RunCheckpoints& run, const TimelineOption
             bounds.push_back(SIZE_MAX); // the last window takes whatever a checkpoint has beyond the first's tensors
             for (size_t w = 0; w + 1 < bounds.size(); ++w)
                 for (const PendingScan& p : pending)
-                    p.window(bounds[w], bounds[w + 1], scans[p.index], parallel);
+                    p.window(bounds[w], bounds[w + 1], scans[p.index], pool, parallel);
             for (const PendingScan& p : pending)
                 p.finish(run, scans, scans[p.index]);
         }
@@ -738,7 +807,9 @@ Result<Timeline> computeTimeline(const RunCheckpoints& run, const TimelineOption
         i = end;
     }
 
-    if (options.useCache) {
+    // Nothing read and nothing gone: the cache file already says all of it (a re-run of an unchanged run writes nothing).
+    const bool cacheCurrent = tl.read == 0 && cachedEntries == tl.checkpoints.size();
+    if (options.useCache && !cacheCurrent) {
         std::vector<const CheckpointScan*> keep;
         for (size_t i = 0; i < tl.checkpoints.size(); ++i)
             keep.push_back(&scans[i]);
@@ -746,7 +817,7 @@ Result<Timeline> computeTimeline(const RunCheckpoints& run, const TimelineOption
         fs::create_directories(cacheDir, ec);
         if (ec) {
             tl.warnings.push_back("the timeline cache directory cannot be made: " + cacheDir + ": " + ec.message());
-        } else if (auto w = writeFileAtomic(cacheFile, encodeCache(runPath, keep)); !w) {
+        } else if (auto w = writeFileAtomic(cacheFile, encodeCache(runPath, keep, pool)); !w) {
             tl.warnings.push_back("the timeline cache cannot be written: " + w.error().message());
         }
     }
