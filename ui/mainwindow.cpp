@@ -3,6 +3,7 @@
 #include "ui/mainwindow.h"
 
 #include "ui/async/activity.h"
+#include "ui/async/continuation.h"
 #include "ui/async/deferredpaint.h"
 #include "ui/document/checkpointdocument.h"
 #include "ui/graph/graphview.h"
@@ -18,6 +19,7 @@
 #include "ui/widgets/optimizerpanel.h"
 #include "ui/widgets/exportdialog.h"
 #include "ui/widgets/resumepanel.h"
+#include "ui/widgets/runpanel.h"
 #include "ui/widgets/tensordetailwidget.h"
 #include "ui/widgets/viewsetup.h"
 
@@ -259,7 +261,21 @@ void MainWindow::createDocks()
     connect(m_diff, &DiffPanel::finished, this, [this](const QString& error) {
         if (!error.isEmpty())
             logMessage(error, true);
+        // a diff asked for from the Run panel's heatmap selects its tensor once the rows are there
+        if (!m_diffSelectPath.isEmpty() && m_diff->selectPath(m_diffSelectPath))
+            m_diffSelectPath.clear();
         checkIdle();
+    });
+
+    m_run = new RunPanel(this);
+    auto* runDock = addPanel(QStringLiteral("run"), tr("Run"), m_run, Qt::RightDockWidgetArea);
+    connect(m_run, &RunPanel::idle, this, &MainWindow::checkIdle);
+    connect(m_run, &RunPanel::message, this, &MainWindow::logMessage);
+    connect(m_run, &RunPanel::openCheckpointRequested, this, [this](const QStringList& files) { openPaths(files); });
+    connect(m_run, &RunPanel::diffRequested, this, &MainWindow::compareCheckpoints);
+    connect(m_run, &RunPanel::runListed, this, [this](bool ok) {
+        if (std::exchange(m_raiseRunOnList, false) && ok)
+            showRunPanel();
     });
 
     m_resume = new ResumePanel(this);
@@ -281,7 +297,7 @@ void MainWindow::createDocks()
         }
     });
 
-    for (auto* dock : {optimizerDock, schedulerDock, stateDock, lossDock, graphDock, diffDock, resumeDock})
+    for (auto* dock : {optimizerDock, schedulerDock, stateDock, lossDock, graphDock, diffDock, resumeDock, runDock})
         tabifyDockWidget(tensorsDock, dock);
     tensorsDock->raise();
 
@@ -481,7 +497,7 @@ QStringList MainWindow::panelNames()
 {
     return {QStringLiteral("tree"), QStringLiteral("tensors"), QStringLiteral("optimizer"), QStringLiteral("scheduler"),
         QStringLiteral("state"), QStringLiteral("graph"), QStringLiteral("loss"), QStringLiteral("diff"),
-        QStringLiteral("diff-graph"), QStringLiteral("diff-loss"), QStringLiteral("resume")};
+        QStringLiteral("diff-graph"), QStringLiteral("diff-loss"), QStringLiteral("resume"), QStringLiteral("run")};
 }
 
 bool MainWindow::raisePanel(const QString& name)
@@ -504,6 +520,13 @@ void MainWindow::openPaths(const QStringList& paths, bool lenient)
     if (paths.isEmpty() || !maybeSave())
         return;
     addRecent(paths);
+    // a run directory: its checkpoints, timeline and live updates in the Run panel (the window shows its newest record)
+    for (const QString& p : paths)
+        if (QFileInfo(p).isDir()) {
+            m_raiseRun = m_raiseRunOnList = true;
+            m_run->setRunDirectory(p);
+            break;
+        }
     m_statsWatcher.cancel();
     m_loadWatcher.cancel();
     m_loading = true;
@@ -535,8 +558,68 @@ void MainWindow::openPaths(const QStringList& paths, bool lenient)
         paths, lenient));
 }
 
+void MainWindow::showRunPanel()
+{
+    raisePanel(QStringLiteral("run"));
+    // the heatmap and the list want height: two thirds of it, from the Tensor panel below
+    QTimer::singleShot(0, this, [this] {
+        resizeDocks({m_panels.value(QStringLiteral("run")), m_panels.value(QStringLiteral("detail"))}, {height() * 2 / 3, height() / 3},
+            Qt::Vertical);
+        // and width: the list and the heatmap side by side need more of it than the record tree beside them
+        resizeDocks({m_panels.value(QStringLiteral("tree")), m_panels.value(QStringLiteral("run"))}, {width() / 4, width() * 3 / 4},
+            Qt::Horizontal);
+    });
+}
+
+void MainWindow::compareCheckpoints(const QString& a, const QString& b, const QString& tensorPath)
+{
+    m_diffSelectPath = tensorPath;
+    if (sniffFile(a.toStdString()) == FileFamily::GradientCheckpoint && sniffFile(b.toStdString()) == FileFamily::GradientCheckpoint) {
+        m_diff->compareGraphs(a, b);
+        raisePanel(QStringLiteral("diff"));
+        return;
+    }
+    m_checkpointDiffLoading = true;
+    const quint64 generation = ++m_checkpointDiffGeneration;
+    m_status->setText(tr("Opening %1 and %2 to compare them…").arg(QFileInfo(a).fileName(), QFileInfo(b).fileName()));
+    struct Pair {
+        std::shared_ptr<const Record> a, b;
+        QString error;
+    };
+    whenReady(runInBackground([a, b] {
+        markBackgroundThread();
+        const Activity activity(tr("opening %1 and %2").arg(a, b));
+        Pair p;
+        auto ra = openRecord(a.toStdString());
+        auto rb = ra ? openRecord(b.toStdString()) : Result<std::shared_ptr<const Record>>(nullptr);
+        if (!ra)
+            p.error = qs(ra.error().message());
+        else if (!rb)
+            p.error = qs(rb.error().message());
+        else {
+            p.a = *ra;
+            p.b = *rb;
+        }
+        return p;
+    }), this, [this, generation](Pair p) {
+        if (generation != m_checkpointDiffGeneration)
+            return;
+        m_checkpointDiffLoading = false;
+        if (!p.error.isEmpty()) {
+            logMessage(tr("Diff: %1").arg(p.error), true);
+            m_diffSelectPath.clear();
+        } else {
+            m_status->setText(tr("Diff of %1 and %2").arg(QFileInfo(qs(p.a->file)).fileName(), QFileInfo(qs(p.b->file)).fileName()));
+            m_diff->compare(p.a, p.b);
+            raisePanel(QStringLiteral("diff"));
+        }
+        checkIdle();
+    });
+}
+
 void MainWindow::openDiff(const QString& a, const QString& b)
 {
+    m_diffSelectPath.clear();
     openPaths({a, b});
     m_diffPending = true;
     m_diffPaths = {a, b};
@@ -592,6 +675,9 @@ void MainWindow::onWorkspaceLoaded(Workspace ws)
             logMessage(tr("Diff needs two readable records; %1 opened.").arg(recs.size()), true);
         }
     }
+    // a run directory's Run panel in front of what the records filled (once it is listed; see also runListed)
+    if (std::exchange(m_raiseRun, false) && m_run->hasRun())
+        showRunPanel();
     // Starting the statistics and selecting the first tensor (which builds the detail and optimizer
     // plots) run in later event-loop turns: each step is short, but together with the model resets
     // above they held the GUI thread for one long stall while a large record opened.
@@ -655,7 +741,7 @@ void MainWindow::startStats()
 bool MainWindow::isIdle() const
 {
     return !m_loading && !m_statsRunning && !m_settling && !m_detail->isBusy()
-        && !m_optimizer->isBusy() && !m_diff->isBusy();
+        && !m_optimizer->isBusy() && !m_diff->isBusy() && !m_run->isBusy() && !m_checkpointDiffLoading;
 }
 
 QString MainWindow::watchdogText() const

@@ -32,6 +32,7 @@ class LossPlotWidget;
 class OptimizerPanel;
 class ResumePanel;
 class RecordTreeModel;
+class RunPanel;
 class TensorDetailWidget;
 class TensorTableModel;
 
@@ -51,7 +52,12 @@ public:
     void openPaths(const QStringList& paths, bool lenient = false); ///< lenient: "Open Damaged File…"
     /** Opens two records and shows their differences in the Diff panel. */
     void openDiff(const QString& a, const QString& b);
-    /** Raises a panel by its CLI name (tree, tensors, optimizer, scheduler, state, graph, loss, diff, resume). */
+    /**
+     * Opens two checkpoints of a run in a worker and shows their diff, with \a tensorPath selected
+     * when the table has it (the Run panel's heatmap cells). GradientCheckpoints are compared as graphs.
+     */
+    void compareCheckpoints(const QString& a, const QString& b, const QString& tensorPath);
+    /** Raises a panel by its CLI name (tree, tensors, optimizer, scheduler, state, graph, loss, diff, resume, run). */
     bool raisePanel(const QString& name);
     static QStringList panelNames();
     /** No load, statistics or detail job is running. */
@@ -68,6 +74,7 @@ public:
     LearningRateCurveWidget* learningRateCurve() const { return m_lrCurve; }
     DiffPanel* diffPanel() const { return m_diff; }
     ResumePanel* resumePanel() const { return m_resume; }
+    RunPanel* runPanel() const { return m_run; }
     GraphView* graphView() const { return m_graph; }
     QPlainTextEdit* messages() const { return m_messages; }
     /** The watchdog's warning in the status bar: background work that made no progress for a while; empty when none. */
@@ -110,6 +117,8 @@ private:
     bool maybeSave();
     void saveDocument(bool saveAs);
     QDockWidget* addPanel(const QString& name, const QString& title, QWidget* widget, Qt::DockWidgetArea area);
+    /** Puts the Run panel in front with most of the height (a run directory was opened). */
+    void showRunPanel();
 
     CheckpointDocument* m_doc;
     RecordTreeModel* m_recordModel;
@@ -131,6 +140,12 @@ private:
     GraphView* m_graph;
     DiffPanel* m_diff;
     ResumePanel* m_resume;
+    RunPanel* m_run;
+    bool m_raiseRun = false;          ///< a run directory is being opened: its Run panel comes to the front once it is loaded
+    bool m_raiseRunOnList = false;    ///< ... and once its checkpoints are listed (whichever is later raises it last)
+    bool m_checkpointDiffLoading = false; ///< compareCheckpoints() is opening its two records
+    quint64 m_checkpointDiffGeneration = 0;
+    QString m_diffSelectPath;         ///< the tensor to select once the diff's rows are there
     bool m_diffPending = false;
     QStringList m_hiddenForGraph; ///< bottom panels that stepped aside for a graph-only workspace
     QStringList m_diffPaths; ///< the two files of --diff / File > Compare (GradientCheckpoints are compared from their files)

@@ -142,12 +142,20 @@ Result<std::shared_ptr<LoadedCheckpoint>> loadGraph(const RunPoint& p, const std
             if (k == "weight" || k == "param" || k == "parameter")
                 owner = v;
         }
-        // a leaf input of a node that names its weight is that parameter's value
-        const bool namesWeight = owner != name;
-        for (size_t k = 0; k < node.inputCids.size(); ++k)
-            if (!produced.contains(node.inputCids[k]))
-                addBlock(name + "/input[" + std::to_string(k) + "]", namesWeight ? TensorRole::Param : TensorRole::Other, owner,
-                    node.inputCids[k], dtype);
+        // The first leaf input after the data of a node that names its weight is that weight's value
+        // (a LayerNorm's beta, the node's other leaf input, is not named: it belongs to the node).
+        bool weightTaken = owner == name;
+        for (size_t k = 0; k < node.inputCids.size(); ++k) {
+            const std::string& cid = node.inputCids[k];
+            if (produced.contains(cid))
+                continue;
+            const std::string slot = name + "/input[" + std::to_string(k) + "]";
+            if (k > 0 && !weightTaken) {
+                weightTaken = true;
+                addBlock(slot, TensorRole::Param, owner, cid, dtype);
+            } else
+                addBlock(slot, TensorRole::Other, name, cid, dtype);
+        }
         if (node.outputCid)
             addBlock(name + "/output", TensorRole::Other, owner, *node.outputCid, dtype);
         if (node.gradientCid)

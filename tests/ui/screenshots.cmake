@@ -30,6 +30,21 @@ execute_process(COMMAND ${TRAIN} --out ${TRAINED_B} --steps 40 --checkpoint-ever
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "ckpt-train (second run) for the screenshots failed (exit ${rc}): ${err}")
 endif()
+# The Run panel: 12 checkpoints of a run whose SGD is blown up at step 160 (--diverge-at) show NaN
+# cells, first-NaN markers and the first bad column beside the loss that jumps; a ckpt-train without
+# that flag gives a finite run.
+set(TIMELINE_RUN ${OUT_DIR}/timeline-run)
+file(REMOVE_RECURSE ${TIMELINE_RUN})
+execute_process(COMMAND ${TRAIN} --help OUTPUT_VARIABLE train_help ERROR_QUIET)
+set(diverge "")
+if(train_help MATCHES "--diverge-at")
+  set(diverge --optimizer sgd --diverge-at 160)
+endif()
+execute_process(COMMAND ${TRAIN} --out ${TIMELINE_RUN} --steps 300 --checkpoint-every 25 ${diverge}
+  RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE err TIMEOUT 60)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "ckpt-train (timeline run) for the screenshots failed (exit ${rc}): ${err}")
+endif()
 set(cases
   "tree|${RUN}"
   "tensors|${RUN}"
@@ -41,13 +56,15 @@ set(cases
   "resume|${TRAINED}"
   "diff|--diff,${TRAINED}/checkpoint/record-20.mpk,${TRAINED}/checkpoint/record-40.mpk"
   "diff-graph|--diff,${TRAINED}/graph/step-20.json,${TRAINED_B}/graph/step-40.json"
-  "diff-loss|--diff,${TRAINED}/checkpoint/record-20.mpk,${TRAINED_B}/checkpoint/record-40.mpk")
+  "diff-loss|--diff,${TRAINED}/checkpoint/record-20.mpk,${TRAINED_B}/checkpoint/record-40.mpk"
+  "run|${TIMELINE_RUN}")
 # launcher.cpp resizes the window to this for --screenshot.
 set(size 1600x1000)
 
 function(shoot png panel)
   file(REMOVE ${png})
-  execute_process(COMMAND ${INSPECTOR} ${ARGN} --screenshot ${png} --panel ${panel}
+  # the Run panel's timeline cache stays with the shots
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env XDG_CACHE_HOME=${OUT_DIR}/cache ${INSPECTOR} ${ARGN} --screenshot ${png} --panel ${panel}
     RESULT_VARIABLE rc TIMEOUT 120)
   if(NOT rc EQUAL 0 OR NOT EXISTS ${png})
     message(FATAL_ERROR "screenshot of panel ${panel} failed (exit ${rc})")
