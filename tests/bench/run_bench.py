@@ -14,6 +14,12 @@ Report from stored results (no measurement; --results FILE, default tests/bench/
     run_bench.py --verify-readme   exit 1 when the README's section differs from what the results give
     run_bench.py --check           exit 1 when a target is missed or not measured, listing which
 
+Measure only the app probes or a section (its rows and peers all from this run) and merge them into
+the stored results:
+
+    run_bench.py --build BUILD_DIR --only-probes graphview --merge-into tests/bench/results/latest.json
+    run_bench.py --build BUILD_DIR --only-sections timeline --merge-into tests/bench/results/latest.json
+
 Every row compares equal work: ours and the peer either both read every payload byte or neither does.
 --quick is the smoke version (tiny inputs, one round): it checks that every measurement produced a
 number and never judges timings.
@@ -37,6 +43,8 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 PY = "/usr/bin/python3"
 PEER_PY = os.path.join(HERE, "peer_python.py")
 PY_CKPT = os.path.join(HERE, "python_ckpt.py")  # our side of the Python rows, through the built module
+# issue 30's peer: the run timeline computed by python3-msgpack + numpy (tests/timeline's reference)
+TIMELINE_PY = os.path.join(ROOT, "tests", "timeline", "timeline_numpy.py")
 MIB = 1 << 20
 DEFAULT_RESULTS = os.path.join(HERE, "results", "latest.json")
 README = os.path.join(ROOT, "README.md")
@@ -87,6 +95,18 @@ PROBES = {
             "max_stall_ms": "app: longest event-loop stall over all three steps",
         },
     },
+    # Issue 30 item 6: the app's Run panel on a run of many small checkpoints (input "run": the run
+    # directory of --runpanel-run). The probe keeps its own timeline cache (a temporary
+    # XDG_CACHE_HOME): a cold scan under a 5 ms timer (the longest gap), then the panel opened again
+    # on the warm cache until the filled timeline is shown.
+    "runpanel": {
+        "binary": "ckpt-bench-runpanel", "input": "run", "args": ["{input}"],
+        "figures": {
+            "cached_shown_s": "app: Run panel opened on the run, cache warm, until the filled timeline is shown",
+            "scan_max_stall_ms": "app: longest event-loop stall (gap of a 5 ms timer) while a cold scan fills the Run panel",
+            "scan_s": "app: cold scan of the run until the Run panel is idle",
+        },
+    },
     # The graph view (issues 11 and 17): the first readable screen is the graph laid out, fitted and
     # painted in the window; expand and frame are medians over several steps (GUI-thread CPU beside).
     "graphview": {
@@ -98,6 +118,19 @@ PROBES = {
             "frame_ms": "app: pan/zoom frame (level-of-detail view)",
             "frame_cpu_ms": "app: pan/zoom frame (GUI-thread CPU)",
         },
+    },
+}
+
+
+# Sections measured with their own peers in one run, so that `--only-sections NAME --merge-into FILE`
+# can replace all of a section's rows (ours, its peers and references, its probes) at once: every ratio
+# of a section still compares rows of one run. The record, GradientCheckpoint and transformer rows are
+# not sections: their peers only ever come from a full run.
+SECTIONS = {
+    "timeline": {
+        "title": "Run timeline (issue 30)",
+        "prefixes": ("timeline.", "peer.timeline.", "bisect.", "probe.runpanel."),
+        "probes": ("runpanel",),
     },
 }
 
@@ -114,6 +147,18 @@ def size_name(n):
         if n >= 1 << shift and n % (1 << shift) == 0:
             return f"{n >> shift}{unit}"
     return str(n)
+
+
+def parse_run(text):
+    """'32x32M' -> (32 checkpoints, 32 MiB each)."""
+    m = re.fullmatch(r"(\d+)x(\w+)", text.strip())
+    if not m or int(m.group(1)) == 0:
+        raise argparse.ArgumentTypeError(f"bad run {text!r} (CHECKPOINTSxSIZE, e.g. 32x32M)")
+    return int(m.group(1)), parse_size(m.group(2))
+
+
+def run_name(checkpoints, size):
+    return f"{checkpoints}x{size_name(size)}"
 
 
 def node_name(n):
@@ -199,6 +244,27 @@ class Runner:
             made += self.rows_from(cmd, rows, size, got, None, extra)
         return made
 
+    def measure_rounds(self, groups, size, rounds):
+        """measure_interleaved() for groups given as dicts {cmd, rows, extra, env, stdout_json, prepare}:
+        round by round, and prepare() before every process of its group (the page cache warmed by a
+        read of every input file, a timeline cache restored), not timed. A failing command is not run again."""
+        samples = [[] for _ in groups]
+        failed = [False] * len(groups)
+        for _ in range(rounds):
+            for i, g in enumerate(groups):
+                if failed[i]:
+                    continue
+                if g.get("prepare"):
+                    g["prepare"]()
+                d = self.run(g["cmd"], stdout_json=g.get("stdout_json", True), env=g.get("env"))
+                failed[i] = d is None
+                if d is not None:
+                    samples[i].append(d)
+        made = []
+        for g, got in zip(groups, samples):
+            made += self.rows_from(g["cmd"], g["rows"], size, got, None, g.get("extra"))
+        return made
+
     def rows_from(self, cmd, rows, size, samples, timed_out, extra):
         made = []
         for spec in rows:
@@ -260,6 +326,11 @@ def fmt_s(v):
 
 def fmt_b(v):
     return "-" if not v else f"{v / MIB:.0f} MiB"
+
+
+def fmt_mib(v):
+    """A checkpoint's size: one decimal (a run's files are tens of MiB or less)."""
+    return "-" if not v else f"{v / MIB:.1f} MiB"
 
 
 def machine():
@@ -333,7 +404,7 @@ def measure_transformer(r, a, size, tools, work):
     """Issue 28's app probes on a transformer-shaped record of `size` written by the real rmp-serde."""
     name = size_name(size)
     probes = [(n, p) for n, p in PROBES.items() if p["input"] == "transformer"
-              and not a.no_gui and (not a.only_probes or n in a.only_probes)]
+              and not a.no_gui and (not a.partial or n in a.only_probes)]
     if not probes:
         return
     gen = tools.get("transformer_gen")
@@ -361,7 +432,7 @@ def measure_record(r, a, size, tools, work, json_max):
     if size <= json_max:
         files["json"] = base + ".json"
     other = os.path.join(work, f"rec-{name}-b.mpk")
-    if a.only_probes:  # the record probes open the .mpk only
+    if a.partial:  # the record probes open the .mpk only
         if not any(PROBES[p]["input"] == "record" for p in a.only_probes):
             return
         subprocess.run([gen, "record", str(size), "1", files["mpk"]], check=True, stdout=subprocess.DEVNULL)
@@ -497,12 +568,12 @@ def run_only_probes(r, a, kind, size, tools, input_path):
 def measure_gc(r, a, n, tools, work):
     gen, ours, interop = tools["gen"], tools["ours"], tools["interop"]
     name = node_name(n)
-    if a.only_probes and not any(PROBES[p]["input"] == "gc" for p in a.only_probes):
+    if a.partial and not any(PROBES[p]["input"] == "gc" for p in a.only_probes):
         return
     f = os.path.join(work, f"gc-{n}.json")
     subprocess.run([gen, "gc", str(n), f], check=True, stdout=subprocess.DEVNULL)
     subprocess.run(["cat", f], stdout=subprocess.DEVNULL, check=True)
-    if a.only_probes:
+    if a.partial:
         run_only_probes(r, a, "gc", name, tools, f)
         os.remove(f)
         return
@@ -543,6 +614,167 @@ def measure_gc(r, a, n, tools, work):
     os.remove(f)
 
 
+def cat_files(files):
+    """Reads every file once (from here on in the page cache): before every process of the timeline rows."""
+    subprocess.run(["cat"] + list(files), stdout=subprocess.DEVNULL, check=True)
+
+
+def generate_run(gen, path, checkpoints, size, seed, extra_args=()):
+    p = subprocess.run([gen, "run", path, str(checkpoints), str(size), str(seed)] + list(extra_args),
+                       check=True, stdout=subprocess.PIPE, text=True)
+    info = json.loads(p.stdout.strip().splitlines()[-1])
+    folder = os.path.join(path, "checkpoint")
+    files = sorted((os.path.join(folder, f) for f in os.listdir(folder)), key=lambda f: int(re.findall(r"\d+", os.path.basename(f))[0]))
+    return info, files
+
+
+def measure_timeline(r, a, tools, work):
+    """Issue 30: `ckpt timeline` against the numpy peer and against one statistics pass over the same files,
+    the re-run after one new checkpoint (cache), bisect, and the Run panel probe. Every process of these
+    rows starts after a read of every file of its run (page cache warm on both sides alike)."""
+    gen, ours, ckpt_cli = tools["gen"], tools["ours"], tools["ckpt"]
+    n = os.cpu_count() or 1
+    rounds = 1 if a.quick else a.timeline_rounds
+    only = a.partial and "timeline" not in a.only_sections  # --only-probes runpanel: the probe alone
+    if not only:
+        checkpoints, size = parse_run(a.timeline_run)
+        name = run_name(checkpoints, size)
+        run = os.path.join(work, f"run-{name}")
+        t0 = time.perf_counter()
+        # one checkpoint more than the run: the new one of the re-run, kept aside until then
+        info, files = generate_run(gen, run, checkpoints + 1, size, 30)
+        newest = files.pop()
+        aside = os.path.join(work, "new-" + os.path.basename(newest))
+        os.rename(newest, aside)
+        # the new checkpoint alone in a run of its own (a hard link: the same inode and pages)
+        one = os.path.join(work, f"run-{name}-new-only")
+        os.makedirs(os.path.join(one, "checkpoint"))
+        file_bytes = os.path.getsize(files[0])
+        print(f"generated the {name} run in {time.perf_counter() - t0:.1f} s: {checkpoints} + 1 checkpoints of "
+              f"{file_bytes / MIB:.1f} MiB, {info['tensors']} tensors each (d_model {info['d_model']})", flush=True)
+        fb = {"checkpoints": checkpoints, "file_bytes": file_bytes, "tensors": info["tensors"],
+              "total_bytes": sum(os.path.getsize(f) for f in files)}
+
+        def warm():
+            cat_files(files)
+        # 1. no cache: the CLI on all threads and pinned to one core (numpy's reductions use one; the
+        #    CLI has no thread option yet: CKPT_THREADS=1 is set for when it reads it), the same engine
+        #    on exactly one thread (ckpt-bench timeline), one statistics pass over the same files on the
+        #    same threads, and the numpy peer
+        r.measure_rounds([
+            {"cmd": [ckpt_cli, "timeline", run, "--no-cache", "--json"], "stdout_json": False, "prepare": warm, "extra": fb,
+             "rows": [("timeline.nocache", "ours", f"ckpt timeline --no-cache --json ({n} threads)", "process_wall_s")]},
+            {"cmd": ["taskset", "-c", "0", ckpt_cli, "timeline", run, "--no-cache", "--json"], "stdout_json": False,
+             "env": {"CKPT_THREADS": "1"}, "prepare": warm, "extra": fb,
+             "rows": [("timeline.nocache_1core", "ours", "ckpt timeline --no-cache --json pinned to one core (taskset -c 0)", "process_wall_s")]},
+            {"cmd": [ours, "timeline", run, "--no-cache", "--threads", "1"], "prepare": warm, "extra": fb,
+             "rows": [("timeline.nocache_1t", "ours", "the same engine on exactly 1 thread (ckpt-bench timeline --threads 1)", "process_wall_s"),
+                      ("timeline.nocache_1t.compute", "ours", "computeTimeline alone, 1 thread (no JSON document)", "timeline_s")]},
+            {"cmd": [ours, "stats-files", run], "prepare": warm, "extra": fb,
+             "rows": [("timeline.stats_pass", "ref", f"one statistics pass over the same files, no histogram ({n} threads)",
+                       "process_wall_s", "timeline.nocache")]},
+            {"cmd": [ours, "stats-files", run, "--threads", "1"], "prepare": warm, "extra": fb,
+             "rows": [("timeline.stats_pass_1t", "ref", "one statistics pass over the same files, no histogram (1 thread)",
+                       "process_wall_s", "timeline.nocache_1t")]},
+            {"cmd": [PY, TIMELINE_PY, run, "--quiet"], "stdout_json": False, "prepare": warm,
+             "rows": [("peer.timeline.numpy", "peer", "python3 msgpack + numpy: the same statistics and updates (1 thread)",
+                       "process_wall_s", "timeline.nocache_1core")]},
+        ], name, rounds)
+
+        # 2. the re-run after one new checkpoint: the cache of the run's checkpoints is written once and
+        #    restored before every round; the new checkpoint is then moved in (same file identity)
+        cache_home = os.path.join(work, "xdg-cache")
+        cache_kept = os.path.join(work, "xdg-cache-before")
+        env = {"XDG_CACHE_HOME": cache_home}
+        filled = r.run([ckpt_cli, "timeline", run, "--json"], env=env, stdout_json=False)
+        shutil.copytree(cache_home, cache_kept)
+        os.rename(aside, newest)
+        os.link(newest, os.path.join(one, "checkpoint", os.path.basename(newest)))
+        all_files = files + [newest]
+
+        def restore_and_warm():
+            shutil.rmtree(cache_home, ignore_errors=True)
+            shutil.copytree(cache_kept, cache_home)
+            cat_files(all_files)
+
+        def cache_counts():
+            restore_and_warm()
+            p = subprocess.run([ckpt_cli, "timeline", run, "--json"], env=dict(os.environ, **env),
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            try:
+                c = json.loads(p.stdout)["cache"]
+                return {"cache_read": c["read"], "cache_reused": c["reused"]}
+            except (ValueError, KeyError, TypeError):
+                r.failures.append(f"ckpt timeline {run} --json (re-run): no cache counts in its output: {p.stderr.strip()[-300:]}")
+                return {}
+        counts = cache_counts() if filled is not None else {}
+        new_fb = {"file_bytes": os.path.getsize(newest), "tensors": info["tensors"]}
+        r.measure_rounds([
+            {"cmd": [ckpt_cli, "timeline", run, "--json"], "stdout_json": False, "env": env, "prepare": restore_and_warm,
+             "extra": dict(fb, checkpoints=checkpoints + 1, **counts),
+             "rows": [("timeline.rerun", "ours", f"re-run after a new checkpoint: ckpt timeline --json with the cache ({n} threads)",
+                       "process_wall_s")]},
+            {"cmd": [ckpt_cli, "timeline", one, "--no-cache", "--json"], "stdout_json": False, "prepare": restore_and_warm,
+             "extra": new_fb,
+             "rows": [("timeline.one_new", "ref", f"ckpt timeline --no-cache --json of a run holding only the new checkpoint ({n} threads)",
+                       "process_wall_s", "timeline.rerun")]},
+            {"cmd": [ours, "stats-files", newest], "prepare": restore_and_warm, "extra": new_fb,
+             "rows": [("timeline.one_new_stats", "ref", f"one statistics pass over the new checkpoint alone ({n} threads)",
+                       "process_wall_s", "timeline.rerun")]},
+            {"cmd": [ours, "timeline", run], "env": env, "prepare": restore_and_warm, "extra": dict(fb, checkpoints=checkpoints + 1),
+             "rows": [("timeline.rerun.compute", "ours", f"re-run: computeTimeline alone (cache read and written, no JSON document; {n} threads)",
+                       "timeline_s")]},
+        ], name, rounds)
+        after = cache_counts() if filled is not None else {}
+        if after != counts:
+            r.failures.append(f"the re-run's cache counts changed between the checks: {counts} before the rounds, {after} after")
+        shutil.rmtree(run, ignore_errors=True)
+        shutil.rmtree(one, ignore_errors=True)
+        shutil.rmtree(cache_home, ignore_errors=True)
+        shutil.rmtree(cache_kept, ignore_errors=True)
+
+        # 3. bisect: NaN written into one tensor from checkpoint k on; binary search, and a scan for reference
+        bn, bsize = parse_run(a.bisect_run)
+        bname = run_name(bn, bsize)
+        k = a.bisect_nan_from if not a.quick else min(a.bisect_nan_from, bn * 2 // 3)
+        brun = os.path.join(work, f"bisect-{bname}")
+        binfo, bfiles = generate_run(gen, brun, bn, bsize, 31, ["--nan-from", str(k)])
+
+        def bisect_facts(extra_args):
+            cat_files(bfiles)
+            p = subprocess.run([ckpt_cli, "bisect", brun, "--until", "nan", "--json"] + extra_args,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            try:
+                d = json.loads(p.stdout)
+                return {"first_bad": (d["first_bad"] or {}).get("index"), "opened": len(d["opened"]),
+                        "nan_from": k, "checkpoints": bn, "nan_tensor": binfo["nan_tensor"],
+                        "file_bytes": os.path.getsize(bfiles[0])}
+            except (ValueError, KeyError, TypeError, AttributeError):
+                r.failures.append(f"ckpt bisect {brun} --until nan --json {' '.join(extra_args)}: exit {p.returncode}, "
+                                  f"no document: {p.stderr.strip()[-300:]}")
+                return {"nan_from": k, "checkpoints": bn}
+        r.measure_rounds([
+            {"cmd": [ckpt_cli, "bisect", brun, "--until", "nan", "--json"], "stdout_json": False,
+             "prepare": lambda: cat_files(bfiles), "extra": bisect_facts([]),
+             "rows": [("bisect.nan", "ours", f"ckpt bisect --until nan --json (NaN from checkpoint {k})", "process_wall_s")]},
+            {"cmd": [ckpt_cli, "bisect", brun, "--until", "nan", "--scan", "--json"], "stdout_json": False,
+             "prepare": lambda: cat_files(bfiles), "extra": bisect_facts(["--scan"]),
+             "rows": [("bisect.scan", "ref", "ckpt bisect --until nan --scan --json (every checkpoint in order)", "process_wall_s", "bisect.nan")]},
+        ], bname, rounds)
+        shutil.rmtree(brun, ignore_errors=True)
+
+    # 4. the Run panel (an app probe: absolute targets, no peer)
+    if a.no_gui or (a.partial and "runpanel" not in a.only_probes and "timeline" not in a.only_sections):
+        return
+    pn, psize = parse_run(a.runpanel_run)
+    pname = run_name(pn, psize)
+    prun = os.path.join(work, f"panel-{pname}")
+    _, pfiles = generate_run(gen, prun, pn, psize, 32, ["--layers", str(a.runpanel_layers), "--no-gradients"])
+    cat_files(pfiles)
+    run_probe(r, "runpanel", PROBES["runpanel"], tools["probes"].get("runpanel"), pname, prun)
+    shutil.rmtree(prun, ignore_errors=True)
+
+
 # ------------------------------------------------------------------------------------------------
 # Targets (computed from stored rows, so --check and --readme judge a stored run the same way)
 # ------------------------------------------------------------------------------------------------
@@ -576,7 +808,7 @@ def node_count(name):
 
 
 def compute_targets(report):
-    """Every target of issues 7, 11 and 17 at the largest size / node count measured. met: True, False or None (not measured)."""
+    """Every target of issues 7, 11, 12, 17, 28 and 30 at the largest size / node count measured. met: True, False or None (not measured)."""
     rows = Rows(report["measurements"])
     rec_sizes = sorted(set(rows.sizes("stats.open_full")), key=size_bytes)
     gc_sizes = sorted(set(rows.sizes("gc.parse_topo")), key=node_count)
@@ -699,7 +931,100 @@ def compute_targets(report):
     d, s2 = rows.best("diff.only", size), rows.best("stats.both_cold", size)
     add(12, f"diff of two {size} records <= 1.5x one statistics pass over both (first touch)",
         f"{d / s2:.2f}x ({fmt_s(d)} vs {fmt_s(s2)})" if d and s2 else "not measured", (d / s2 <= 1.5) if d and s2 else None)
+    timeline_targets(rows, add)
     return out
+
+
+def run_bytes(name):
+    m = re.fullmatch(r"(\d+)x(\w+)", name)
+    return int(m.group(1)) * parse_size(m.group(2)) if m else 0
+
+
+def pair(rows, num_key, den_key, sz):
+    """(ratio of the minima, ratio of the medians, num row, den row) of two rows of one run; None if either is missing."""
+    a, b = rows.get(num_key, sz), rows.get(den_key, sz)
+    if not a or not b or not a.get("min") or not b.get("min"):
+        return None
+    med = a["median"] / b["median"] if a.get("median") and b.get("median") else None
+    return a["min"] / b["min"], med, a, b
+
+
+def pair_text(p, unit="x"):
+    x, med, a, b = p
+    return f"{x:.2f}{unit} ({fmt_s(a['min'])} vs {fmt_s(b['min'])}" + (f"; medians {med:.2f}{unit}" if med else "") + ")"
+
+
+def timeline_targets(rows, add):
+    """Issue 30 (the run timeline), judged like the others on the minima over the rounds, medians beside."""
+    sizes = sorted(set(rows.sizes("timeline.nocache")), key=run_bytes)
+    sz = sizes[-1] if sizes else "32x32M"
+    n = (rows.get("timeline.nocache", sz) or {}).get("detail", {}).get("threads") or os.cpu_count()
+    e = rows.get("timeline.nocache", sz) or {}
+    what = f"{e.get('checkpoints', '?')} checkpoints of {fmt_mib(e.get('file_bytes'))}" if e else sz
+
+    # 1. against the numpy peer, on one core each (numpy's reductions run on one thread)
+    one = pair(rows, "peer.timeline.numpy", "timeline.nocache_1core", sz)
+    if one:
+        x, med, peer, o = one
+        beside = []
+        for key, label in (("timeline.nocache_1t", "exactly 1 thread (ckpt-bench timeline)"), ("timeline.nocache", "ckpt on all threads")):
+            p = pair(rows, "peer.timeline.numpy", key, sz)
+            if p:
+                beside.append(f"{label}: {p[0]:.1f}x")
+        add(30, f"ckpt timeline --no-cache of {what} >= 20x faster than python3 msgpack + numpy (both on one core: "
+                "ckpt pinned with taskset -c 0)",
+            f"{x:.1f}x ({fmt_s(o['min'])} vs {fmt_s(peer['min'])}" + (f"; medians {med:.1f}x" if med else "")
+            + ("; " + "; ".join(beside) if beside else "") + ")", x >= 20)
+    else:
+        add(30, f"ckpt timeline --no-cache of {what} >= 20x faster than python3 msgpack + numpy (both on one core)", "not measured", None)
+
+    # 2. against one statistics pass over the same files, the same threads
+    p = pair(rows, "timeline.nocache", "timeline.stats_pass", sz)
+    p1 = pair(rows, "timeline.nocache_1t", "timeline.stats_pass_1t", sz)
+    add(30, f"ckpt timeline --no-cache of {what} <= 1.5x one statistics pass over the same files (both on {n} threads)",
+        (pair_text(p) + (f"; 1 thread each: {p1[0]:.2f}x" if p1 else "")) if p else "not measured",
+        (p[0] <= 1.5) if p else None)
+
+    # 3. the re-run after one new checkpoint, against scanning that checkpoint alone; the cache must
+    #    have served every other checkpoint
+    rr = rows.get("timeline.rerun", sz)
+    p = pair(rows, "timeline.rerun", "timeline.one_new", sz)
+    target = ("re-run after one new checkpoint <= 1.5x scanning that checkpoint alone (ckpt timeline --no-cache "
+              "of a run holding only it), the cache reading 1 and reusing the rest")
+    if p and rr:
+        k = rr.get("checkpoints", 0)
+        read, reused = rr.get("cache_read"), rr.get("cache_reused")
+        counts_ok = read == 1 and reused == k - 1
+        st = pair(rows, "timeline.rerun", "timeline.one_new_stats", sz)
+        add(30, target, pair_text(p) + (f"; {st[0]:.1f}x the statistics pass of that file alone" if st else "")
+            + f"; cache read {read}, reused {reused} of {k}", p[0] <= 1.5 and counts_ok)
+    else:
+        add(30, target, "not measured", None)
+
+    # 4. bisect opens O(log n) checkpoints and finds the first bad one
+    bsizes = sorted(set(rows.sizes("bisect.nan")), key=run_bytes)
+    bz = bsizes[-1] if bsizes else "64x1M"
+    b = rows.get("bisect.nan", bz)
+    if b and b.get("min") is not None and b.get("opened") is not None:
+        ok = b["opened"] <= 8 and b.get("first_bad") == b.get("nan_from")
+        add(30, f"bisect --until nan over {b.get('checkpoints')} checkpoints opens <= 8 and finds the first NaN (checkpoint {b.get('nan_from')})",
+            f"opened {b['opened']}, first bad {b.get('first_bad')} ({fmt_s(b['min'])})", ok)
+    else:
+        add(30, "bisect --until nan over 64 checkpoints opens <= 8 and finds the first NaN", "not measured", None)
+
+    # 5. the Run panel (app probe, judged on its worst round)
+    psizes = sorted(set(rows.sizes("probe.runpanel.cached_shown_s")), key=run_bytes)
+    pz = psizes[-1] if psizes else "300x256K"
+    for key, limit, ms, text in (("probe.runpanel.cached_shown_s", 1, False, "shows the filled timeline from the cache <= 1 s"),
+                                 ("probe.runpanel.scan_max_stall_ms", 50, True, "no event-loop stall > 50 ms while a scan fills it")):
+        e = rows.get(key, pz)
+        target = f"app: Run panel on {panel_run_text(e, pz + ' (checkpoints x size)')} {text}"
+        if not e or e.get("min") is None:
+            why = (e or {}).get("not_measured")
+            add(30, target, "not measured" + (f" ({why})" if why else ""), None)
+            continue
+        v = max(e.get("samples") or [e["min"]])
+        add(30, target, (f"{v:.1f} ms" if ms else fmt_s(v)) + f" (worst of {len(e.get('samples') or [1])} rounds)", v <= limit)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -740,24 +1065,33 @@ def header_line(report):
             + "; figures are the minimum over the rounds.")
     for p in report.get("partial_runs", []):
         plb, pla = p["load_average_before"], p["load_average_after"]
-        line += (f" Rows of probes {', '.join(p['probes'])} at {', '.join(p['sizes'])} are from a later run of those "
-                 f"probes alone ({p['date'][:16].replace('T', ' ')} UTC, load average {plb[0]:.2f} before, "
-                 f"{pla[0]:.2f} after; their targets are absolute, none compares them with a peer).")
+        when = f"{p['date'][:16].replace('T', ' ')} UTC, load average {plb[0]:.2f} before, {pla[0]:.2f} after"
+        if p.get("sections"):
+            titles = ", ".join(SECTIONS[x]["title"] for x in p["sections"] if x in SECTIONS)
+            line += (f" The rows of section {titles} ({', '.join(p['sizes'])}) are from a later run of that section "
+                     f"alone ({when}; ours, its peers and references all from that run).")
+        else:
+            line += (f" Rows of probes {', '.join(p['probes'])} at {', '.join(p['sizes'])} are from a later run of those "
+                     f"probes alone ({when}; their targets are absolute, none compares them with a peer).")
     return line
 
 
-def merge_into(path, partial, probes):
-    """--merge-into: the probes measured now replace every stored row of theirs (their figures are
-    what the probe's code reports today; rows under older figure names would be stale)."""
+def merge_into(path, partial, probes, sections=()):
+    """--merge-into: the probes (and sections) measured now replace every stored row of theirs (their
+    figures are what the code reports today; rows under older figure names or sizes would be stale). A
+    section's rows are replaced all together, so its ratios still compare rows of one run."""
     with open(path, encoding="utf-8") as f:
         stored = json.load(f)
     fresh = {(e["key"], e["size"]) for e in partial["measurements"]}
-    ours = tuple(f"probe.{p}." for p in probes)
+    ours = tuple(f"probe.{p}." for p in probes) + tuple(x for sec in sections for x in SECTIONS[sec]["prefixes"])
     stored["measurements"] = [e for e in stored["measurements"] if not e["key"].startswith(ours)] + partial["measurements"]
-    stored.setdefault("partial_runs", []).append({
-        "date": partial["date"], "load_average_before": partial["load_average_before"],
-        "load_average_after": partial["load_average_after"], "probes": sorted(probes),
-        "sizes": partial["sizes"] + partial["gc_nodes"] + partial.get("transformer_sizes", []), "rows": sorted(f"{k} {s}" for k, s in fresh)})
+    entry = {"date": partial["date"], "load_average_before": partial["load_average_before"],
+             "load_average_after": partial["load_average_after"], "probes": sorted(probes),
+             "sizes": list(dict.fromkeys(e["size"] for e in partial["measurements"])), "rows": sorted(f"{k} {s}" for k, s in fresh)}
+    if sections:
+        entry["sections"] = sorted(sections)
+        stored["timeline_rounds"] = partial.get("timeline_rounds")
+    stored.setdefault("partial_runs", []).append(entry)
     stored["targets"] = compute_targets(stored)
     return stored
 
@@ -858,12 +1192,92 @@ def headline_table(report):
                 rounds = es[0].get("rounds", 0) if es[0] else 0
                 lines.append(f"| {sz} ({rounds} rounds) | {t} | " + " | ".join(best_worst(e) for e in es) + " |")
         lines.append("")
+    lines += timeline_table(report, rows)
     if gcs:
         section(f"GradientCheckpoint, {gcs[-1]} nodes", GC_HEADLINES, gcs[-1])
         small = next((s for s in gcs if node_count(s) == 10000), None)
         if small:
             section(f"GradientCheckpoint, {small} nodes", GC_HEADLINES[:2] + GC_HEADLINES[3:], small)
     return "\n".join(lines).rstrip() + "\n"
+
+
+def spread(e):
+    """min / median / max over the rounds of a row, or why there is none."""
+    if not e:
+        return "-"
+    if "samples" not in e:
+        return shown(e)
+    v = e["samples"]
+    if len(v) == 1:
+        return fmt_value(v[0], e["metric"])
+    return f"{fmt_value(min(v), e['metric'])} / {fmt_value(statistics.median(v), e['metric'])} / {fmt_value(max(v), e['metric'])}"
+
+
+# (what, our row, compared row, how the ratio reads): "faster" = compared ÷ ours, "of" = ours ÷ compared
+TIMELINE_HEADLINES = [
+    ("ckpt timeline --no-cache --json, all threads", "timeline.nocache", "peer.timeline.numpy", "faster"),
+    ("the same, pinned to one core (taskset -c 0)", "timeline.nocache_1core", "peer.timeline.numpy", "faster"),
+    ("the same engine on exactly 1 thread (ckpt-bench timeline)", "timeline.nocache_1t", "peer.timeline.numpy", "faster"),
+    ("ckpt timeline --no-cache --json, all threads", "timeline.nocache", "timeline.stats_pass", "of"),
+    ("the same engine on exactly 1 thread", "timeline.nocache_1t", "timeline.stats_pass_1t", "of"),
+    ("re-run after one new checkpoint (cache)", "timeline.rerun", "timeline.one_new", "of"),
+    ("re-run after one new checkpoint (cache)", "timeline.rerun", "timeline.one_new_stats", "of"),
+    ("re-run: computeTimeline alone, without the JSON document", "timeline.rerun.compute", "timeline.one_new", "of"),
+]
+
+
+def panel_run_text(e, size):
+    """'300 checkpoints × 495 tensors' from the probe's own counts, else the run's name."""
+    d = (e or {}).get("detail", {})
+    if d.get("checkpoints") and d.get("series"):
+        return f"{int(d['checkpoints'])} checkpoints × {int(d['series'])} tensors"
+    return size
+
+
+def timeline_table(report, rows):
+    sizes = sorted(set(rows.sizes("timeline.nocache")), key=run_bytes)
+    bsizes = sorted(set(rows.sizes("bisect.nan")), key=run_bytes)
+    psizes = sorted(set(rows.sizes("probe.runpanel.cached_shown_s")), key=run_bytes)
+    if not sizes and not bsizes and not psizes:
+        return []
+    lines = []
+    if sizes:
+        sz = sizes[-1]
+        e = rows.get("timeline.nocache", sz)
+        rounds = max((x.get("rounds", 0) for x in report["measurements"] if x["key"].startswith(SECTIONS["timeline"]["prefixes"])
+                      and not x["key"].startswith("probe.") and x["size"] == sz), default=0)
+        lines.append(f"| {SECTIONS['timeline']['title']}: {e.get('checkpoints')} checkpoints of {fmt_mib(e.get('file_bytes'))} "
+                     f"({e.get('tensors')} tensors each; {rounds} rounds, page cache warmed before each) | ours: min / median / max | "
+                     "compared with (min) | ratio of the minima |")
+        lines.append("|---|---:|---|---:|")
+        for what, ours_key, other_key, how in TIMELINE_HEADLINES:
+            o, c = rows.get(ours_key, sz), rows.get(other_key, sz)
+            if not o:
+                continue
+            ratio = "-"
+            if c and c.get("min") and o.get("min"):
+                ratio = (f"{c['min'] / o['min']:.1f}x faster" if how == "faster" else f"{o['min'] / c['min']:.2f}x its time")
+            lines.append(f"| {what} | {spread(o)} | {c['name'] + ' ' + shown(c) if c else '-'} | {ratio} |")
+        rr = rows.get("timeline.rerun", sz)
+        if rr and "cache_read" in rr:
+            lines.append(f"| re-run: checkpoints read / taken from the cache | {rr['cache_read']} / {rr['cache_reused']} | - | - |")
+    if bsizes:
+        b, sc = rows.get("bisect.nan", bsizes[-1]), rows.get("bisect.scan", bsizes[-1])
+        if not sizes:
+            lines += ["| Run timeline (issue 30) | ours | compared with | |", "|---|---:|---|---:|"]
+        lines.append(f"| bisect --until nan, {b.get('checkpoints')} checkpoints of {fmt_mib(b.get('file_bytes'))}, NaN from "
+                     f"{b.get('nan_from')}: first bad {b.get('first_bad')}, opened {b.get('opened')} | {spread(b)} | "
+                     + (f"--scan (opened {sc.get('opened')}) {shown(sc)} | " if sc else "- | ")
+                     + (f"{sc['min'] / b['min']:.1f}x faster |" if sc and sc.get("min") and b.get("min") else "- |"))
+    for pz in psizes[-1:]:
+        if not sizes and not bsizes:
+            lines += ["| Run timeline (issue 30) | ours | compared with | |", "|---|---:|---|---:|"]
+        for f, what in PROBES["runpanel"]["figures"].items():
+            e = rows.get(f"probe.runpanel.{f}", pz)
+            if e:
+                lines.append(f"| {what} ({panel_run_text(e, pz)}; best / median / worst of {e.get('rounds', 0)}) | {spread(e)} | - | - |")
+    lines.append("")
+    return lines
 
 
 def readme_section(report):
@@ -921,6 +1335,16 @@ def main():
     ap.add_argument("--gc-nodes", default="1000,10000,100000", help="GradientCheckpoint node counts")
     ap.add_argument("--transformer-sizes", default="8M,64M,256M,1G",
                     help="sizes of the transformer-shaped records the app probes open (issue 28; default 8M,64M,256M,1G)")
+    ap.add_argument("--timeline-run", default="32x32M",
+                    help="the run of the timeline rows (issue 30): CHECKPOINTSxSIZE of each (default 32x32M; one more is made for the re-run)")
+    ap.add_argument("--bisect-run", default="64x1M", help="the run bisect searches (default 64x1M, small checkpoints)")
+    ap.add_argument("--bisect-nan-from", type=int, default=41, help="first checkpoint with NaN in the bisect run (default 41)")
+    ap.add_argument("--runpanel-run", default="300x256K",
+                    help="the run the Run panel probe opens (default 300x256K: 495 small tensors each with --runpanel-layers 10)")
+    ap.add_argument("--runpanel-layers", type=int, default=10, help="transformer layers of the Run panel's run (tensors: 3 x (5 + 16 L))")
+    ap.add_argument("--timeline-rounds", type=int, default=5,
+                    help="rounds of the timeline rows (ours, the references and the numpy peer interleaved; default 5)")
+    ap.add_argument("--no-timeline", action="store_true", help="skip the run timeline section (issue 30)")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--gc-rounds", type=int, default=7,
                     help="rounds of the GradientCheckpoint load rows (cheap; ours and the peers interleaved; default 7)")
@@ -936,8 +1360,11 @@ def main():
     ap.add_argument("--quick", action="store_true", help="smoke version: tiny inputs, one round, < 60 s")
     ap.add_argument("--only-probes", default="", metavar="NAME[,NAME]",
                     help=f"measure only these probes ({', '.join(PROBES)}): their targets are absolute times, no peer needed")
+    ap.add_argument("--only-sections", default="", metavar="NAME[,NAME]",
+                    help=f"measure only these sections ({', '.join(SECTIONS)}) with their peers and probes: every ratio of a "
+                         "section compares rows of one run")
     ap.add_argument("--merge-into", metavar="FILE",
-                    help="with --only-probes: replace those rows in stored results FILE (the header names the later run)")
+                    help="with --only-probes / --only-sections: replace those rows in stored results FILE (the header names the later run)")
     ap.add_argument("--results", default=DEFAULT_RESULTS, help="stored results for --readme / --verify-readme / --check")
     ap.add_argument("--readme", action="store_true", help="rewrite the README's benchmark section from --results (no measurement)")
     ap.add_argument("--verify-readme", action="store_true", help="exit 1 if the README's section differs from --results")
@@ -946,8 +1373,12 @@ def main():
     args.only_probes = {p for p in args.only_probes.split(",") if p}
     if args.only_probes - set(PROBES):
         sys.exit(f"run_bench: unknown probe(s) {', '.join(sorted(args.only_probes - set(PROBES)))}")
-    if args.merge_into and not args.only_probes:
-        sys.exit("run_bench: --merge-into goes with --only-probes (a full run replaces the stored results whole)")
+    args.only_sections = {p for p in args.only_sections.split(",") if p}
+    if args.only_sections - set(SECTIONS):
+        sys.exit(f"run_bench: unknown section(s) {', '.join(sorted(args.only_sections - set(SECTIONS)))}")
+    args.partial = bool(args.only_probes or args.only_sections)
+    if args.merge_into and not args.partial:
+        sys.exit("run_bench: --merge-into goes with --only-probes or --only-sections (a full run replaces the stored results whole)")
 
     if args.readme or args.verify_readme or args.check:
         with open(args.results, encoding="utf-8") as f:
@@ -963,6 +1394,7 @@ def main():
     if args.quick:
         args.sizes, args.json_max, args.gc_nodes, args.rounds, args.gc_rounds, args.dot_timeout = "2M", "2M", "300,1000", 1, 1, 20
         args.transformer_sizes = "8M"
+        args.timeline_run, args.bisect_run, args.runpanel_run, args.timeline_rounds = "4x2M", "16x256K", "20x64K", 1
     build = os.path.abspath(args.build)
     out_path = args.out or (os.path.join(build, "bench-smoke.json") if args.quick else DEFAULT_RESULTS)
     bindir = os.path.join(build, "bin")
@@ -981,7 +1413,7 @@ def main():
     # The Python module is optional (CKPT_BUILD_PYTHON): its rows say "not built" without it.
     tools["python_module"] = os.path.join(build, "python") if glob.glob(os.path.join(build, "python", "ckpt.*.so")) else None
     tools["interop"] = None
-    if not args.no_rust and not args.only_probes:
+    if not args.no_rust and not args.partial:
         tools["interop"] = args.interop or build_peer(build, os.path.join(ROOT, "tests", "interop"))
         if not tools["interop"] or not os.access(tools["interop"], os.X_OK):
             sys.exit("run_bench: no ckpt-interop binary (pass --interop BIN or --no-rust)")
@@ -1007,6 +1439,8 @@ def main():
             measure_gc(r, args, n, tools, work)
         for size in transformer_sizes:
             measure_transformer(r, args, size, tools, work)
+        if not args.no_timeline and (not args.partial or "timeline" in args.only_sections or "runpanel" in args.only_probes):
+            measure_timeline(r, args, tools, work)
     finally:
         if not args.workdir:
             shutil.rmtree(work, ignore_errors=True)
@@ -1016,11 +1450,12 @@ def main():
               "rounds": args.rounds, "gc_rounds": max(args.rounds, args.gc_rounds), "quick": args.quick, "sizes": [size_name(s) for s in sizes],
               "gc_nodes": [node_name(n) for n in nodes],
               "transformer_sizes": [size_name(s) for s in transformer_sizes], "elapsed_s": time.time() - started,
+              "timeline_rounds": 1 if args.quick else args.timeline_rounds,
               "measurements": r.rows, "failures": r.failures}
     report["targets"] = compute_targets(report)
     if args.merge_into:
         print_table(report)
-        report = merge_into(args.merge_into, report, args.only_probes)
+        report = merge_into(args.merge_into, report, args.only_probes, args.only_sections)
         out_path = args.out or args.merge_into
     os.makedirs(os.path.dirname(os.path.abspath(out_path)), exist_ok=True)
     with open(out_path, "w", encoding="utf-8") as f:

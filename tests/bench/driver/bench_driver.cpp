@@ -23,6 +23,19 @@
 //                                                 would time the general reader) and its checkpoint is the
 //                                                 general reader's (same re-saved bytes, notes and order)
 //   ckpt-bench layout FILE                        GradientCheckpoint load + layout of its graph
+//   ckpt-bench timeline RUN [--threads N] [--no-cache]
+//                                                 what `ckpt timeline RUN --json` does (listRunCheckpoints,
+//                                                 computeTimeline, timelineJson, the document written to
+//                                                 /dev/null) on exactly N threads of the CLI's executor
+//                                                 (0: one per hardware thread, the CLI's count); the CLI
+//                                                 has no thread option, this is its one-thread figure
+//   ckpt-bench stats-files FILE...|RUN [--threads N]
+//                                                 one statistics pass over every tensor of every file (of a
+//                                                 run directory: its checkpoints' files as listed), a file
+//                                                 at a time (open, statistics of all its tensors in one call,
+//                                                 release), without histogram as the timeline computes them
+//                                                 (core/run/loadedcheckpoint.cpp statsOf): the peer of the
+//                                                 timeline's cost (issue 30)
 //
 // Memory: a sampler thread reads /proc/self/statm every millisecond; resident minus shared pages is
 // the anonymous memory (RssAnon: heap, not the file mapping), and its maximum is reported as
@@ -35,12 +48,14 @@
 #include "core/graph/layout.h"
 #include "core/io/bytes.h"
 #include "core/record/record.h"
+#include "core/run/timeline.h"
 
 #include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -251,7 +266,9 @@ int verifyFastReader(const std::string& path)
 
 int usage()
 {
-    std::fprintf(stderr, "usage: ckpt-bench open|touch|stats|stats-both|sum|convert|diff|gc|gc-verify|layout FILE [OUT|B] [--schema-from MPK]\n");
+    std::fprintf(stderr, "usage: ckpt-bench open|touch|stats|stats-both|sum|convert|diff|gc|gc-verify|layout FILE [OUT|B] [--schema-from MPK]\n"
+                         "       ckpt-bench timeline RUN [--threads N] [--no-cache]\n"
+                         "       ckpt-bench stats-files FILE...|RUN [--threads N]\n");
     return 2;
 }
 
@@ -261,9 +278,15 @@ int main(int argc, char** argv)
 {
     std::vector<std::string> args;
     std::string schemaFrom;
+    unsigned threads = 0; // 0: one per hardware thread
+    bool noCache = false;
     for (int i = 1; i < argc; ++i) {
         if (std::strcmp(argv[i], "--schema-from") == 0 && i + 1 < argc)
             schemaFrom = argv[++i];
+        else if (std::strcmp(argv[i], "--threads") == 0 && i + 1 < argc)
+            threads = unsigned(std::strtoul(argv[++i], nullptr, 10));
+        else if (std::strcmp(argv[i], "--no-cache") == 0)
+            noCache = true;
         else
             args.emplace_back(argv[i]);
     }
@@ -413,6 +436,66 @@ int main(int argc, char** argv)
             out.add("layers", uint64_t(layout->layerCount));
             out.add("crossings", layout->crossings);
         }
+    } else if (cmd == "timeline" && args.size() == 2) {
+        const ParallelFor parallel = cli::threadedFor(threads);
+        out.add("threads", uint64_t(threads ? threads : std::max(1u, std::thread::hardware_concurrency())));
+        auto run = listRunCheckpoints(args[1]);
+        if (!run)
+            return failWith(run.error());
+        TimelineOptions options;
+        options.useCache = !noCache;
+        auto t = computeTimeline(*run, options, Progress::none(), parallel);
+        if (!t)
+            return failWith(t.error());
+        out.add("timeline_s", secondsSince(t0));
+        const std::string json = timelineJson(*t);
+        // written as the CLI writes it (to a /dev/null stdout in the bench), so the work is the same
+        if (FILE* null = std::fopen("/dev/null", "wb")) {
+            std::fwrite(json.data(), 1, json.size(), null);
+            std::fclose(null);
+        }
+        out.add("timeline_json_s", secondsSince(t0));
+        out.add("checkpoints", uint64_t(t->checkpoints.size()));
+        out.add("series", uint64_t(t->series.size()));
+        out.add("read", t->read);
+        out.add("reused", t->reused);
+        out.add("json_bytes", uint64_t(json.size()));
+    } else if (cmd == "stats-files" && args.size() >= 2) {
+        const ParallelFor parallel = cli::threadedFor(threads);
+        out.add("threads", uint64_t(threads ? threads : std::max(1u, std::thread::hardware_concurrency())));
+        StatsOptions options;
+        options.histogramBins = 0; // as the timeline: the moments only, one read of each tensor
+        // a run directory: the files of its checkpoints, listed as the timeline lists them
+        std::vector<std::string> files(args.begin() + 1, args.end());
+        if (args.size() == 2 && std::filesystem::is_directory(args[1])) {
+            auto run = listRunCheckpoints(args[1]);
+            if (!run)
+                return failWith(run.error());
+            files.clear();
+            for (const auto& point : run->points)
+                for (const auto& f : point.files)
+                    files.push_back(f.path);
+        }
+        double checksum = 0;
+        uint64_t tensors = 0, bytes = 0;
+        for (const std::string& file : files) {
+            auto rec = open(file, schemaFrom);
+            if (!rec)
+                return failWith(rec.error());
+            const Record& record = **rec;
+            std::vector<size_t> all(record.tensors.size());
+            for (size_t i = 0; i < all.size(); ++i)
+                all[i] = i;
+            for (const TensorStats& st : record.stats(all, options, parallel))
+                checksum += st.sum;
+            tensors += record.tensors.size();
+            bytes += record.tensorBytes();
+        }
+        out.add("stats_files_s", secondsSince(t0));
+        out.add("files", uint64_t(files.size()));
+        out.add("tensors", tensors);
+        out.add("tensor_bytes", bytes);
+        out.add("checksum", checksum);
     } else {
         return usage();
     }
