@@ -407,6 +407,23 @@ void TimelineHeatmap::setTimeline(const Timeline& timeline)
     // rows: groups by owner in order of first appearance; in a group the parameter, its optimizer
     // states, its gradient, then anything else, each in the timeline's order
     const size_t previousRows = m_rows.size();
+    // A live refresh of the same series (new checkpoints, no new tensor) keeps its rows: only the cells
+    // and overlays change, which keeps the GUI thread's share of a scan of hundreds of tensors short.
+    if (timeline.series.size() != m_rowOfSeries.size() || m_rows.empty())
+        layoutRows(timeline);
+    m_columns = std::max(timeline.checkpoints.size(), m_positions.size());
+    fillCells(timeline);
+    placeMarkers(timeline);
+    if (m_rows.size() != previousRows) // a new set of rows shows them all; a live refill keeps the user's zoom
+        m_heatRect->axis(QCPAxis::atLeft)->setRange(-0.5, std::max<double>(0.5, double(m_rows.size()) - 0.5));
+    m_tickKey.clear();
+    updateXRange();
+    updateOverlays();
+    replot(rpQueuedReplot);
+}
+
+void TimelineHeatmap::layoutRows(const Timeline& timeline)
+{
     m_rows.clear();
     m_groups.clear();
     std::unordered_map<std::string, size_t> groupOf;
@@ -457,9 +474,10 @@ void TimelineHeatmap::setTimeline(const Timeline& timeline)
         }
         m_groups.push_back(std::move(g));
     }
-    m_columns = std::max(timeline.checkpoints.size(), m_positions.size());
-    fillCells(timeline);
+}
 
+void TimelineHeatmap::placeMarkers(const Timeline& timeline)
+{
     // events: markers on their cells, a bounded number of each kind
     m_markerList.clear();
     int perKind[3] = {0, 0, 0};
@@ -494,13 +512,6 @@ void TimelineHeatmap::setTimeline(const Timeline& timeline)
         }
     }
     m_separators->setData(t, sx, sy, true);
-
-    if (m_rows.size() != previousRows) // a new set of rows shows them all; a live refill keeps the user's zoom
-        m_heatRect->axis(QCPAxis::atLeft)->setRange(-0.5, std::max<double>(0.5, double(m_rows.size()) - 0.5));
-    m_tickKey.clear();
-    updateXRange();
-    updateOverlays();
-    replot(rpQueuedReplot);
 }
 
 void TimelineHeatmap::setMetric(Metric metric, const Timeline& timeline)

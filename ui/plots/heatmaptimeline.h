@@ -105,6 +105,8 @@ private:
         size_t checkpoint;
         QString text;
     };
+    void layoutRows(const Timeline& timeline);   ///< rows grouped by owner, their labels
+    void placeMarkers(const Timeline& timeline); ///< event markers and group separators
     void fillCells(const Timeline& timeline);
     void updateTicks();
     void updateXRange();
