@@ -416,7 +416,14 @@ void RunPanel::startTimeline()
         Progress progress;
         progress.onProgress = [&activity](double) { activity.tick(); };
         progress.isCancelled = [cancel] { return cancel->load(); };
-        return std::make_shared<Result<Timeline>>(computeTimeline(*run, options, progress, poolParallelFor()));
+        // Checkpoints of a few MiB gain little from being split across threads, and a pool as busy as
+        // the cores would leave the GUI thread waiting for one: a run of small checkpoints is scanned on
+        // this job's thread alone. Large ones (the statistics dominate) use the pool.
+        uint64_t bytes = 0;
+        for (const RunPoint& p : run->points)
+            bytes += p.bytes;
+        const bool large = !run->points.empty() && bytes / run->points.size() >= (uint64_t(16) << 20);
+        return std::make_shared<Result<Timeline>>(computeTimeline(*run, options, progress, large ? poolParallelFor() : ParallelFor()));
     });
     m_timelineFuture = QFuture<void>(future);
     whenReady(future, this, [this, generation, signature](std::shared_ptr<Result<Timeline>> result) {
