@@ -1091,7 +1091,10 @@ def merge_into(path, partial, probes, sections=()):
     if sections:
         entry["sections"] = sorted(sections)
         stored["timeline_rounds"] = partial.get("timeline_rounds")
-    stored.setdefault("partial_runs", []).append(entry)
+    # an earlier partial run of the same probes and sections measured rows that are replaced now: its note goes too
+    stored["partial_runs"] = [p for p in stored.get("partial_runs", [])
+                              if (sorted(p.get("probes", [])), sorted(p.get("sections", []))) != (entry["probes"], entry.get("sections", []))]
+    stored["partial_runs"].append(entry)
     stored["targets"] = compute_targets(stored)
     return stored
 
