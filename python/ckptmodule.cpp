@@ -632,10 +632,13 @@ PYBIND11_MODULE(ckpt, m)
         py::arg("path"), "`ckpt info --json` of a run directory");
     m.def("loss", [](const py::object& path) { return parseJson(lossJson(unwrap(openRunDirectory(fspath(path))))); },
         py::arg("path"), "`ckpt loss --json`");
-    m.def("timeline", [](const py::object& path, const std::string& filter, bool cache) {
+    m.def("timeline", [](const py::object& path, const std::string& filter, bool cache, double spikeThreshold) {
+            if (!(spikeThreshold > 0) || !std::isfinite(spikeThreshold))
+                throw py::value_error("spike_threshold takes a positive number of robust standard deviations");
             TimelineOptions o;
             o.filter = filter;
             o.useCache = cache;
+            o.spikeThreshold = spikeThreshold;
             const std::string dir = fspath(path);
             auto t = withoutGil([&]() -> Result<Timeline> {
                 auto run = listRunCheckpoints(dir);
@@ -645,7 +648,7 @@ PYBIND11_MODULE(ckpt, m)
             });
             return parseJson(timelineJson(unwrap(std::move(t))));
         },
-        py::arg("run"), py::kw_only(), py::arg("filter") = "", py::arg("cache") = true,
+        py::arg("run"), py::kw_only(), py::arg("filter") = "", py::arg("cache") = true, py::arg("spike_threshold") = 6.0,
         "`ckpt timeline RUN --json` (cache=False is --no-cache): per-checkpoint statistics of every tensor of a run, updates and events");
     m.def("bisect", [](const py::object& path, const std::string& until, const std::string& filter, bool scan) {
             auto predicate = parseBisectPredicate(until);

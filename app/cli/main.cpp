@@ -39,9 +39,10 @@ commands:
   graph FILE [--dot] [--layout] a GradientCheckpoint's computation graph
   blocks FILE.car               the blocks of a CAR file
   loss RUN_DIR                  loss and metric history of a run directory
-  timeline RUN [--filter GLOB] [--no-cache]
+  timeline RUN [--filter GLOB] [--no-cache] [--spike-threshold Z]
                                 every checkpoint of a run: per-tensor norms, update ratios, NaN/Inf,
-                                events (first NaN/Inf, spikes); cached, so a re-run reads only new files
+                                events (first NaN/Inf, spikes above Z robust sd, default 6); cached, so
+                                a re-run reads only new files
   bisect RUN --until PRED [--filter GLOB] [--scan]
                                 the first bad checkpoint (PRED: nan, inf, nonfinite, max_abs>X,
                                 update_ratio>X) by binary search, or every checkpoint with --scan

@@ -8,7 +8,9 @@
 #include "app/cli/parallelfor.h"
 #include "core/run/timeline.h"
 
+#include <cmath>
 #include <cstdio>
+#include <optional>
 
 namespace ckpt::cli {
 
@@ -23,17 +25,22 @@ void print(const std::string& s)
 
 int cmdTimeline(const std::vector<std::string>& argv)
 {
-    Args a(argv, {"--filter"}, {"--json", "--no-cache"});
+    Args a(argv, {"--filter", "--spike-threshold"}, {"--json", "--no-cache"});
     if (!a.error().empty())
         return usageError(a.error());
     if (a.positional().size() != 1)
         return usageError("timeline takes one RUN directory");
+    std::optional<double> spike = 6.0;
+    if (auto text = a.value("--spike-threshold"))
+        if (spike = parseNumber<double>(*text); !spike || !(*spike > 0) || !std::isfinite(*spike))
+            return usageError("--spike-threshold takes a positive number of robust standard deviations, not '" + *text + "'");
     auto run = listRunCheckpoints(a.positional()[0]);
     if (!run)
         return failWith(run.error());
     TimelineOptions options;
     options.filter = a.value("--filter").value_or("");
     options.useCache = !a.flag("--no-cache");
+    options.spikeThreshold = *spike;
     auto t = computeTimeline(*run, options, Progress::none(), threadedFor());
     if (!t)
         return failWith(t.error());

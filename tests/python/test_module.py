@@ -352,6 +352,9 @@ class Runs(unittest.TestCase):
                 self.assertIsNone(ckpt.bisect(GEN.run, until="nan", scan=True)["first_bad"])
                 with self.assertRaises(ValueError):
                     ckpt.bisect(GEN.run, until="loss>1")
+                with self.assertRaises(ValueError):
+                    ckpt.timeline(GEN.run, spike_threshold=0)
+                self.assertEqual(ckpt.timeline(GEN.run, spike_threshold=3.5, cache=False)["series"], t["series"])
                 with self.assertRaises(ckpt.Error):
                     ckpt.timeline(cache)  # no checkpoints in it
             finally:
