@@ -80,17 +80,7 @@ struct Writer {
         b.key("id");
         b.str(id);
         b.key("param");
-        b.beginMap();
-        b.key("bytes");
-        b.bin(scratch);
-        b.key("shape");
-        b.beginArray();
-        for (auto s : shape)
-            b.uinteger(s);
-        b.end();
-        b.key("dtype");
-        b.str("F32");
-        b.end();
+        writeTensorData(b, "F32", shape, scratch);
         b.end();
     }
     void linear(uint64_t in, uint64_t out)
@@ -414,17 +404,7 @@ struct RunModel {
 
 void tensorData(TapeBuilder& b, std::span<const float> values, const std::vector<uint64_t>& shape)
 {
-    b.beginMap();
-    b.key("bytes");
-    b.bin(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(values.data()), values.size() * 4));
-    b.key("shape");
-    b.beginArray();
-    for (auto s : shape)
-        b.uinteger(s);
-    b.end();
-    b.key("dtype");
-    b.str("F32");
-    b.end();
+    writeTensorData(b, "F32", shape, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(values.data()), values.size() * 4));
 }
 
 /** Checkpoint \a index of the run as an envelope tape (the model's current state). */
