@@ -791,9 +791,17 @@ Result<Timeline> computeTimeline(const RunCheckpoints& run, const TimelineOption
                 }
             }
             bounds.push_back(SIZE_MAX); // the last window takes whatever a checkpoint has beyond the first's tensors
-            for (size_t w = 0; w + 1 < bounds.size(); ++w)
+            for (size_t w = 0; w + 1 < bounds.size() && !tl.cancelled; ++w) {
+                // a block of large checkpoints is many seconds of work: asked to stop, the block is dropped
+                if (progress.cancelled()) {
+                    tl.cancelled = true;
+                    break;
+                }
                 for (const PendingScan& p : pending)
                     p.window(bounds[w], bounds[w + 1], scans[p.index], pool, parallel);
+            }
+            if (tl.cancelled)
+                break;
             for (const PendingScan& p : pending)
                 p.finish(run, scans, scans[p.index]);
         }
