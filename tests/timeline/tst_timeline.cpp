@@ -260,6 +260,26 @@ private Q_SLOTS:
         QCOMPARE(withoutCache(sixth), withoutCache(timelineOf(run, false, {})));
     }
 
+    void cancelKeepsWhatIsDone()
+    {
+        const std::string cache = cacheDir("cancel");
+        size_t seen = 0;
+        TimelineOptions o;
+        o.cacheDir = cache;
+        o.onCheckpoint = [&](size_t, const Timeline&) { ++seen; };
+        Progress progress;
+        progress.isCancelled = [&] { return seen >= 3; };
+        auto t = computeTimeline(listed(m_run), o, progress);
+        QVERIFY(t);
+        QVERIFY(t->cancelled);
+        QVERIFY(t->checkpoints.size() >= 3 && t->checkpoints.size() < size_t(kCheckpoints));
+        // what was done is cached, and the rest is read on the next run
+        const Timeline rest = timelineOf(m_run, true, cache);
+        QCOMPARE(rest.reused, uint64_t(t->checkpoints.size()));
+        QCOMPARE(rest.read, uint64_t(kCheckpoints) - t->checkpoints.size());
+        QCOMPARE(withoutCache(rest), withoutCache(timelineOf(m_run, false, {})));
+    }
+
     void invalidCheckpointInTheMiddle()
     {
         const QString run = m_tmp.filePath(QStringLiteral("damaged"));
