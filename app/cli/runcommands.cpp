@@ -44,7 +44,12 @@ int cmdTimeline(const std::vector<std::string>& argv)
     auto t = computeTimeline(*run, options, Progress::none(), threadedFor());
     if (!t)
         return failWith(t.error());
-    print(a.flag("--json") ? timelineJson(*t) : timelineText(*t));
+    if (a.flag("--json")) {
+        writeTimelineJson(*t, [](std::string_view piece) { std::fwrite(piece.data(), 1, piece.size(), stdout); });
+        std::fputc('\n', stdout);
+    } else {
+        print(timelineText(*t));
+    }
     for (const auto& w : t->warnings)
         std::fprintf(stderr, "ckpt timeline: warning: %s\n", w.c_str());
     return 0;

@@ -178,6 +178,8 @@ Result<BisectResult> bisectRun(const RunCheckpoints& run, const BisectPredicate&
 
 /** `ckpt timeline --json` (cli-contract.md, "Runs"). */
 std::string timelineJson(const Timeline& t);
+/** The same document handed to \a sink in pieces (the CLI writes a run's megabytes straight to stdout). */
+void writeTimelineJson(const Timeline& t, const std::function<void(std::string_view)>& sink);
 /** `ckpt timeline` text: the checkpoints, then the events. */
 std::string timelineText(const Timeline& t);
 /** `ckpt bisect --json`. */

@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <charconv>
+#include <functional>
 #include <cstdio>
 
 namespace ckpt {
@@ -152,7 +153,24 @@ std::string timelineJson(const Timeline& t)
     size_t points = 0;
     for (const auto& s : t.series)
         points += s.points.size();
-    out.reserve(512 * t.checkpoints.size() + 256 * t.series.size() + 360 * points);
+    out.reserve(512 * t.checkpoints.size() + 256 * t.series.size() + 400 * points);
+    writeTimelineJson(t, [&](std::string_view chunk) { out += chunk; });
+    return out;
+}
+
+void writeTimelineJson(const Timeline& t, const std::function<void(std::string_view)>& sink)
+{
+    // A run's document is megabytes: written out in pieces of about 256 KiB, not built whole first
+    // (a buffer that size, grown and copied, cost the CLI as much as the numbers in it).
+    constexpr size_t Piece = size_t(256) << 10;
+    std::string out;
+    out.reserve(Piece + 4096);
+    auto flush = [&](bool always) {
+        if (always || out.size() >= Piece) {
+            sink(out);
+            out.clear();
+        }
+    };
     PrettyJson w(out);
     w.beginMap();
     w.key("run");
@@ -220,6 +238,7 @@ std::string timelineJson(const Timeline& t)
             w.key("update_ratio");
             w.f64(p.updateRatio);
             w.end();
+            flush(false);
         }
         w.end();
         w.end();
@@ -248,7 +267,7 @@ std::string timelineJson(const Timeline& t)
     w.u64(t.reused);
     w.end();
     w.end();
-    return out;
+    flush(true);
 }
 
 std::string timelineText(const Timeline& t)
