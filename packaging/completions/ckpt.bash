@@ -28,7 +28,10 @@ _ckpt()
         --precision)
             COMPREPLY=($(compgen -W "full half double" -- "$cur"))
             return ;;
-        --depth | --limit | --tolerance | --filter | --set)
+        --until)
+            COMPREPLY=($(compgen -W "nan inf nonfinite max_abs> update_ratio>" -- "$cur"))
+            return ;;
+        --depth | --limit | --tolerance | --filter | --set | --spike-threshold)
             return ;;
     esac
 
