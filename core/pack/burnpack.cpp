@@ -577,35 +577,21 @@ public:
                 return {};
             }
             return recurse(h->at, path, [&]() { return deAny(path); });
-        case H::Array: {
-            const Head a = *h;
-            return recurse(a.at, path, [&]() -> Result<void> {
-                MapIter it{a, a.arg};
-                for (;;) {
-                    auto more = nextEntry(it, path);
-                    if (!more)
-                        return std::unexpected(more.error());
-                    if (!*more)
-                        return {};
-                    if (auto r = deAny(path); !r)
-                        return r;
-                }
-            });
-        }
+        case H::Array:
         case H::Map: {
-            const Head m = *h;
-            return recurse(m.at, path, [&]() -> Result<void> {
-                MapIter it{m, m.arg};
+            const Head c = *h;
+            const int valuesPerEntry = c.type == H::Map ? 2 : 1; // a map entry is a key and a value
+            return recurse(c.at, path, [&]() -> Result<void> {
+                MapIter it{c, c.arg};
                 for (;;) {
                     auto more = nextEntry(it, path);
                     if (!more)
                         return std::unexpected(more.error());
                     if (!*more)
                         return {};
-                    if (auto r = deAny(path); !r)
-                        return r;
-                    if (auto r = deAny(path); !r)
-                        return r;
+                    for (int k = 0; k < valuesPerEntry; ++k)
+                        if (auto r = deAny(path); !r)
+                            return r;
                 }
             });
         }
