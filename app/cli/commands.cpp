@@ -28,13 +28,6 @@ namespace ckpt::cli {
 
 namespace {
 
-void out(const std::string& s)
-{
-    std::fwrite(s.data(), 1, s.size(), stdout);
-    if (s.empty() || s.back() != '\n')
-        std::fputc('\n', stdout);
-}
-
 /// Reading commands also take --lenient: a damaged record is still shown, marked partial.
 std::set<std::string> readFlags(std::set<std::string> s)
 {
@@ -89,7 +82,7 @@ int cmdInfo(const std::vector<std::string>& argv)
         if (!run)
             return failWith(run.error());
         if (a.flag("--json")) {
-            out(runInfoJson(*run));
+            printDocument(runInfoJson(*run));
             return 0;
         }
         std::printf("%s%s%s: burn-train run directory\n", bold(), path.c_str(), reset());
@@ -118,7 +111,7 @@ int cmdInfo(const std::vector<std::string>& argv)
     }
     const Record& rec = **r;
     if (a.flag("--json")) {
-        out(infoJson(rec));
+        printDocument(infoJson(rec));
         return 0;
     }
     std::printf("%s%s%s\n", bold(), rec.file.c_str(), reset());
@@ -163,7 +156,7 @@ int cmdTree(const std::vector<std::string>& argv)
     auto r = open(a.positional()[0], a);
     if (!r)
         return failWith(r.error());
-    out(a.flag("--json") ? treeJson(**r, depth) : treeText(**r, depth));
+    printDocument(a.flag("--json") ? treeJson(**r, depth) : treeText(**r, depth));
     return 0;
 }
 
@@ -179,7 +172,7 @@ int cmdTensors(const std::vector<std::string>& argv)
         return failWith(r.error());
     const auto rows = tensorRows(**r, a.value("--filter").value_or(""), Progress::none(), cli::threadedFor());
     if (a.flag("--json")) {
-        out(tensorsJson(**r, rows));
+        printDocument(tensorsJson(**r, rows));
         return 0;
     }
     std::printf("%s%-60s %-9s %-5s %-16s %10s %10s %11s %11s %11s %11s%s\n", bold(), "path", "role", "dtype", "shape", "numel", "bytes", "min",
@@ -223,7 +216,7 @@ int cmdShow(const std::vector<std::string>& argv)
     auto res = a.flag("--json") ? showJson(**r, a.positional()[1], limit) : showText(**r, a.positional()[1], limit);
     if (!res)
         return failWith(Error(res.error()).withFile(a.positional()[0]));
-    out(*res);
+    printDocument(*res);
     return 0;
 }
 
@@ -240,7 +233,7 @@ int cmdState(const std::vector<std::string>& argv)
     auto s = stateJson(**r);
     if (!s)
         return failWith(Error(s.error()).withFile(a.positional()[0]));
-    out(*s);
+    printDocument(*s);
     return 0;
 }
 
@@ -291,7 +284,7 @@ int cmdValidate(const std::vector<std::string>& argv)
         }
     }
     if (a.flag("--json"))
-        out(json + "\n]");
+        printDocument(json + "\n]");
     return status;
 }
 
@@ -404,7 +397,7 @@ int cmdDiff(const std::vector<std::string>& argv)
     if (!d)
         return failWith(d.error());
     if (a.flag("--json")) {
-        out(diffJson(*d, **ra, **rb));
+        printDocument(diffJson(*d, **ra, **rb));
         return 0;
     }
     std::printf("%s%s%s vs %s%s%s: %llu added, %llu removed, %llu changed, %llu unchanged\n", bold(), d->a.c_str(), reset(), bold(), d->b.c_str(),
@@ -453,7 +446,7 @@ int cmdLoss(const std::vector<std::string>& argv)
     if (!run)
         return failWith(run.error());
     if (a.flag("--json")) {
-        out(lossJson(*run));
+        printDocument(lossJson(*run));
         return 0;
     }
     for (const auto& s : run->series) {
@@ -498,7 +491,7 @@ int cmdSchema(const std::vector<std::string>& argv)
     }
     auto o = a.value("-o") ? a.value("-o") : a.value("--output");
     if (!o) {
-        out(json);
+        printDocument(json);
         return 0;
     }
     if (auto w = writeFileAtomic(*o, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(json.data()), json.size())); !w)
@@ -521,7 +514,7 @@ int cmdCheckResume(const std::vector<std::string>& argv)
     for (const auto& c : checks)
         ready = ready && c.status != ResumeCheck::Status::Error;
     if (a.flag("--json")) {
-        out(checkResumeJson(**r, checks));
+        printDocument(checkResumeJson(**r, checks));
     } else {
         std::printf("%s%s%s: %s\n", bold(), (*r)->file.c_str(), reset(), ready ? "ready to resume" : "NOT ready to resume");
         for (const auto& c : checks)

@@ -15,6 +15,14 @@
 
 namespace ckpt::cli {
 
+/** A document (JSON or text) on stdout, ending in one newline. */
+inline void printDocument(const std::string& s)
+{
+    std::fwrite(s.data(), 1, s.size(), stdout);
+    if (s.empty() || s.back() != '\n')
+        std::fputc('\n', stdout);
+}
+
 /** A usage error: one line pointing at --help; exit code 2. */
 inline int usageError(const std::string& msg)
 {

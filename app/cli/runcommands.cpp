@@ -14,15 +14,6 @@
 
 namespace ckpt::cli {
 
-namespace {
-void print(const std::string& s)
-{
-    std::fwrite(s.data(), 1, s.size(), stdout);
-    if (!s.empty() && s.back() != '\n')
-        std::fputc('\n', stdout);
-}
-} // namespace
-
 int cmdTimeline(const std::vector<std::string>& argv)
 {
     Args a(argv, {"--filter", "--spike-threshold"}, {"--json", "--no-cache"});
@@ -48,7 +39,7 @@ int cmdTimeline(const std::vector<std::string>& argv)
         writeTimelineJson(*t, [](std::string_view piece) { std::fwrite(piece.data(), 1, piece.size(), stdout); });
         std::fputc('\n', stdout);
     } else {
-        print(timelineText(*t));
+        printDocument(timelineText(*t));
     }
     for (const auto& w : t->warnings)
         std::fprintf(stderr, "ckpt timeline: warning: %s\n", w.c_str());
@@ -77,7 +68,7 @@ int cmdBisect(const std::vector<std::string>& argv)
     auto r = bisectRun(*run, *predicate, options, Progress::none(), threadedFor());
     if (!r)
         return failWith(r.error());
-    print(a.flag("--json") ? bisectJson(*r) : bisectText(*r));
+    printDocument(a.flag("--json") ? bisectJson(*r) : bisectText(*r));
     return 0; // found or not: the document says which (cli-contract.md)
 }
 
