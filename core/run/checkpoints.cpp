@@ -3,6 +3,8 @@
 // The checkpoints of a run directory in training order (listRunCheckpoints, core/run/timeline.h).
 #include "core/run/timeline.h"
 
+#include "core/run/direntries.h"
+
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -47,13 +49,12 @@ std::optional<FileIdentity> identityOf(const fs::path& p)
 std::vector<fs::path> filesIn(const fs::path& dir)
 {
     std::vector<fs::path> out;
-    std::error_code ec;
-    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-        const std::string name = it->path().filename().string();
+    for (const auto& e : run_detail::entriesOf(dir)) {
+        const std::string name = e.path().filename().string();
         // atomic writers name their temporary files ".NAME...tmp" or "NAME.tmp": never a checkpoint yet
         if (name.empty() || name.front() == '.' || name.ends_with(".tmp") || name.ends_with(".part"))
             continue;
-        out.push_back(it->path());
+        out.push_back(e.path());
     }
     std::sort(out.begin(), out.end());
     return out;

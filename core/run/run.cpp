@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/run/run.h"
 
+#include "core/run/direntries.h"
+
 #include "core/io/bytes.h"
 #include "core/util/charconv.h"
 
@@ -16,13 +18,7 @@ namespace fs = std::filesystem;
 
 namespace ckpt {
 
-namespace {
-/**
- * The entries of a directory, none if it cannot be read. Not a range-for over directory_iterator:
- * its operator++ throws filesystem_error (a directory removed or unreadable while it is listed), and
- * no exception may leave core; increment(ec) stops instead.
- */
-std::vector<fs::directory_entry> entriesOf(const fs::path& dir)
+std::vector<fs::directory_entry> run_detail::entriesOf(const fs::path& dir)
 {
     std::vector<fs::directory_entry> out;
     std::error_code ec;
@@ -30,7 +26,8 @@ std::vector<fs::directory_entry> entriesOf(const fs::path& dir)
         out.push_back(*it);
     return out;
 }
-} // namespace
+
+using run_detail::entriesOf;
 
 std::vector<std::pair<uint32_t, double>> MetricSeries::epochMeans() const
 {
