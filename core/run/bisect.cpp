@@ -49,12 +49,8 @@ namespace {
 /** The tensors of \a c for which the predicate holds (\a prev: the predecessor, for update_ratio). */
 std::vector<std::string> badTensors(const LoadedCheckpoint& c, const LoadedCheckpoint* prev, const BisectPredicate& p, const ParallelFor& parallel)
 {
-    std::vector<size_t> all(c.tensors.size());
-    for (size_t k = 0; k < all.size(); ++k)
-        all[k] = k;
-    const auto stats = run_detail::statsOf(c, all, parallel);
     std::vector<std::string> bad;
-    if (p.kind == BisectPredicate::Kind::UpdateRatio) {
+    if (p.kind == BisectPredicate::Kind::UpdateRatio) { // the update and the predecessor's norm: no statistics of c
         if (!prev)
             return bad; // the first checkpoint has no update
         const auto partner = run_detail::pairWithPrevious(c, *prev);
@@ -79,6 +75,10 @@ std::vector<std::string> badTensors(const LoadedCheckpoint& c, const LoadedCheck
                 bad.push_back(c.tensors[of[j]].path);
         return bad;
     }
+    std::vector<size_t> all(c.tensors.size());
+    for (size_t k = 0; k < all.size(); ++k)
+        all[k] = k;
+    const auto stats = run_detail::statsOf(c, all, parallel);
     for (size_t k = 0; k < c.tensors.size(); ++k) {
         const TensorStats& s = stats[k];
         const double maxAbs = s.finite > 0 ? std::max(std::abs(s.min), std::abs(s.max)) : 0.0;

@@ -525,11 +525,6 @@ TensorScan scanOf(const LoadedTensor& t, const TensorStats& s, StringPool& pool)
     return out;
 }
 
-/** True when every file of \a files still has the identity recorded in \a recorded. */
-bool sameFiles(const std::vector<FileIdentity>& recorded, const std::vector<FileIdentity>& files)
-{
-    return recorded == files;
-}
 
 using Link = std::optional<std::pair<size_t, size_t>>; ///< (checkpoint, tensor) of a tensor's predecessor
 
@@ -679,14 +674,14 @@ Result<Timeline> computeTimeline(const RunCheckpoints& run, const TimelineOption
         return loaded[i];
     };
     auto cacheUsable = [&](size_t i, const CheckpointScan& s) {
-        if (!sameFiles(s.files, run.points[i].files))
+        if (s.files != run.points[i].files) // every file with the identity it had
             return false;
         // the previous checkpoint (whatever it was) must be the same one: an insertion or a deletion re-scans
         const bool depsPrev = std::any_of(s.deps.begin(), s.deps.end(), [](const ScanDependency& d) { return d.back == 1; });
         if ((i > 0) != depsPrev)
             return false;
         for (const auto& d : s.deps)
-            if (d.back == 0 || d.back > i || !sameFiles(d.files, run.points[i - d.back].files))
+            if (d.back == 0 || d.back > i || d.files != run.points[i - d.back].files)
                 return false;
         return true;
     };
