@@ -719,30 +719,22 @@ Result<BurnpackScalar> deScalar(Decoder& d, const std::string& path)
     BurnpackScalar out;
     auto r = d.deEnum(path, "a Scalar (a 1-entry map {\"Int\"|\"UInt\"|\"Float\"|\"Bool\": value})", [&](const std::string& name, bool, uint64_t at, const Head&) -> Result<void> {
         const std::string p = path + "." + name;
-        if (name == "Int") {
-            auto v = d.deI64(p);
-            if (!v)
-                return std::unexpected(v.error());
-            out = BurnpackScalar::makeInt(*v);
-        } else if (name == "UInt") {
-            auto v = d.deU64(p);
-            if (!v)
-                return std::unexpected(v.error());
-            out = BurnpackScalar::makeUInt(*v);
-        } else if (name == "Float") {
-            auto v = d.deF64(p);
-            if (!v)
-                return std::unexpected(v.error());
-            out = BurnpackScalar::makeFloat(*v);
-        } else if (name == "Bool") {
-            auto v = d.deBool(p);
-            if (!v)
-                return std::unexpected(v.error());
-            out = BurnpackScalar::makeBool(*v);
-        } else {
-            return d.err(ErrorCode::Invalid, "unknown variant `" + name + "`, expected one of `Int`, `UInt`, `Float`, `Bool`", at, path);
-        }
-        return {};
+        // the newtype's value through its decoder, into the variant's scalar
+        auto take = [&](auto value, auto make) -> Result<void> {
+            if (!value)
+                return std::unexpected(value.error());
+            out = make(*value);
+            return {};
+        };
+        if (name == "Int")
+            return take(d.deI64(p), BurnpackScalar::makeInt);
+        if (name == "UInt")
+            return take(d.deU64(p), BurnpackScalar::makeUInt);
+        if (name == "Float")
+            return take(d.deF64(p), BurnpackScalar::makeFloat);
+        if (name == "Bool")
+            return take(d.deBool(p), BurnpackScalar::makeBool);
+        return d.err(ErrorCode::Invalid, "unknown variant `" + name + "`, expected one of `Int`, `UInt`, `Float`, `Bool`", at, path);
     });
     if (!r)
         return std::unexpected(r.error());
