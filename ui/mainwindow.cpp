@@ -66,6 +66,8 @@ Setting<QByteArray> s_state{"mainwindow/state"};
 Setting<QStringList> s_recent{"mainwindow/recentFiles"};
 constexpr int MaxRecent = 10;
 constexpr int MaxSearchHits = 10000;
+/** The names of the files the Open and Compare dialogs list: burnpack, every Recorder's, any gzip member. */
+constexpr const char* kRecordPatterns = "*.bpk *.mpk *.mpk.gz *.json *.json.gz *.bin *.bin.gz *.gz";
 
 QWidget* withHeader(QWidget* header, QWidget* body, QWidget* parent)
 {
@@ -410,17 +412,16 @@ void MainWindow::updateLearningRateCurve()
 void MainWindow::createActions()
 {
     auto* file = menuBar()->addMenu(tr("&File"));
-    auto* open = file->addAction(tr("&Open…"), this, [this] {
-        const QStringList files = QFileDialog::getOpenFileNames(this, tr("Open records"), QString(),
-            tr("Records (*.mpk *.mpk.gz *.json *.json.gz *.bin *.bin.gz *.gz);;All files (*)"));
+    const QString recordsFilter = tr("Records (%1);;All files (*)").arg(QLatin1String(kRecordPatterns));
+    auto* open = file->addAction(tr("&Open…"), this, [this, recordsFilter] {
+        const QStringList files = QFileDialog::getOpenFileNames(this, tr("Open records"), QString(), recordsFilter);
         if (!files.isEmpty())
             openPaths(files);
     });
     open->setShortcut(QKeySequence::Open);
-    file->addAction(tr("Open Da&maged File…"), this, [this] {
+    file->addAction(tr("Open Da&maged File…"), this, [this, recordsFilter] {
         // Salvage: a record the typed decoders reject is shown as far as it can be read, marked partial.
-        const QString f = QFileDialog::getOpenFileName(this, tr("Open damaged record"), QString(),
-            tr("Records (*.mpk *.mpk.gz *.json *.json.gz *.bin *.bin.gz *.gz);;All files (*)"));
+        const QString f = QFileDialog::getOpenFileName(this, tr("Open damaged record"), QString(), recordsFilter);
         if (!f.isEmpty())
             openPaths({f}, true);
     });
@@ -431,7 +432,7 @@ void MainWindow::createActions()
     });
     file->addAction(tr("&Compare…"), this, [this] {
         // Two records or two GradientCheckpoints: picked one after the other, A first.
-        const QString filter = tr("Records and GradientCheckpoints (*.mpk *.mpk.gz *.json *.json.gz *.bin *.bin.gz *.gz);;All files (*)");
+        const QString filter = tr("Records and GradientCheckpoints (%1);;All files (*)").arg(QLatin1String(kRecordPatterns));
         const QString a = QFileDialog::getOpenFileName(this, tr("Compare: A"), QString(), filter);
         const QString b = a.isEmpty() ? QString() : QFileDialog::getOpenFileName(this, tr("Compare %1 with: B").arg(a), QString(), filter);
         if (!b.isEmpty())

@@ -74,12 +74,28 @@ const MetricSeries* findSeries(const RunDirectory& logs, std::string_view split,
     return nullptr;
 }
 
-/** The value logged at iteration \a step (1-based, lines counted across epochs), if the log reaches it. */
-std::optional<double> valueAtStep(const MetricSeries* s, uint64_t step)
+/**
+ * The lines of a log that stand for iterations, in order: all but burn-train 0.22's `value,final`
+ * lines (an epoch's aggregate, logged after its iterations).
+ */
+std::vector<const MetricPoint*> iterationLines(const MetricSeries* s)
 {
-    if (!s || step == 0 || step > s->points.size())
+    std::vector<const MetricPoint*> out;
+    if (!s)
+        return out;
+    out.reserve(s->points.size());
+    for (const auto& p : s->points)
+        if (!p.final)
+            out.push_back(&p);
+    return out;
+}
+
+/** The value logged at iteration \a step (1-based, lines counted across epochs), if the log reaches it. */
+std::optional<double> valueAtStep(const std::vector<const MetricPoint*>& lines, uint64_t step)
+{
+    if (step == 0 || step > lines.size())
         return std::nullopt;
-    const MetricPoint& p = s->points[step - 1];
+    const MetricPoint& p = *lines[step - 1];
     if (!p.text.empty())
         return std::nullopt;
     return p.value;
@@ -129,7 +145,7 @@ Result<RunCheckpoints> listRunCheckpoints(const std::string& dir)
         run.points.push_back(std::move(p));
     };
 
-    static const std::regex kRecordName(R"(^(model|optim|scheduler|record)-(\d+)\.(mpk|mpk\.gz|json|json\.gz|bin|bin\.gz)$)");
+    static const std::regex kRecordName(run_detail::kCheckpointNamePattern);
     const fs::path cp = root / "checkpoint";
     std::map<uint64_t, std::vector<fs::path>> records;
     std::map<uint64_t, std::map<std::string, fs::path>> epochs;
@@ -188,7 +204,7 @@ Result<RunCheckpoints> listRunCheckpoints(const std::string& dir)
         }
     } else {
         // A plain folder of records: ordered by the last number in the name, names without one last.
-        static const std::regex kRecordFile(R"(\.(mpk|mpk\.gz|json|json\.gz|bin|bin\.gz)$)");
+        static const std::regex kRecordFile(run_detail::kRecordExtensionPattern);
         static const std::regex kLastNumber(R"((\d+)(?!.*\d))");
         std::vector<std::tuple<bool, uint64_t, fs::path>> found;
         for (const auto& f : filesIn(root)) {
@@ -209,17 +225,18 @@ Result<RunCheckpoints> listRunCheckpoints(const std::string& dir)
     if (run.points.empty())
         return std::unexpected(Error{ErrorCode::Invalid,
             "no checkpoints: expected checkpoint/record-STEP.<ext>, checkpoint/{model,optim,scheduler}-EPOCH.<ext>, "
-            "graph/step-N.json or record files (.mpk, .json, .bin, optionally .gz)",
+            "graph/step-N.json or record files (.bpk; .mpk, .json, .bin, optionally .gz)",
             dir});
 
     const MetricSeries* loss = findSeries(run.logs, "train", "Loss");
     const MetricSeries* lr = findSeries(run.logs, "train", "Learning_Rate");
+    const auto lossLines = iterationLines(loss), lrLines = iterationLines(lr);
     for (size_t i = 0; i < run.points.size(); ++i) {
         RunPoint& p = run.points[i];
         p.index = i;
         if (p.step) {
-            p.loss = valueAtStep(loss, *p.step);
-            p.lr = valueAtStep(lr, *p.step);
+            p.loss = valueAtStep(lossLines, *p.step);
+            p.lr = valueAtStep(lrLines, *p.step);
         } else if (p.epoch) {
             p.loss = meanOfEpoch(loss, *p.epoch);
             p.lr = meanOfEpoch(lr, *p.epoch);

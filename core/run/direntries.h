@@ -2,8 +2,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-// Listing a directory inside core/run (run.cpp's metric logs, checkpoints.cpp's checkpoints); not
-// part of the public interface.
+// Listing a directory inside core/run (run.cpp's metric logs, checkpoints.cpp's checkpoints) and the
+// checkpoint names both look for; not part of the public interface.
 
 #include <filesystem>
 #include <vector>
@@ -16,5 +16,16 @@ namespace ckpt::run_detail {
  * no exception may leave core; increment(ec) stops instead.
  */
 std::vector<std::filesystem::directory_entry> entriesOf(const std::filesystem::path& dir);
+
+/**
+ * A checkpoint in a run's checkpoint/ folder (std::regex ECMAScript): burn-train's
+ * {model,optim,scheduler}-EPOCH or a record-STEP, as burnpack (.bpk, burn-train >= 0.22) or as a
+ * Recorder file (.mpk, .json, .bin, optionally .gz). Group 1 is the kind, group 2 the number.
+ */
+inline constexpr const char* kCheckpointNamePattern =
+    R"(^(model|optim|scheduler|record)-(\d+)\.(bpk|mpk|mpk\.gz|json|json\.gz|bin|bin\.gz)$)";
+
+/** The extension of a record file of any of those formats (a folder of records, no checkpoint/). */
+inline constexpr const char* kRecordExtensionPattern = R"(\.(bpk|mpk|mpk\.gz|json|json\.gz|bin|bin\.gz)$)";
 
 } // namespace ckpt::run_detail

@@ -31,17 +31,36 @@ using run_detail::entriesOf;
 
 std::vector<std::pair<uint32_t, double>> MetricSeries::epochMeans() const
 {
-    std::map<uint32_t, std::pair<double, double>> acc;
+    struct Acc {
+        double sum = 0, count = 0;
+        bool batches = false;               ///< a numeric line that is not final
+        const MetricPoint* last = nullptr;  ///< the epoch's last line, numeric or not
+        const MetricPoint* final = nullptr; ///< its last `value,final` line
+    };
+    std::map<uint32_t, Acc> acc;
     for (const auto& p : points) {
+        auto& a = acc[p.epoch];
+        a.last = &p;
+        if (p.final) {
+            // NumericEntry::Final: the epoch's aggregate, never one of its batches
+            a.final = &p;
+            continue;
+        }
         if (!p.text.empty())
             continue;
-        auto& a = acc[p.epoch];
-        a.first += p.value * double(p.count);
-        a.second += double(p.count);
+        a.batches = true;
+        a.sum += p.value * double(p.count);
+        a.count += double(p.count);
     }
     std::vector<std::pair<uint32_t, double>> out;
-    for (const auto& [e, a] : acc)
-        out.emplace_back(e, a.second > 0 ? a.first / a.second : std::nan(""));
+    for (const auto& [e, a] : acc) {
+        if (a.last->final)
+            out.emplace_back(e, a.last->value); // the file ends with `value,final`: that value is the epoch's
+        else if (a.batches)
+            out.emplace_back(e, a.count > 0 ? a.sum / a.count : std::nan(""));
+        else if (a.final)
+            out.emplace_back(e, a.final->value); // no batch lines, text after the final line
+    }
     return out;
 }
 
@@ -112,7 +131,9 @@ MetricSeries parseMetricLog(std::string_view text, const std::string& split, con
             uint64_t c = 0;
             auto cs = line.substr(comma + 1);
             auto r = std::from_chars(cs.data(), cs.data() + cs.size(), c);
-            if (v && r.ec == std::errc() && r.ptr == cs.data() + cs.size())
+            if (v && cs == "final")
+                p.final = true; // `value,final` (burn-train 0.22, NumericEntry::Final): the epoch's aggregate
+            else if (v && r.ec == std::errc() && r.ptr == cs.data() + cs.size())
                 p.count = c;
             else
                 v.reset();
@@ -167,7 +188,7 @@ Result<RunDirectory> openRunDirectory(const std::string& path)
     RunDirectory run;
     run.path = path;
 
-    static const std::regex kCheckpoint(R"(^(model|optim|scheduler|record)-(\d+)\.(mpk|mpk\.gz|json|json\.gz|bin|bin\.gz)$)");
+    static const std::regex kCheckpoint(run_detail::kCheckpointNamePattern);
     const fs::path cp = fs::path(path) / "checkpoint";
     if (fs::is_directory(cp, ec)) {
         for (const auto& e : entriesOf(cp)) {

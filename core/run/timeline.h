@@ -62,8 +62,9 @@ struct RunCheckpoints {
 /**
  * Lists the checkpoints of \a dir. Files still being written by an atomic writer (hidden or temporary
  * names) are not checkpoints. The loss at a step-numbered checkpoint is the train Loss.log line of that
- * step (lines counted across epochs, one per iteration as burn-train and ckpt-train write them); at an
- * epoch checkpoint, the epoch's mean. An error names the directory when it cannot be read or holds no checkpoint.
+ * step (lines counted across epochs, one per iteration as burn-train and ckpt-train write them; burn-train
+ * 0.22's `value,final` lines are no iteration); at an epoch checkpoint, the epoch's value
+ * (MetricSeries::epochMeans). An error names the directory when it cannot be read or holds no checkpoint.
  */
 Result<RunCheckpoints> listRunCheckpoints(const std::string& dir);
 

@@ -8,12 +8,15 @@
 #include "core/report/report.h"
 #include "core/run/run.h"
 
+#include <QDir>
 #include <QDirIterator>
+#include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
 
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 
 using namespace ckpt;
 
@@ -632,6 +635,83 @@ private Q_SLOTS:
         // Burn's epoch value: sum(value * count) / sum(count).
         const auto means = parseMetricLog("1,1\n4,3\n", "train", "Loss", 2).epochMeans();
         QCOMPARE(means[0].second, 13.0 / 4.0);
+    }
+
+    void metricLogFinalLines()
+    {
+        // burn-train 0.22 (NumericEntry::Final): `value,final` is the epoch's aggregate, not a batch
+        const auto s = parseMetricLog("1,1\n4,3\n0.75,final\n", "valid", "Auroc", 2);
+        QCOMPARE(s.points.size(), size_t(3));
+        QVERIFY(!s.points[0].final && !s.points[1].final);
+        QVERIFY(s.points[2].final);
+        QCOMPARE(s.points[2].value, 0.75);
+        QVERIFY(s.points[2].text.empty());
+        QCOMPARE(s.points[2].item, uint64_t(2));
+        auto means = s.epochMeans();
+        QCOMPARE(means.size(), size_t(1));
+        QCOMPARE(means[0], std::make_pair(uint32_t(2), 0.75));
+        // a global-only metric writes no per-batch lines; CRLF and Rust's NaN spelling are kept
+        means = parseMetricLog("0.5,final\r\n", "valid", "Auroc", 1).epochMeans();
+        QCOMPARE(means, (std::vector<std::pair<uint32_t, double>>{{1, 0.5}}));
+        QVERIFY(std::isnan(parseMetricLog("NaN,final\n", "valid", "Auroc", 1).epochMeans().at(0).second));
+        // a final line that is not the file's last is no batch either: the batches' mean stands
+        means = parseMetricLog("1,1\n9,final\n4,3\n", "train", "Loss", 1).epochMeans();
+        QCOMPARE(means.size(), size_t(1));
+        QCOMPARE(means[0].second, 13.0 / 4.0);
+        // per epoch: the file (epoch) whose last line is final takes it, the other keeps the weighted mean
+        MetricSeries both = parseMetricLog("1,1\n4,3\n", "train", "Loss", 1);
+        const auto e2 = parseMetricLog("2,1\n2,1\n7.5,final\n", "train", "Loss", 2);
+        both.points.insert(both.points.end(), e2.points.begin(), e2.points.end());
+        QCOMPARE(both.epochMeans(), (std::vector<std::pair<uint32_t, double>>{{1, 13.0 / 4.0}, {2, 7.5}}));
+        // anything else after the comma is still text, with the warning a numeric-looking line gets
+        std::vector<std::string> warnings;
+        const auto bad = parseMetricLog("1,finally\n2,Final\n", "train", "Loss", 3, &warnings);
+        QVERIFY(!bad.points[0].final && !bad.points[1].final);
+        QCOMPARE(bad.points[0].text, std::string("1,finally"));
+        QCOMPARE(bad.points[1].text, std::string("2,Final"));
+        QCOMPARE(warnings.size(), size_t(2));
+        QVERIFY(bad.epochMeans().empty());
+    }
+
+    void burnpackRunDirectory()
+    {
+        // burn-train 0.22: checkpoint/{model,optim,scheduler}-EPOCH.bpk (the listing opens no file)
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QVERIFY(QDir(dir.path()).mkpath(QStringLiteral("checkpoint")));
+        QVERIFY(QDir(dir.path()).mkpath(QStringLiteral("valid/epoch-1")));
+        QVERIFY(QDir(dir.path()).mkpath(QStringLiteral("valid/epoch-2")));
+        auto write = [&](const QString& rel, const QByteArray& bytes) {
+            QFile f(dir.filePath(rel));
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            QCOMPARE(f.write(bytes), qint64(bytes.size()));
+        };
+        for (int epoch : {1, 2})
+            for (const char* kind : {"model", "optim", "scheduler"})
+                write(QStringLiteral("checkpoint/%1-%2.bpk").arg(QLatin1String(kind)).arg(epoch), QByteArrayLiteral("NRUB\x01\x00"));
+        write(QStringLiteral("checkpoint/policy-2.bpk"), "NRUB"); // RL paradigm names: not listed (yet)
+        write(QStringLiteral("checkpoint/model-x.bpk"), "NRUB");
+        write(QStringLiteral("valid/epoch-1/Loss.log"), "2,2\n5,2\n");
+        write(QStringLiteral("valid/epoch-2/Loss.log"), "1,2\n3,2\n2.5,final\n");
+        const std::string root = dir.path().toStdString();
+        QVERIFY(isRunDirectory(root));
+        auto run = openRunDirectory(root);
+        QVERIFY(run);
+        QCOMPARE(run->checkpoints.size(), size_t(6));
+        const char* kinds[] = {"model", "optim", "scheduler"};
+        for (size_t i = 0; i < run->checkpoints.size(); ++i) {
+            QCOMPARE(run->checkpoints[i].index, uint64_t(i / 3 + 1));
+            QCOMPARE(run->checkpoints[i].kind, std::string(kinds[i % 3]));
+            QVERIFY(run->checkpoints[i].path.ends_with(".bpk"));
+        }
+        QCOMPARE(run->latest("model")->path, (std::filesystem::path(root) / "checkpoint" / "model-2.bpk").string());
+        auto pick = recordOfRunDirectory(root);
+        QVERIFY(pick);
+        QCOMPARE(pick->path, run->latest("model")->path);
+        QCOMPARE(run->series.size(), size_t(1));
+        QCOMPARE(run->series[0].points.size(), size_t(5));
+        QCOMPARE(run->series[0].epochMeans(), (std::vector<std::pair<uint32_t, double>>{{1, 3.5}, {2, 2.5}}));
+        QVERIFY(run->warnings.empty());
     }
 
     void globFilterTreatsBracketsLiterally()

@@ -150,6 +150,7 @@ update-mime-database "$share/mime"
 mkdir "$work/files"
 cp "$fixture" "$work/files/weights-without-extension"
 cp "$fixtures/models/burn-0.18.0_full_binbytes_lab-vision-mnist.bin" "$work/files/some.data"
+cp "$fixtures/models/burn-0.22.0-pre_mnist-inference-web.bpk" "$work/files/burnpack-weights"
 cp "$(dirname "$0")/../data/graph/worked_example.json" "$work/files/step-7"
 "$bin/ckpt" convert "$fixture" "$work/files/pretty-record" --recorder PrettyJson >/dev/null || fail "ckpt convert to PrettyJson"
 # Only the package's database and the system's base types (application/json, application/gzip).
@@ -161,10 +162,11 @@ expect_type() {
 }
 expect_type weights-without-extension application/x-burn-record-msgpack
 expect_type some.data application/x-burn-record-bincode
+expect_type burnpack-weights application/x-burnpack
 expect_type step-7 application/x-ipfrs-gradient-checkpoint
 expect_type pretty-record application/x-burn-record-json
 update-desktop-database "$share/applications"
-for type in application/x-burn-record-msgpack application/x-ipfrs-gradient-checkpoint application/vnd.ipld.car; do
+for type in application/x-burnpack application/x-burn-record-msgpack application/x-ipfrs-gradient-checkpoint application/vnd.ipld.car; do
   grep -q "^$type=.*org.checkpointinspector.CheckpointInspector.desktop" "$share/applications/mimeinfo.cache" ||
     fail "the desktop database does not open $type with our app"
 done

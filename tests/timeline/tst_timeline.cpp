@@ -183,6 +183,81 @@ private Q_SLOTS:
         QVERIFY(none.error().what.find("no checkpoints") != std::string::npos);
     }
 
+    void listsBurnpackTriplesLikeRecorderTriples()
+    {
+        // burn-train 0.22 writes checkpoint/{model,optim,scheduler}-EPOCH.bpk; the listing opens no
+        // file, so empty files with those names must be listed exactly like .mpk triples
+        auto write = [](const QString& path, const QByteArray& bytes) {
+            QDir().mkpath(QFileInfo(path).absolutePath());
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            QCOMPARE(f.write(bytes), qint64(bytes.size()));
+        };
+        auto makeRun = [&](const QString& dir, const char* ext) {
+            for (int epoch : {1, 2, 10})
+                for (const char* kind : {"model", "optim", "scheduler"})
+                    write(QStringLiteral("%1/checkpoint/%2-%3.%4").arg(dir, QLatin1String(kind)).arg(epoch).arg(QLatin1String(ext)), QByteArray(16, 'x'));
+            write(dir + QStringLiteral("/checkpoint/.model-11.") + QLatin1String(ext) + QStringLiteral(".tmp"), "x"); // being written
+            // Loss: batch lines; epoch 2 ends with burn-train 0.22's `value,final` (the epoch's value)
+            write(dir + QStringLiteral("/train/epoch-1/Loss.log"), "4,1\n2,3\n");
+            write(dir + QStringLiteral("/train/epoch-2/Loss.log"), "1,2\n3,2\n1.25,final\n");
+            write(dir + QStringLiteral("/train/epoch-10/Loss.log"), "0.5,final\n");
+        };
+        const QString bpk = m_tmp.filePath(QStringLiteral("burnpack-epochs")), mpk = m_tmp.filePath(QStringLiteral("mpk-epochs"));
+        makeRun(bpk, "bpk");
+        makeRun(mpk, "mpk");
+        const RunCheckpoints b = listed(bpk), m = listed(mpk);
+        QCOMPARE(b.layout, RunLayout::BurnEpochs);
+        QCOMPARE(b.layout, m.layout);
+        QCOMPARE(b.points.size(), size_t(3)); // one checkpoint per epoch
+        QCOMPARE(b.points.size(), m.points.size());
+        const uint64_t epochs[] = {1, 2, 10};
+        const double losses[] = {2.5, 1.25, 0.5}; // (4 + 2*3) / 4; the final lines
+        for (size_t i = 0; i < b.points.size(); ++i) {
+            const RunPoint& p = b.points[i];
+            QCOMPARE(p.index, i);
+            QCOMPARE(p.epoch, std::optional<uint64_t>(epochs[i]));
+            QVERIFY(!p.step);
+            QCOMPARE(p.file, "checkpoint/model-" + std::to_string(epochs[i]) + ".bpk"); // the model file names it
+            QCOMPARE(p.files.size(), size_t(3));
+            QCOMPARE(p.bytes, uint64_t(48));
+            for (size_t k = 0; k < 3; ++k) {
+                const char* kinds[] = {"model-", "optim-", "scheduler-"};
+                QCOMPARE(fs::path(p.files[k].path).filename().string(), kinds[k] + std::to_string(epochs[i]) + ".bpk");
+            }
+            QCOMPARE(p.loss, std::optional<double>(losses[i]));
+            // the same as the .mpk triple's, but for the extension
+            const RunPoint& q = m.points[i];
+            QCOMPARE(q.file, p.file.substr(0, p.file.size() - 3) + "mpk");
+            QCOMPARE(q.epoch, p.epoch);
+            QCOMPARE(q.loss, p.loss);
+            QCOMPARE(q.files.size(), p.files.size());
+            QCOMPARE(q.bytes, p.bytes);
+        }
+
+        // record-STEP.bpk: the loss of a step skips the final lines (an epoch's value, no iteration)
+        const QString steps = m_tmp.filePath(QStringLiteral("burnpack-steps"));
+        for (int step : {2, 3})
+            write(QStringLiteral("%1/checkpoint/record-%2.bpk").arg(steps).arg(step), "NRUB");
+        write(steps + QStringLiteral("/train/epoch-1/Loss.log"), "4,1\n2,1\n3,final\n");
+        write(steps + QStringLiteral("/train/epoch-2/Loss.log"), "1,1\n0.5,1\n0.75,final\n");
+        const RunCheckpoints r = listed(steps);
+        QCOMPARE(r.layout, RunLayout::Records);
+        QCOMPARE(r.points.size(), size_t(2));
+        QCOMPARE(r.points[0].file, std::string("checkpoint/record-2.bpk"));
+        QCOMPARE(r.points[0].loss, std::optional<double>(2.0));
+        QCOMPARE(r.points[1].loss, std::optional<double>(1.0)); // epoch 2's first line, not epoch 1's final
+
+        // a folder of .bpk files without checkpoint/
+        const QString folder = m_tmp.filePath(QStringLiteral("burnpack-folder"));
+        write(folder + QStringLiteral("/weights-20.bpk"), "NRUB");
+        write(folder + QStringLiteral("/weights-3.bpk"), "NRUB");
+        const RunCheckpoints f = listed(folder);
+        QCOMPARE(f.layout, RunLayout::Folder);
+        QCOMPARE(f.points.size(), size_t(2));
+        QCOMPARE(f.points[0].file, std::string("weights-3.bpk"));
+    }
+
     void followsEveryTensor()
     {
         const Timeline t = timelineOf(m_run, false, {});
