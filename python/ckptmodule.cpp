@@ -358,6 +358,7 @@ py::object openAny(const py::object& pathObj, const std::optional<std::string>& 
         const RunCheckpoint pick = unwrap(recordOfRunDirectory(path));
         run = path;
         path = pick.path;
+        o.burnpackTriple = true; // a burn-train 0.22 epoch: model, optimizer and scheduler as one record
     } else if (kind == "gradient_checkpoint") {
         PyGradientCheckpoint g;
         g.path = path;

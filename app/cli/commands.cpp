@@ -13,6 +13,7 @@
 #include "core/diff/diff.h"
 #include "core/edit/edit.h"
 #include "core/io/bytes.h"
+#include "core/pack/burnpack.h"
 #include "core/record/bincoderecord.h"
 #include "core/record/record.h"
 #include "core/record/saveas.h"
@@ -43,7 +44,9 @@ Result<std::shared_ptr<const Record>> open(const std::string& path, const Args& 
         auto pick = recordOfRunDirectory(path);
         if (!pick)
             return std::unexpected(pick.error());
-        return openRecord(pick->path, openOptions(a));
+        OpenOptions options = openOptions(a);
+        options.burnpackTriple = true; // a burn-train 0.22 epoch: model, optimizer and scheduler as one record
+        return openRecord(pick->path, options);
     }
     return openRecord(path, openOptions(a));
 }
@@ -117,10 +120,21 @@ int cmdInfo(const std::vector<std::string>& argv)
     std::printf("%s%s%s\n", bold(), rec.file.c_str(), reset());
     std::printf("  kind        %s\n", std::string(recordKindName(rec.kind)).c_str());
     std::printf("  recorder    %s\n", std::string(recorderName(rec.recorder)).c_str());
-    std::printf("  precision   %s\n", std::string(precisionName(rec.precision)).c_str());
-    std::printf("  metadata    float=%s int=%s version=%s settings=%s\n", rec.metadata.floatType.c_str(), rec.metadata.intType.c_str(),
-        rec.metadata.version.c_str(), rec.metadata.settings.c_str());
-    std::printf("              format=%s\n", rec.metadata.format.c_str());
+    std::printf("  precision   %s\n", std::string(rec.precisionText()).c_str());
+    if (rec.burnpack.empty()) {
+        std::printf("  metadata    float=%s int=%s version=%s settings=%s\n", rec.metadata.floatType.c_str(), rec.metadata.intType.c_str(),
+            rec.metadata.version.c_str(), rec.metadata.settings.c_str());
+        std::printf("              format=%s\n", rec.metadata.format.c_str());
+    }
+    for (const auto& part : rec.burnpack) {
+        // Burn >= 0.22 keeps no precision settings: the dtype of each tensor is what it holds
+        const auto& f = *part.pack;
+        std::printf("  burnpack    %s: %s layout, %zu tensors, %zu metadata strings, %zu scalars\n", part.file.c_str(),
+            f.layout == pack::BurnpackLayout::Aligned256 ? "aligned-256" : "unaligned (Burn 0.19)", f.tensors.size(), f.metadata.size(),
+            f.scalars.size());
+    }
+    if (rec.epoch)
+        std::printf("  epoch       %llu\n", static_cast<unsigned long long>(*rec.epoch));
     std::printf("  params      %zu\n", rec.params.size());
     std::printf("  optimizer   %zu entries\n", rec.optimizer.size());
     std::printf("  gradients   %zu pending\n", rec.gradients.size());
@@ -368,7 +382,7 @@ int cmdEdit(const std::vector<std::string>& argv)
     auto tape = applyEdits(**r, edits);
     if (!tape)
         return failWith(Error(tape.error()).withFile(a.positional()[0]));
-    if (auto w = saveRecord(*tape, (*r)->recorder, *outPath, (*r)->bincodeSchema.get()); !w)
+    if (auto w = saveEditedRecord(**r, *tape, *outPath); !w)
         return failWith(Error(w.error()).withFile(*outPath));
     return 0;
 }
@@ -547,6 +561,7 @@ const std::map<std::string, Command>& commandTable()
         {"check-resume", cmdCheckResume},
         {"export", cmdExport},
         {"import", cmdImport},
+        {"migrate", cmdMigrate},
     };
     return table;
 }

@@ -5,8 +5,10 @@
 #include "app/cli/args.h"
 #include "app/cli/exits.h"
 #include "core/export/export.h"
+#include "core/pack/migrate.h"
 #include "core/report/report.h"
 
+#include <charconv>
 #include <cstdio>
 
 namespace ckpt::cli {
@@ -65,6 +67,38 @@ int cmdImport(const std::vector<std::string>& argv)
         std::fprintf(stderr, "ckpt: warning: %s: %s\n", a.positional()[1].c_str(), w.c_str());
     std::printf("%s: %llu tensors replaced, %llu unchanged, %llu not in %s\n", outPath->c_str(), static_cast<unsigned long long>(res->replaced),
         static_cast<unsigned long long>(res->unchanged), static_cast<unsigned long long>(res->untouched), a.positional()[1].c_str());
+    return 0;
+}
+
+int cmdMigrate(const std::vector<std::string>& argv)
+{
+    Args a(argv, withSchemaOptions({"--epoch"}), {});
+    if (!a.error().empty())
+        return usageError(a.error());
+    if (a.positional().size() != 2)
+        return usageError("migrate takes IN (a Burn <= 0.21 record or run directory) and OUT_DIR");
+    MigrateOptions options;
+    if (auto e = a.value("--epoch")) {
+        uint64_t n = 0;
+        const auto r = std::from_chars(e->data(), e->data() + e->size(), n);
+        if (r.ec != std::errc() || r.ptr != e->data() + e->size())
+            return usageError("--epoch takes a non-negative integer, got '" + *e + "'");
+        options.epoch = n;
+    }
+    const OpenOptions open = openOptions(a);
+    options.scheduler = open.scheduler;
+    // --epoch picks the epoch of a run directory, and numbers the files written
+    auto sources = migrateSourcesOf(a.positional()[0], open, options.epoch);
+    if (!sources)
+        return failWith(sources.error());
+    auto res = migrateToBurnpack(*sources, a.positional()[1], options);
+    if (!res)
+        return failWith(res.error());
+    for (const auto& line : res->lost)
+        std::fprintf(stderr, "ckpt: not carried over: %s\n", line.c_str());
+    for (const std::string* f : {&res->written.model, &res->written.optim, &res->written.scheduler})
+        if (!f->empty())
+            std::printf("%s\n", f->c_str());
     return 0;
 }
 

@@ -54,6 +54,9 @@ commands:
                                 the record's tensors for PyTorch/numpy, named by their paths
   import FILE IN.safetensors -o OUT
                                 IN's tensors (same paths, shapes, dtypes) put into FILE, written to OUT
+  migrate IN OUT_DIR [--epoch N]
+                                a Burn <= 0.21 record (TrainingRecord, burn-train files, run directory)
+                                as Burn 0.22's model/optim/scheduler-N.bpk; says what it cannot carry
 
 Bincode records take --schema-from OTHER.mpk or --schema S.json on every reading command, and
 --scheduler step|linear|cosine|noam|exponential|constant where the bytes cannot tell StepLr's i32

@@ -32,6 +32,13 @@ EditArea editAreaOf(const Record& r, uint32_t node)
         return EditArea::Scheduler;
     if (auto m = t.find(0, "metadata"); m && within(t, *m, node) && node != *m)
         return EditArea::Metadata;
+    // burnpack (Burn >= 0.22): every file's scalars (optimizer counters, scheduler positions) and metadata strings
+    for (const auto& part : r.burnpack) {
+        if (part.scalarsNode && within(t, *part.scalarsNode, node) && node != *part.scalarsNode)
+            return EditArea::Scheduler;
+        if (auto m = t.find(part.node, "metadata"); m && within(t, *m, node) && node != *m)
+            return EditArea::Metadata;
+    }
     return EditArea::Forbidden;
 }
 
@@ -254,8 +261,12 @@ std::vector<ResumeCheck> checkResume(const Record& r)
     std::vector<ResumeCheck> out;
     auto add = [&](std::string name, S s, std::string detail) { out.push_back({std::move(name), s, std::move(detail)}); };
 
-    const bool training = r.kind == RecordKind::TrainingRecord || r.kind == RecordKind::ModelStateTrainingRecord;
-    if (training)
+    const bool training = r.kind == RecordKind::TrainingRecord || r.kind == RecordKind::ModelStateTrainingRecord
+        || r.kind == RecordKind::BurnTrainCheckpoint;
+    if (r.kind == RecordKind::BurnTrainCheckpoint)
+        add("kind", S::Ok, std::string(recordKindName(r.kind)) + ": the model, optimizer and scheduler files of "
+            + (r.epoch ? "epoch " + std::to_string(*r.epoch) : std::string("one epoch")) + " (Burn 0.22 keeps no pending gradients or caller state)");
+    else if (training)
         add("kind", S::Ok, std::string(recordKindName(r.kind)) + ": model, optimizer, scheduler, pending gradients and continuation state in one record");
     else
         add("kind", S::Warning, std::string(recordKindName(r.kind)) + ": a resumption needs the other parts from separate files (burn-train keeps model-N, optim-N and scheduler-N side by side)");
@@ -322,9 +333,22 @@ std::vector<ResumeCheck> checkResume(const Record& r)
                 + std::to_string(*times.rbegin()) + "): parameters were frozen or added during training");
         else if (times.size() == 1)
             add("optimizer-steps", S::Ok, "every entry is at step " + std::to_string(*times.begin()));
-        if (!r.params.empty() && r.optimizer.size() < r.params.size() && r.optimizer.size() > 0)
-            add("optimizer-coverage", S::Warning, std::to_string(r.params.size() - r.optimizer.size())
-                + " parameters have no optimizer state (never stepped, or frozen): they restart from zero moments");
+        std::set<std::string> stepped;
+        for (const auto& oe : r.optimizer)
+            stepped.insert(oe.paramId);
+        size_t missing = 0;
+        const ParamEntry* firstMissing = nullptr;
+        for (const auto& p : r.params)
+            if (!stepped.contains(p.id) && missing++ == 0)
+                firstMissing = &p;
+        // Burn 0.22's ModuleOptimizer re-initialises a parameter without state silently at the next step
+        if (missing > 0 && (!r.optimizer.empty() || r.kind == RecordKind::BurnTrainCheckpoint)) {
+            add("optimizer-coverage", S::Warning, std::to_string(missing) + " of " + std::to_string(r.params.size())
+                + " parameters have no optimizer state (never stepped, frozen, or lost), first " + firstMissing->modulePath
+                + ": they restart from zero moments" + (r.recorder == Recorder::Burnpack ? ", and Burn 0.22 does not say so" : ""));
+            out.back().path = firstMissing->modulePath;
+            out.back().node = r.tensors[firstMissing->tensor].node;
+        }
     } else if (training) {
         add("optimizer", S::Error, "no optimizer record");
     }
@@ -371,10 +395,10 @@ std::vector<ResumeCheck> checkResume(const Record& r)
             n.kind == Kind::Nil ? "the caller state is empty: epoch and iteration must come from elsewhere"
                                 : std::string("caller state present (") + kindName(n.kind) + " with " + std::to_string(n.count) + " entries)");
     }
-    if (r.precision == Precision::Half)
+    if (r.precision == Precision::Half && !r.mixedPrecision)
         add("precision", S::Warning, "half-precision record: parameters and optimizer moments were rounded to f16; resumption is not bit-exact");
     else
-        add("precision", S::Ok, std::string(precisionName(r.precision)) + " precision");
+        add("precision", S::Ok, std::string(r.precisionText()) + " precision");
     for (const auto& w : r.warnings)
         add("file", S::Warning, w);
     return out;

@@ -220,7 +220,7 @@ std::string exportMetadataJson(const Record& r, const ExportSelection& what)
     j += ",\"recorder\":";
     appendJsonQuoted(j, recorderName(r.recorder));
     j += ",\"precision\":";
-    appendJsonQuoted(j, precisionName(r.precision));
+    appendJsonQuoted(j, r.precisionText());
     j += ",\"metadata\":{";
     const std::pair<const char*, const std::string*> meta[] = {{"float", &r.metadata.floatType}, {"int", &r.metadata.intType},
         {"format", &r.metadata.format}, {"version", &r.metadata.version}, {"settings", &r.metadata.settings}};

@@ -24,6 +24,7 @@ std::string_view recordKindName(RecordKind k)
     case RecordKind::SchedulerRecord: return "scheduler_record";
     case RecordKind::GradientCheckpoint: return "gradient_checkpoint";
     case RecordKind::RunDirectory: return "run_directory";
+    case RecordKind::BurnTrainCheckpoint: return "burn_train_checkpoint";
     }
     return "unknown";
 }

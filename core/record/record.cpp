@@ -8,6 +8,7 @@
 #include "core/record/bincoderecord.h"
 #include "core/record/index.h"
 #include "core/record/sniff.h"
+#include "core/pack/burnpackrecord.h"
 
 #include <algorithm>
 #include <bit>
@@ -107,6 +108,7 @@ Result<std::shared_ptr<const Record>> openRecordBytes(BytesPtr bytes, const std:
             "a GradientCheckpoint; a CAR file; or a run directory)",
             name, uint64_t(0)});
     switch (wire) {
+    case RecordWire::Burnpack: return openBurnpackRecord(decoded, name, options);
     case RecordWire::Msgpack: {
         MsgpackReadOptions mo;
         mo.serdeStrings = true; // a record is judged as rmp-serde reads it into Burn's types
@@ -166,6 +168,8 @@ std::span<const uint8_t> Record::payload(const TensorEntry& t) const
 {
     if (t.legacy)
         return {};
+    if (t.view)
+        return *t.view;
     return tape.bin(t.dataNode);
 }
 
@@ -246,6 +250,11 @@ std::optional<size_t> Record::findTensor(std::string_view path) const
         if (tensors[i].path == path)
             return i;
     return std::nullopt;
+}
+
+std::string_view Record::precisionText() const
+{
+    return mixedPrecision ? std::string_view("mixed") : precisionName(precision);
 }
 
 std::vector<size_t> Record::tensorsOfParam(std::string_view id) const
@@ -337,6 +346,9 @@ Result<void> encodeEnvelope(const Tape& env, Recorder recorder, Sink& out, const
     }
     case Recorder::Bin:
     case Recorder::BinGz: return encodeBincodeRecord(env, out, schema);
+    case Recorder::Burnpack:
+        return fail(ErrorCode::Unsupported,
+            "a Burn <= 0.21 record is not written as burnpack by re-encoding: use `ckpt migrate IN OUT_DIR` (Burn 0.22's model/optim/scheduler files)");
     }
     return {};
 }
@@ -372,8 +384,17 @@ Result<void> saveRecord(const Tape& env, Recorder recorder, const std::string& p
     });
 }
 
+Result<void> saveEditedRecord(const Record& record, const Tape& edited, const std::string& path)
+{
+    if (record.recorder == Recorder::Burnpack)
+        return saveEditedBurnpack(record, edited, path);
+    return saveRecord(edited, record.recorder, path, record.bincodeSchema.get());
+}
+
 Result<void> resaveRecord(const Record& record, const std::string& path)
 {
+    if (record.recorder == Recorder::Burnpack)
+        return resaveBurnpack(record, path);
     if (record.partial)
         return fail(ErrorCode::Unsupported, "the bincode record was only scanned (no schema): pass --schema-from or --schema to re-save it");
     return saveRecord(record.tape, record.recorder, path, record.bincodeSchema.get());

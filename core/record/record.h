@@ -19,6 +19,19 @@
 namespace ckpt {
 
 class BincodeSchema;
+namespace pack {
+struct BurnpackFile;
+}
+
+/** One burnpack file of a record (format-burnpack.md §8): what it holds and where it sits on the tape. */
+struct BurnpackPart {
+    enum class Role { Model, Optimizer, Scheduler };
+    Role role = Role::Model;
+    std::string file;
+    std::shared_ptr<const pack::BurnpackFile> pack;
+    uint32_t node = 0;                   ///< the file's map {tensors, metadata, scalars} on the record's tape
+    std::optional<uint32_t> scalarsNode; ///< its `scalars` map, if any
+};
 
 /** What a record file holds (the `kind` of `ckpt info`). */
 enum class RecordKind {
@@ -29,6 +42,7 @@ enum class RecordKind {
     SchedulerRecord,           ///< a scheduler record (checkpoint/scheduler-N.mpk)
     GradientCheckpoint,        ///< ipfrs JSON (handled by core/graph)
     RunDirectory,              ///< burn-train artifact directory (handled by core/run)
+    BurnTrainCheckpoint,       ///< Burn >= 0.22: one epoch's model/optim/scheduler burnpack triple as one record
 };
 std::string_view recordKindName(RecordKind k); ///< the contract's snake_case names
 
@@ -49,6 +63,8 @@ struct TensorEntry {
     uint32_t node = 0;             ///< the tensor's map on the tape
     uint32_t dataNode = 0;         ///< its Bin node (or the legacy `value` array)
     bool legacy = false;           ///< Burn <= 0.13 {value, shape}: values are numbers on the tape
+    /** burnpack: the payload is this view into a file's mapping, not a Bin node (a triple spans three files). */
+    std::optional<std::span<const uint8_t>> view;
 };
 
 /** One parameter of the module record. */
@@ -111,6 +127,12 @@ public:
     std::string schemaSource;             ///< bincode: where the layout came from
     /** bincode: the exact layout the bytes were decoded with (ambiguities settled), for byte-identical re-saves. */
     std::shared_ptr<const BincodeSchema> bincodeSchema;
+    /** Burnpack (Burn >= 0.19): the file or the epoch's triple; empty for every other recorder. */
+    std::vector<BurnpackPart> burnpack;
+    std::optional<uint64_t> epoch;        ///< burnpack triple: the epoch of its file names
+    bool mixedPrecision = false;          ///< burnpack: float tensors of more than one width ("mixed")
+    /** "full", "half", "double", or "mixed" for a burnpack whose float tensors differ in width. */
+    std::string_view precisionText() const;
 
     /** Payload bytes of a tensor (a view into the mapping / inflated buffer). Empty for legacy tensors. */
     std::span<const uint8_t> payload(const TensorEntry& t) const;
@@ -148,6 +170,11 @@ struct OpenOptions {
     bool lenient = false;
     InflateLimits limits;
     std::optional<Recorder> assumeRecorder; ///< skip sniffing (tests)
+    /**
+     * A burn-train 0.22 `model-N.bpk` opens together with its `optim-N.bpk` and `scheduler-N.bpk`
+     * as one record (a run directory, the app). Off: the file alone, as `ckpt info FILE` reads it.
+     */
+    bool burnpackTriple = false;
 };
 
 /**
@@ -170,6 +197,9 @@ Result<std::shared_ptr<const Record>> indexRecord(Tape tape, Recorder recorder, 
 Result<std::vector<uint8_t>> encodeRecord(const Tape& envelope, Recorder recorder, const BincodeSchema* schema = nullptr);
 /** Encodes and writes atomically (temporary file, fsync, rename): the target survives any failure. */
 Result<void> saveRecord(const Tape& envelope, Recorder recorder, const std::string& path, const BincodeSchema* schema = nullptr);
+
+/** Writes applyEdits()' tape of \a record in the record's own format (a burnpack file keeps its tensors). */
+Result<void> saveEditedRecord(const Record& record, const Tape& edited, const std::string& path);
 
 /** Re-encodes a record in its own recorder and precision (byte-identical for files real recorders wrote). */
 Result<void> resaveRecord(const Record& record, const std::string& path);

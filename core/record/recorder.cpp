@@ -15,13 +15,14 @@ struct RecorderInfo {
     std::string_view ext;
     std::string_view typeName; // the file recorder's type name without the module prefix
 };
-constexpr std::array<RecorderInfo, 6> kRecorders = {{
+constexpr std::array<RecorderInfo, 7> kRecorders = {{
     {Recorder::NamedMpk, "NamedMpk", "mpk", "NamedMpkFileRecorder"},
     {Recorder::NamedMpkGz, "NamedMpkGz", "mpk.gz", "NamedMpkGzFileRecorder"},
     {Recorder::PrettyJson, "PrettyJson", "json", "PrettyJsonFileRecorder"},
     {Recorder::JsonGz, "JsonGz", "json.gz", "JsonGzFileRecorder"},
     {Recorder::Bin, "Bin", "bin", "BinFileRecorder"},
     {Recorder::BinGz, "BinGz", "bin.gz", "BinGzFileRecorder"},
+    {Recorder::Burnpack, "Burnpack", "bpk", "burn_pack::Writer"}, // not a Recorder: Burn >= 0.22 has none
 }};
 
 std::string lower(std::string_view s)
@@ -55,7 +56,7 @@ std::optional<Recorder> recorderFromPath(std::string_view path)
     for (auto ext : {".mpk.gz", ".json.gz", ".bin.gz"})
         if (ends(ext))
             return recorderFromName(std::string_view(ext).substr(1));
-    for (auto ext : {".mpk", ".json", ".bin"})
+    for (auto ext : {".mpk", ".json", ".bin", ".bpk"})
         if (ends(ext))
             return recorderFromName(std::string_view(ext).substr(1));
     return std::nullopt;

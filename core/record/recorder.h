@@ -12,7 +12,9 @@
 namespace ckpt {
 
 /** Burn/Ruda file recorders (format-burn-record.md §2). */
-enum class Recorder { NamedMpk, NamedMpkGz, PrettyJson, JsonGz, Bin, BinGz };
+enum class Recorder { NamedMpk, NamedMpkGz, PrettyJson, JsonGz, Bin, BinGz,
+    Burnpack, ///< Burn >= 0.19's `.bpk` container (no Recorder, no precision settings; core/pack)
+};
 /** Burn's PrecisionSettings (§4). */
 enum class Precision { Full, Half, Double };
 

@@ -99,6 +99,10 @@ RecordWire sniffRecordWire(std::span<const uint8_t> d)
 {
     if (d.empty())
         return RecordWire::Bincode;
+    // "NRUB" (format-burnpack.md §2): neither a msgpack map nor JSON, and no bincode record's metadata
+    // starts with a 78-byte float type name spelt "RUB..."
+    if (d.size() >= 4 && d[0] == 'N' && d[1] == 'R' && d[2] == 'U' && d[3] == 'B')
+        return RecordWire::Burnpack;
     const uint8_t b = d[0];
     if ((b >= 0x80 && b <= 0x8f) || b == 0xde || b == 0xdf)
         return RecordWire::Msgpack;
@@ -118,6 +122,7 @@ Recorder recorderOf(RecordWire wire, bool gzip)
     case RecordWire::Msgpack: return gzip ? Recorder::NamedMpkGz : Recorder::NamedMpk;
     case RecordWire::Json: return gzip ? Recorder::JsonGz : Recorder::PrettyJson;
     case RecordWire::Bincode: return gzip ? Recorder::BinGz : Recorder::Bin;
+    case RecordWire::Burnpack: return Recorder::Burnpack;
     }
     return Recorder::NamedMpk;
 }
@@ -131,6 +136,7 @@ RecordWire wireOf(Recorder r)
     case Recorder::JsonGz: return RecordWire::Json;
     case Recorder::Bin:
     case Recorder::BinGz: return RecordWire::Bincode;
+    case Recorder::Burnpack: return RecordWire::Burnpack;
     }
     return RecordWire::Msgpack;
 }

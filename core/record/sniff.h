@@ -37,8 +37,8 @@ FileFamily sniffFile(const std::string& path);
 bool looksLikeText(std::span<const uint8_t> head);
 
 /** How a record's (inflated) bytes are encoded. */
-enum class RecordWire { Msgpack, Json, Bincode };
-/** From the first bytes after gzip: a MessagePack map, JSON (or a BOM, which the JSON reader rejects), else bincode. */
+enum class RecordWire { Msgpack, Json, Bincode, Burnpack };
+/** From the first bytes after gzip: burnpack's magic, a MessagePack map, JSON (or a BOM, which the JSON reader rejects), else bincode. */
 RecordWire sniffRecordWire(std::span<const uint8_t> decoded);
 /** The recorder that writes this wire format, compressed or not. */
 Recorder recorderOf(RecordWire wire, bool gzip);

@@ -5,6 +5,7 @@
 #include "core/codec/json.h"
 #include "core/diff/graphdiff.h"
 #include "core/diff/graphdiffjson.h"
+#include "core/pack/burnpack.h"
 
 #include <cstdio>
 #include <unordered_map>
@@ -106,6 +107,52 @@ std::string humanBytes(uint64_t n)
     return buf;
 }
 
+namespace {
+/// One burnpack file's members of `info --json` (cli-contract.md "burnpack"): the metadata and
+/// scalars as the file's CBOR holds them (`{"UInt": 7}`), the layout, the reader's tolerances.
+void burnpackPartJson(TapeBuilder& b, const Record& r, const BurnpackPart& part)
+{
+    putStr(b, "layout", part.pack->layout == pack::BurnpackLayout::Aligned256 ? "aligned-256" : "unaligned");
+    for (const char* section : {"metadata", "scalars"}) {
+        b.key(section);
+        if (auto node = r.tape.find(part.node, section))
+            copyJsonValue(b, r.tape, *node);
+        else {
+            b.beginMap();
+            b.end();
+        }
+    }
+    std::vector<std::string> warnings;
+    for (const auto& w : part.pack->warnings)
+        warnings.push_back("offset " + std::to_string(w.offset) + ": " + w.what);
+    putStrings(b, "warnings", warnings);
+}
+
+void burnpackInfoJson(TapeBuilder& b, const Record& r)
+{
+    b.key("burnpack");
+    b.beginMap();
+    if (r.burnpack.size() == 1) {
+        burnpackPartJson(b, r, r.burnpack.front());
+    } else {
+        // an epoch's triple: the model's members, and every file's under "files"
+        burnpackPartJson(b, r, r.burnpack.front());
+        putOptU(b, "epoch", r.epoch);
+        b.key("files");
+        b.beginArray();
+        for (const auto& part : r.burnpack) {
+            b.beginMap();
+            putStr(b, "role", part.role == BurnpackPart::Role::Model ? "model" : part.role == BurnpackPart::Role::Optimizer ? "optim" : "scheduler");
+            putStr(b, "file", part.file);
+            burnpackPartJson(b, r, part);
+            b.end();
+        }
+        b.end();
+    }
+    b.end();
+}
+} // namespace
+
 std::string infoJson(const Record& r)
 {
     TapeBuilder b;
@@ -113,9 +160,13 @@ std::string infoJson(const Record& r)
     putStr(b, "file", r.file);
     putStr(b, "kind", recordKindName(r.kind));
     putStr(b, "recorder", recorderName(r.recorder));
-    putStr(b, "precision", precisionName(r.precision));
-    b.key("metadata");
-    metadataJson(b, r.metadata);
+    putStr(b, "precision", r.precisionText());
+    if (r.burnpack.empty()) {
+        b.key("metadata");
+        metadataJson(b, r.metadata);
+    } else {
+        putNil(b, "metadata"); // Burn >= 0.22 writes no recorder metadata: the file's own is under "burnpack"
+    }
     putU(b, "params", r.params.size());
     putU(b, "optimizer_entries", r.optimizer.size());
     putU(b, "pending_gradients", r.gradients.size());
@@ -139,6 +190,8 @@ std::string infoJson(const Record& r)
     if (!r.schemaSource.empty())
         putStr(b, "schema", r.schemaSource);
     putStrings(b, "warnings", r.warnings);
+    if (!r.burnpack.empty())
+        burnpackInfoJson(b, r);
     return document(std::move(b));
 }
 
@@ -388,6 +441,10 @@ Result<uint32_t> resolve(const Record& r, std::string_view path)
 {
     if (path.empty() || path == "." || path == "<root>")
         return uint32_t(0);
+    // a burnpack tensor by its stored name ("conv1.weight", "1433….momentum.moment_1")
+    if (!r.burnpack.empty())
+        if (auto t = r.findTensor(path))
+            return r.tensors[*t].node;
     auto steps = parsePath(path);
     if (!steps)
         return std::unexpected(steps.error());

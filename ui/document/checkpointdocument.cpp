@@ -222,7 +222,7 @@ QString CheckpointDocument::writeRecord(int record, const QString& path)
     auto tape = editedTape(record);
     if (!tape)
         return QString::fromStdString(tape.error().message());
-    auto written = saveRecord(*tape, m_workspace.records[size_t(record)].record->recorder, path.toStdString());
+    auto written = saveEditedRecord(*m_workspace.records[size_t(record)].record, *tape, path.toStdString());
     if (!written)
         return QString::fromStdString(std::move(written.error()).withFile(path.toStdString()).message());
     return {};

@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/workspace/workspace.h"
 
+#include "core/pack/burnpackrecord.h"
+
 #include "core/edit/edit.h"
 #include "core/record/openfile.h"
 
@@ -129,6 +131,11 @@ QStringList recordFilesOf(const RunDirectory& run)
         files << QString::fromStdString(rec->path);
         return files;
     }
+    // burn-train 0.22's triple opens as one record through its model file (OpenOptions::burnpackTriple)
+    if (auto model = run.latest("model"); model && burnpackTripleOf(model->path)) {
+        files << QString::fromStdString(model->path);
+        return files;
+    }
     for (const char* kind : {"model", "optim", "scheduler"})
         if (auto c = run.latest(kind))
             files << QString::fromStdString(c->path);
@@ -216,6 +223,8 @@ Workspace loadWorkspace(const QStringList& inputs, const Progress& progress, boo
         // one call down per file: core maps it once, sniffs the mapping and decodes it as what it is
         OpenOptions options;
         options.lenient = lenient;
+        // a burn-train 0.22 model-N.bpk shows its epoch's optimizer and scheduler beside it
+        options.burnpackTriple = true;
         auto opened = openFile(file, options, sub);
         if (!opened) {
             ws.errors << QString::fromStdString(opened.error().message());
