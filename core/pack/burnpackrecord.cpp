@@ -342,8 +342,9 @@ void indexPart(Record& r, const BurnpackPart& part, const PartNodes& nodes, cons
             TensorEntry e = entryOf(f, i, nodes);
             r.tensors.push_back(std::move(e));
         }
+        // a constant scheduler writes no scalars: the file itself is its (empty) record
         r.scheduler = schedulerOf(f, nodes.scalars.value_or(part.node));
-        r.schedulerNode = nodes.scalars;
+        r.schedulerNode = nodes.scalars.value_or(part.node);
         break;
     }
 }
@@ -491,15 +492,13 @@ Result<std::shared_ptr<const Record>> openBurnpackTriple(const BurnpackTriple& t
     std::unordered_map<std::string, std::vector<size_t>> stateOf;
     for (size_t i = 0; i < optimizer.tensors.size(); ++i)
         stateOf[optimizer.tensors[i].paramId].push_back(i);
-    std::vector<size_t> newIndex(optimizer.tensors.size(), SIZE_MAX);
+    std::vector<size_t> newIndex(optimizer.tensors.size(), SIZE_MAX), newModelIndex(rec->tensors.size());
     std::vector<TensorEntry> merged;
     merged.reserve(rec->tensors.size() + optimizer.tensors.size());
     for (size_t i = 0; i < rec->tensors.size(); ++i) {
         const std::string id = rec->tensors[i].paramId;
+        newModelIndex[i] = merged.size();
         merged.push_back(std::move(rec->tensors[i]));
-        for (auto& p : rec->params)
-            if (p.tensor == i)
-                p.tensor = merged.size() - 1;
         if (auto it = stateOf.find(id); !id.empty() && it != stateOf.end()) {
             for (size_t k : it->second) {
                 newIndex[k] = merged.size();
@@ -514,6 +513,8 @@ Result<std::shared_ptr<const Record>> openBurnpackTriple(const BurnpackTriple& t
             merged.push_back(optimizer.tensors[k]);
         }
     rec->tensors = std::move(merged);
+    for (auto& p : rec->params)
+        p.tensor = newModelIndex[p.tensor];
     for (auto& oe : optimizer.optimizer) {
         for (size_t& t : oe.tensors)
             t = newIndex[t];

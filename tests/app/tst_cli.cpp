@@ -364,6 +364,73 @@ private Q_SLOTS:
         qunsetenv("XDG_CACHE_HOME");
     }
 
+    void burnpackContract()
+    {
+        // cli-contract.md "burnpack": the genuine file, then a migrated run directory
+        const QString bpk = fixture("models/burn-0.22.0-pre_mnist-inference-web.bpk");
+        const Run info = ckpt({QStringLiteral("info"), bpk, QStringLiteral("--json")});
+        QVERIFY2(info.code == 0, info.err.constData());
+        const QJsonObject i = jsonObject(info);
+        QCOMPARE(i[QLatin1String("recorder")].toString(), QStringLiteral("Burnpack"));
+        QCOMPARE(i[QLatin1String("kind")].toString(), QStringLiteral("module_record"));
+        QCOMPARE(i[QLatin1String("precision")].toString(), QStringLiteral("full"));
+        const QJsonObject b = i[QLatin1String("burnpack")].toObject();
+        for (const char* key : {"layout", "metadata", "scalars", "warnings"})
+            QVERIFY2(b.contains(QLatin1String(key)), key);
+        QCOMPARE(b[QLatin1String("layout")].toString(), QStringLiteral("aligned-256"));
+        const QJsonArray tensors = QJsonDocument::fromJson(ckpt({QStringLiteral("tensors"), bpk, QStringLiteral("--json")}).out).array();
+        QCOMPARE(tensors.size(), 18);
+        const QJsonObject t0 = tensors[0].toObject();
+        QCOMPARE(t0[QLatin1String("path")].toString(), QStringLiteral("conv1.conv.weight"));
+        QCOMPARE(t0[QLatin1String("param_id")].toString().size(), 13);
+        QCOMPARE(t0[QLatin1String("offset")].toInt(), 1536); // absolute: the data section starts after 256-byte alignment
+        QTemporaryDir dir;
+        const QString copy = dir.filePath(QStringLiteral("copy.bpk"));
+        QCOMPARE(ckpt({QStringLiteral("resave"), bpk, copy}).code, 0);
+        QCOMPARE(fileBytes(copy), fileBytes(bpk));
+        // a file Burn's reader rejects is exit 1 with the offset
+        QFile bad(dir.filePath(QStringLiteral("bad.bpk")));
+        QVERIFY(bad.open(QIODevice::WriteOnly));
+        bad.write(fileBytes(bpk).left(9));
+        bad.close();
+        const Run rejected = ckpt({QStringLiteral("info"), bad.fileName()});
+        QCOMPARE(rejected.code, 1);
+        QVERIFY2(rejected.err.contains("bad.bpk") && rejected.err.contains("offset"), rejected.err.constData());
+
+        // migrate: the triple of the record's step, one stderr line per thing not carried over
+        const QString run = dir.filePath(QStringLiteral("run"));
+        QVERIFY(!train(run, {QStringLiteral("--steps"), QStringLiteral("16"), QStringLiteral("--checkpoint-every"), QStringLiteral("8")}).isEmpty());
+        const QString out = dir.filePath(QStringLiteral("run22/checkpoint"));
+        const Run migrated = ckpt({QStringLiteral("migrate"), run + QStringLiteral("/checkpoint/record-16.mpk"), out});
+        QVERIFY2(migrated.code == 0, migrated.err.constData());
+        for (const char* f : {"model-16.bpk", "optim-16.bpk", "scheduler-16.bpk"})
+            QVERIFY2(QFile::exists(out + QLatin1Char('/') + QLatin1String(f)), f);
+        QVERIFY2(migrated.err.contains("not carried over") && migrated.err.contains("continuation state"), migrated.err.constData());
+        QCOMPARE(ckpt({QStringLiteral("migrate"), run + QStringLiteral("/checkpoint/record-16.mpk"), out, QStringLiteral("--epoch"),
+                     QStringLiteral("x")}).code, 2);
+        // the run directory lists them as model/optim/scheduler checkpoints of epoch 16 ...
+        const QJsonObject runInfo = jsonObject(ckpt({QStringLiteral("info"), dir.filePath(QStringLiteral("run22")), QStringLiteral("--json")}));
+        const QJsonArray cps = runInfo[QLatin1String("checkpoints")].toArray();
+        QCOMPARE(cps.size(), 3);
+        for (const auto& c : cps)
+            QCOMPARE(c.toObject()[QLatin1String("index")].toInt(), 16);
+        // ... and reads the epoch as one record whose values are the record's
+        const Run diff = ckpt({QStringLiteral("diff"), run + QStringLiteral("/checkpoint/record-16.mpk"), dir.filePath(QStringLiteral("run22")),
+            QStringLiteral("--json")});
+        QVERIFY2(diff.code == 0, diff.err.constData());
+        const QJsonObject d = jsonObject(diff);
+        QCOMPARE(d[QLatin1String("summary")].toObject()[QLatin1String("changed")].toInt(), 0);
+        QCOMPARE(d[QLatin1String("summary")].toObject()[QLatin1String("added")].toInt(), 0);
+        // a constant scheduler (ckpt-train's default) writes an empty scheduler file: still a scheduler record
+        const Run ready = ckpt({QStringLiteral("check-resume"), dir.filePath(QStringLiteral("run22"))});
+        QVERIFY2(ready.out.contains("ready to resume") && !ready.out.contains("NOT ready"), ready.out.constData());
+        // and back: an optimizer file as a 0.21 record
+        const QString back = dir.filePath(QStringLiteral("optim-16.mpk"));
+        QCOMPARE(ckpt({QStringLiteral("convert"), out + QStringLiteral("/optim-16.bpk"), back}).code, 0);
+        QCOMPARE(jsonObject(ckpt({QStringLiteral("info"), back, QStringLiteral("--json")}))[QLatin1String("kind")].toString(),
+            QStringLiteral("optimizer_record"));
+    }
+
     void failedWritesLeaveNothing()
     {
         QTemporaryDir dir;

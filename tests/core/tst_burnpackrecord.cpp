@@ -80,9 +80,10 @@ private Q_SLOTS:
     {
         QVERIFY(m_dir.isValid());
         m_run = m_dir.filePath(QStringLiteral("run"));
-        // Adam and a linear schedule, 20 steps; the burn-train 0.21 files and the TrainingRecords
+        // Adam and a linear schedule, 20 steps, two residual blocks; the burn-train 0.21 files and the TrainingRecords
         QVERIFY(train({QStringLiteral("--out"), m_run, QStringLiteral("--steps"), QStringLiteral("20"), QStringLiteral("--checkpoint-every"),
-            QStringLiteral("10"), QStringLiteral("--layout"), QStringLiteral("all"), QStringLiteral("--scheduler"), QStringLiteral("linear")}));
+            QStringLiteral("10"), QStringLiteral("--layout"), QStringLiteral("all"), QStringLiteral("--scheduler"), QStringLiteral("linear"),
+            QStringLiteral("--blocks"), QStringLiteral("2")}));
     }
 
     void theGenuineFileIsAModuleRecord()
