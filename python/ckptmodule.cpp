@@ -15,6 +15,7 @@
 #include "core/graph/locate.h"
 #include "core/graph/report.h"
 #include "core/io/bytes.h"
+#include "core/pack/burnpackrecord.h"
 #include "core/record/record.h"
 #include "core/record/saveas.h"
 #include "core/record/sniff.h"
@@ -212,6 +213,8 @@ struct PyRecord {
 
     static PyRecord derived(const PyRecord& from, Tape tape)
     {
+        if (from.r().recorder == Recorder::Burnpack) // a burnpack file keeps its tensors; metadata and scalars change
+            return PyRecord{unwrap(editedBurnpackRecord(from.r(), tape)), from.options, from.run, py::object()};
         auto indexed = unwrap(indexRecord(std::move(tape), from.r().recorder, from.r().file));
         auto copy = std::make_shared<Record>(*indexed);
         copy->bincodeSchema = from.r().bincodeSchema;
@@ -505,11 +508,11 @@ PYBIND11_MODULE(ckpt, m)
         .def("import_safetensors", [](const PyRecord& w, const py::object& path) {
             auto file = unwrap(openSafetensors(fspath(path)));
             ImportSummary summary;
-            auto tape = unwrap(importedEnvelope(w.r(), file, summary));
+            auto record = unwrap(importedRecord(w.r(), file, summary));
             for (const auto& warning : summary.warnings)
                 if (PyErr_WarnEx(PyExc_UserWarning, (file.name + ": " + warning).c_str(), 1) < 0)
                     throw py::error_already_set(); // warnings turned into errors
-            return PyRecord::derived(w, std::move(tape));
+            return PyRecord{std::move(record), w.options, w.run, py::object()};
         }, py::arg("path"), "a new Record with the tensors of a safetensors file put in (as `ckpt import`)")
         .def("save", [](const PyRecord& w, const py::object& pathObj, const std::optional<std::string>& recorder,
                          const std::optional<std::string>& precision) {

@@ -5,6 +5,7 @@
 #include "core/codec/json.h"
 #include "core/diff/diff.h"
 #include "core/io/bytes.h"
+#include "core/pack/burnpackrecord.h"
 #include "core/tensor/shape.h"
 
 #include <algorithm>
@@ -221,16 +222,22 @@ std::string exportMetadataJson(const Record& r, const ExportSelection& what)
     appendJsonQuoted(j, recorderName(r.recorder));
     j += ",\"precision\":";
     appendJsonQuoted(j, r.precisionText());
-    j += ",\"metadata\":{";
-    const std::pair<const char*, const std::string*> meta[] = {{"float", &r.metadata.floatType}, {"int", &r.metadata.intType},
-        {"format", &r.metadata.format}, {"version", &r.metadata.version}, {"settings", &r.metadata.settings}};
-    for (size_t i = 0; i < std::size(meta); ++i) {
-        j += i ? ",\"" : "\"";
-        j += meta[i].first;
-        j += "\":";
-        appendJsonQuoted(j, *meta[i].second);
+    j += ",\"metadata\":";
+    if (r.burnpack.empty()) {
+        j += "{";
+        const std::pair<const char*, const std::string*> meta[] = {{"float", &r.metadata.floatType}, {"int", &r.metadata.intType},
+            {"format", &r.metadata.format}, {"version", &r.metadata.version}, {"settings", &r.metadata.settings}};
+        for (size_t i = 0; i < std::size(meta); ++i) {
+            j += i ? ",\"" : "\"";
+            j += meta[i].first;
+            j += "\":";
+            appendJsonQuoted(j, *meta[i].second);
+        }
+        j += "}";
+    } else {
+        j += "null"; // Burn >= 0.22 writes no recorder metadata (as `info --json` says)
     }
-    j += "},\"scheduler\":";
+    j += ",\"scheduler\":";
     if (r.scheduler && r.schedulerNode) {
         j += "{\"kind\":";
         appendJsonQuoted(j, r.scheduler->kind);
@@ -496,7 +503,10 @@ Result<SafetensorsFile> openSafetensors(const std::string& path)
 // ------------------------------------------------------------------------------------------------
 // import
 
-Result<Tape> importedEnvelope(const Record& target, const SafetensorsFile& file, ImportSummary& summary)
+namespace {
+/// Which tensors of \a target take which bytes of \a file (checked), and the summary of the import.
+Result<std::vector<std::pair<size_t, std::span<const uint8_t>>>> importPlan(const Record& target, const SafetensorsFile& file,
+    ImportSummary& summary)
 {
     if (target.partial)
         return fail(ErrorCode::Unsupported, "the target record was only scanned or opened leniently: import needs a record that opens strictly");
@@ -509,7 +519,6 @@ Result<Tape> importedEnvelope(const Record& target, const SafetensorsFile& file,
         return std::unexpected(std::move(e));
     };
     std::vector<std::pair<size_t, std::span<const uint8_t>>> replace;
-    uint64_t poolBytes = 0;
     std::vector<bool> named(target.tensors.size(), false);
     for (const auto& st : file.tensors) {
         auto it = byPath.find(st.name);
@@ -536,10 +545,9 @@ Result<Tape> importedEnvelope(const Record& target, const SafetensorsFile& file,
             ++summary.unchanged;
             continue;
         }
-        if (target.tape[t.dataNode].kind != Kind::Bin)
+        if (!t.view && target.tape[t.dataNode].kind != Kind::Bin)
             return bad(ErrorCode::Unsupported, st.name, "the payload is not a byte string on the tape");
-        replace.emplace_back(t.dataNode, st.data);
-        poolBytes += st.data.size();
+        replace.emplace_back(it->second, st.data);
     }
     for (bool n : named)
         summary.untouched += n ? 0 : 1;
@@ -560,10 +568,41 @@ Result<Tape> importedEnvelope(const Record& target, const SafetensorsFile& file,
             && valueToJson(*meta, *state) != valueToJson(target.tape, *target.stateNode))
             summary.warnings.push_back("the file's continuation state differs from the target's; the target's is kept (change it with ckpt edit)");
     }
+    return replace;
+}
+
+/// A burnpack target: its file with the new payloads (spans into \a file), in its physical order.
+Result<pack::BurnpackContent> importedBurnpackContent(const Record& target, const SafetensorsFile& file, ImportSummary& summary)
+{
+    if (target.burnpack.size() != 1)
+        return fail(ErrorCode::Unsupported, "an epoch's model/optim/scheduler triple is three files: import into one of them");
+    auto plan = importPlan(target, file, summary);
+    if (!plan)
+        return std::unexpected(plan.error());
+    pack::BurnpackContent content = pack::contentOf(*target.burnpack.front().pack);
+    std::unordered_map<std::string_view, size_t> entryOf;
+    for (size_t i = 0; i < content.tensors.size(); ++i)
+        entryOf.emplace(content.tensors[i].name, i);
+    for (const auto& [tensor, data] : *plan)
+        content.tensors[entryOf.at(target.tensors[tensor].path)].data = data;
+    return content;
+}
+} // namespace
+
+Result<Tape> importedEnvelope(const Record& target, const SafetensorsFile& file, ImportSummary& summary)
+{
+    if (target.recorder == Recorder::Burnpack)
+        return fail(ErrorCode::Unsupported, "a burnpack record has no envelope: importedRecord() reads its new bytes back");
+    auto plan = importPlan(target, file, summary);
+    if (!plan)
+        return std::unexpected(plan.error());
+    uint64_t poolBytes = 0;
+    for (const auto& [tensor, data] : *plan)
+        poolBytes += data.size();
     Tape out = target.tape;
     out.pool.reserve(out.pool.size() + poolBytes);
-    for (const auto& [node, data] : replace) {
-        Node& n = out.nodes[node];
+    for (const auto& [tensor, data] : *plan) {
+        Node& n = out.nodes[target.tensors[tensor].dataNode];
         n.flags |= InPool;
         n.payload = out.pool.size();
         n.count = data.size();
@@ -572,9 +611,41 @@ Result<Tape> importedEnvelope(const Record& target, const SafetensorsFile& file,
     return out;
 }
 
+Result<std::shared_ptr<const Record>> importedRecord(const Record& target, const SafetensorsFile& file, ImportSummary& summary)
+{
+    if (target.recorder == Recorder::Burnpack) {
+        auto content = importedBurnpackContent(target, file, summary);
+        if (!content)
+            return std::unexpected(content.error());
+        auto bytes = pack::encodeBurnpack(*content);
+        if (!bytes)
+            return std::unexpected(bytes.error());
+        return openBurnpackRecord(makeBytes(std::move(*bytes)), target.file);
+    }
+    auto tape = importedEnvelope(target, file, summary);
+    if (!tape)
+        return std::unexpected(tape.error());
+    auto indexed = indexRecord(std::move(*tape), target.recorder, target.file);
+    if (!indexed)
+        return std::unexpected(indexed.error());
+    auto copy = std::make_shared<Record>(**indexed);
+    copy->bincodeSchema = target.bincodeSchema;
+    copy->schemaSource = target.schemaSource;
+    copy->fileSize = target.fileSize;
+    return std::shared_ptr<const Record>(std::move(copy));
+}
+
 Result<ImportSummary> importSafetensors(const Record& target, const SafetensorsFile& file, const std::string& outPath)
 {
     ImportSummary summary;
+    if (target.recorder == Recorder::Burnpack) {
+        auto content = importedBurnpackContent(target, file, summary);
+        if (!content)
+            return std::unexpected(std::move(content.error()));
+        if (auto w = pack::writeBurnpack(outPath, *content); !w)
+            return std::unexpected(Error(w.error()).withFile(outPath));
+        return summary;
+    }
     auto tape = importedEnvelope(target, file, summary);
     if (!tape)
         return std::unexpected(std::move(tape.error()));

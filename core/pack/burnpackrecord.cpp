@@ -402,7 +402,7 @@ Result<std::shared_ptr<const Record>> openBurnpackRecord(BytesPtr bytes, const s
     part.file = name;
     part.pack = file;
     rec->kind = kindOf(part.role);
-    TapeBuilder b;
+    TapeBuilder b(bytes); // the tape's source is the file: its Buffer in Python is the mapping
     const PartNodes nodes = putPart(b, *file);
     rec->tape = std::move(b).finish();
     part.node = nodes.node;
@@ -466,7 +466,7 @@ Result<std::shared_ptr<const Record>> openBurnpackTriple(const BurnpackTriple& t
     }
     rec->decodedSize = rec->fileSize;
 
-    TapeBuilder b;
+    TapeBuilder b(loaded.empty() ? BytesPtr() : loaded.front().pack->source);
     b.beginMap();
     std::vector<PartNodes> nodes;
     for (const auto& l : loaded) {
@@ -566,7 +566,9 @@ std::vector<std::pair<std::string, BurnpackScalar>> burnpackScalarsOf(const Tape
     return out;
 }
 
-Result<void> saveEditedBurnpack(const Record& record, const Tape& edited, const std::string& path)
+namespace {
+/// The record's file with the metadata and scalars of \a edited (applyEdits' tape of that record).
+Result<pack::BurnpackContent> editedContent(const Record& record, const Tape& edited)
 {
     if (record.burnpack.size() != 1)
         return fail(ErrorCode::Unsupported, "an epoch's model/optim/scheduler triple is three files: edit one of them");
@@ -581,7 +583,27 @@ Result<void> saveEditedBurnpack(const Record& record, const Tape& edited, const 
         content.scalars = burnpackScalarsOf(edited, *s);
     else
         content.scalars.clear();
-    return pack::writeBurnpack(path, content);
+    return content;
+}
+} // namespace
+
+Result<void> saveEditedBurnpack(const Record& record, const Tape& edited, const std::string& path)
+{
+    auto content = editedContent(record, edited);
+    if (!content)
+        return std::unexpected(content.error());
+    return pack::writeBurnpack(path, *content);
+}
+
+Result<std::shared_ptr<const Record>> editedBurnpackRecord(const Record& record, const Tape& edited)
+{
+    auto content = editedContent(record, edited);
+    if (!content)
+        return std::unexpected(content.error());
+    auto bytes = pack::encodeBurnpack(*content);
+    if (!bytes)
+        return std::unexpected(bytes.error());
+    return openBurnpackRecord(makeBytes(std::move(*bytes)), record.file);
 }
 
 } // namespace ckpt

@@ -49,6 +49,9 @@ Result<void> resaveBurnpack(const Record& record, const std::string& path);
  */
 Result<void> saveEditedBurnpack(const Record& record, const Tape& edited, const std::string& path);
 
+/** The record a one-file burnpack record becomes with the edits of \a edited (encoded in memory and read back). */
+Result<std::shared_ptr<const Record>> editedBurnpackRecord(const Record& record, const Tape& edited);
+
 /** The scalars of a one-file burnpack record's tape (`scalars` map of its part), by name. */
 std::vector<std::pair<std::string, pack::BurnpackScalar>> burnpackScalarsOf(const Tape& tape, uint32_t scalarsMap);
 

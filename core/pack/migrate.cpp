@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/pack/migrate.h"
 
+#include "core/record/schedule.h"
 #include "core/run/run.h"
 
 #include <algorithm>
@@ -200,18 +201,6 @@ uint32_t stateNodeOf(const Tape& t, uint32_t entry)
     return state;
 }
 
-/// The scheduler the caller state of a ckpt-train record names (config.scheduler.name), if any.
-std::string configuredScheduler(const Record& r)
-{
-    if (!r.stateNode)
-        return {};
-    const Tape& t = r.tape;
-    auto config = t.find(*r.stateNode, "config");
-    auto scheduler = config ? t.find(*config, "scheduler") : std::nullopt;
-    auto name = scheduler ? t.find(*scheduler, "name") : std::nullopt;
-    return name && t.isStr(*name) ? std::string(t.str(*name)) : std::string();
-}
-
 /// §10.3: a scheduler item to scalars under \a prefix ("0." for the learner's scheduler).
 void schedulerScalars(const Tape& t, uint32_t node, const std::string& prefix, const std::string& usizeKind, BurnpackContent& content,
     std::vector<std::string>& lost)
@@ -389,7 +378,7 @@ Result<MigratedTriple> migrateContent(const MigrateSources& sources, const Migra
     const Record* schedRecord = training ? training : sources.scheduler.get();
     if (schedRecord && schedRecord->schedulerNode) {
         BurnpackContent c;
-        std::string usize = options.scheduler.empty() ? configuredScheduler(*schedRecord) : options.scheduler;
+        std::string usize = options.scheduler.empty() ? schedulerNamedByCallerState(*schedRecord) : options.scheduler;
         schedulerScalars(schedRecord->tape, *schedRecord->schedulerNode, "0.", usize, c, out.lost);
         out.scheduler = std::move(c);
     } else if (sources.model) {

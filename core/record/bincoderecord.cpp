@@ -5,6 +5,7 @@
 #include "core/codec/bincode.h"
 #include "core/codec/schema.h"
 #include "core/record/index.h"
+#include "core/record/schedule.h"
 
 #include <functional>
 
@@ -184,15 +185,8 @@ BincodeSchema ckptTrainTrainingRecord(DTypeTable table, bool adam, const Schedul
 /** ckpt-train's caller state names its scheduler: the record type it implies, or "" when it names none. */
 std::string schedulerTypeNamedByState(const Record& r)
 {
-    if (!r.stateNode)
-        return {};
-    const Tape& t = r.tape;
-    auto config = t.find(*r.stateNode, "config");
-    auto scheduler = config ? t.find(*config, "scheduler") : std::nullopt;
-    auto name = scheduler ? t.find(*scheduler, "name") : std::nullopt;
-    if (!name || !t.isStr(*name))
-        return {};
-    return schedulerRecordType(t.str(*name)).value_or("");
+    const std::string name = schedulerNamedByCallerState(r);
+    return name.empty() ? std::string() : schedulerRecordType(name).value_or("");
 }
 
 } // namespace

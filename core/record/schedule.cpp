@@ -273,4 +273,15 @@ Result<std::vector<std::pair<uint64_t, double>>> learningRateCurve(const Record&
     return std::move(schedule->ahead);
 }
 
+std::string schedulerNamedByCallerState(const Record& r)
+{
+    if (!r.stateNode)
+        return {};
+    const Tape& t = r.tape;
+    auto config = t.find(*r.stateNode, "config");
+    auto scheduler = config ? t.find(*config, "scheduler") : std::nullopt;
+    auto name = scheduler ? t.find(*scheduler, "name") : std::nullopt;
+    return name && t.isStr(*name) ? std::string(t.str(*name)) : std::string();
+}
+
 } // namespace ckpt

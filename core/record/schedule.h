@@ -95,6 +95,9 @@ struct LearningRateSchedule {
     std::vector<std::pair<uint64_t, double>> behind;
 };
 
+/** The scheduler ckpt-train's caller state names (item[4] config.scheduler.name: "linear", ...), or "" when it names none. */
+std::string schedulerNamedByCallerState(const Record& record);
+
 /** Upper bound for the number of steps learningRateSchedule() computes in either direction. */
 inline constexpr uint64_t kMaxScheduleSteps = 10'000'000;
 

@@ -33,9 +33,9 @@ def train(out, *flags):
 
 
 def fixture_records():
-    """Every genuine record fixture that opens without a schema (the .bin needs its twin)."""
+    """Every genuine record fixture that opens without a schema (the .bin needs its twin), burnpack included."""
     models = os.path.join(FIXTURES, "models")
-    found = sorted(os.path.join(models, f) for f in os.listdir(models) if f.endswith(".mpk"))
+    found = sorted(os.path.join(models, f) for f in os.listdir(models) if f.endswith((".mpk", ".bpk")))
     assert len(found) >= 5, f"expected the genuine fixtures in {models}"
     return found
 

@@ -334,6 +334,43 @@ class Runs(unittest.TestCase):
         with self.assertRaises(ckpt.Error):
             ckpt.open(GEN.root)
 
+    def test_burnpack_triple_migrate_edit(self):
+        """Burn 0.22: `ckpt migrate` of the run's newest record, the triple through `ckpt.open(run)`,
+        a scheduler scalar edited and saved, the genuine file's arrays in its mapping."""
+        with tempfile.TemporaryDirectory() as d:
+            run22 = os.path.join(d, "run22")
+            record = os.path.join(GEN.run, "checkpoint", "record-12.mpk")
+            _, _, err = common.run_cli("migrate", record, os.path.join(run22, "checkpoint"))
+            self.assertIn("not carried over", err)
+            r = ckpt.open(run22)
+            self.assertEqual(r.kind, "burn_train_checkpoint")
+            original = ckpt.open(record)
+            by_id = {t["param_id"]: t for t in original.tensors() if t["role"] == "param"}
+            for t in r.tensors():
+                if t["role"] == "param":
+                    np.testing.assert_array_equal(r.array(t["path"]), original.array(by_id[t["param_id"]]["path"]))
+            sched = ckpt.open(os.path.join(run22, "checkpoint", "scheduler-12.bpk"))
+            self.assertEqual(sched.kind, "scheduler_record")
+            scalars = sched.info()["burnpack"]["scalars"]
+            if scalars:  # ckpt-train's default scheduler is constant: nothing to edit then
+                name = sorted(scalars)[0]
+                variant = next(iter(scalars[name]))
+                edited = sched.edit({f'scalars["{name}"].{variant}': 3})
+                out = os.path.join(d, "scheduler-edited.bpk")
+                edited.save(out)
+                self.assertEqual(ckpt.open(out).info()["burnpack"]["scalars"][name], {variant: 3})
+        genuine = os.path.join(common.FIXTURES, "models", "burn-0.22.0-pre_mnist-inference-web.bpk")
+        g = ckpt.open(genuine)
+        self.assertEqual(g.info()["recorder"], "Burnpack")
+        maps = file_mappings(genuine)
+        rows = {t["path"]: t for t in g.tensors()}
+        for p in g.paths():
+            a = g.array(p)
+            inside = [(lo, hi, off) for lo, hi, off in maps if lo <= a.ctypes.data and a.ctypes.data + a.nbytes <= hi]
+            self.assertTrue(inside, p)
+            lo, _, off = inside[0]
+            self.assertEqual(off + (a.ctypes.data - lo), rows[p]["offset"], p)
+
     def test_timeline_and_bisect_are_the_cli_documents(self):
         with tempfile.TemporaryDirectory() as cache:
             os.environ["XDG_CACHE_HOME"] = cache  # read by the module and inherited by ckpt
