@@ -5,7 +5,8 @@
 # Why each library: Qt 6 Widgets/Concurrent/Svg + QCustomPlot for the app; Eigen for the trainer and
 # statistics; nlohmann_json for CLI reports and schema files; zlib + libdeflate for gzip (libdeflate
 # inflates whole members ~2x faster than zlib, zlib streams the rest); cargo + librust-*-dev build the
-# Rust oracle that checks us against the real serializer crates; python3-msgpack/numpy, graphviz and
+# Rust oracle that checks us against the real serializer crates (librust-ciborium-ll-dev: the CBOR
+# encoder under ciborium, for burnpack files); python3-msgpack/numpy, graphviz and
 # time are the peers of the benchmarks; xvfb and fonts let screenshots and GUI tests run headless;
 # help2man makes the man pages from --help, and desktop-file-utils, appstream, shared-mime-info,
 # bash-completion, zsh and man-db are what tests/packaging checks the installed desktop integration with;
@@ -20,7 +21,7 @@ packages=(
   nlohmann-json3-dev libeigen3-dev zlib1g-dev libdeflate-dev
   cargo librust-serde-dev librust-serde-derive-dev librust-rmp-serde-dev librust-serde-json-dev
   librust-bincode-dev librust-flate2-dev librust-half-dev librust-serde-bytes-dev
-  librust-data-encoding-dev librust-indexmap-dev
+  librust-data-encoding-dev librust-indexmap-dev librust-ciborium-ll-dev
   python3 python3-msgpack python3-numpy graphviz time
   pybind11-dev python3-dev
   xvfb xauth fonts-dejavu-core

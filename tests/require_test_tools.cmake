@@ -30,7 +30,7 @@ if(CKPT_TOOL_CARGO)
   # The oracle builds offline from the crate sources the librust-*-dev packages unpack
   # (tests/interop/.cargo/config.toml); a missing one would only surface minutes into the test run.
   set(_registry /usr/share/cargo/registry)
-  foreach(crate serde serde_derive rmp-serde serde_json bincode flate2 half serde_bytes data-encoding indexmap)
+  foreach(crate serde serde_derive rmp-serde serde_json bincode flate2 half serde_bytes data-encoding indexmap ciborium-ll ciborium-io)
     file(GLOB _found LIST_DIRECTORIES true "${_registry}/${crate}-[0-9]*")
     if(NOT _found)
       string(REPLACE "_" "-" _pkg "${crate}")

@@ -34,6 +34,14 @@ run_ok("${BIN}" gradient-checkpoint "${DATA_DIR}/gc-hashmap")
 # Records the typed decoders refuse (a duplicate struct field; 4096 zero bytes as bincode), apart
 # from the scenario files so the loop below does not read them.
 run_ok("${BIN}" hostile "${DATA_DIR}/hostile")
+# Burn 0.22 burnpack files (model/optim/scheduler/empty.bpk + burnpack.json), CBOR heads by ciborium-ll;
+# the generator reads each back itself. ctest interop_burnpack holds ckpt to them.
+run_ok("${BIN}" burnpack "${DATA_DIR}/burnpack")
+foreach(f model.bpk optim.bpk scheduler.bpk empty.bpk burnpack.json)
+  if(NOT EXISTS "${DATA_DIR}/burnpack/${f}")
+    message(FATAL_ERROR "ckpt-interop burnpack did not write ${DATA_DIR}/burnpack/${f}")
+  endif()
+endforeach()
 
 # Every TrainingRecord file: typed read and byte-identical re-encode, each in a fresh process.
 set(scratch "${DATA_DIR}/.reencoded")
@@ -69,4 +77,4 @@ endforeach()
 # The typed decoders must reject a file of another layout (truncation and trailing bytes are
 # checked inside `write`).
 run_fails("missing field" "${BIN}" read "${DATA_DIR}/adam-full.mpk" --scenario sgd)
-message(STATUS "interop: ${count} TrainingRecord files and 18 gradient checkpoints generated and read back in ${DATA_DIR}")
+message(STATUS "interop: ${count} TrainingRecord files, 18 gradient checkpoints and 4 burnpack files generated and read back in ${DATA_DIR}")

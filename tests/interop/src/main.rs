@@ -5,6 +5,7 @@
 //! decoding. See tests/interop/README.md.
 
 mod bench;
+mod burnpack;
 mod gc;
 mod hostile;
 mod record;
@@ -31,6 +32,7 @@ const USAGE: &str = "usage:
   ckpt-interop read-gc FILE
   ckpt-interop verdict FILE... --scenario NAME   (would Burn/Ruda load it? one JSON line per file)
   ckpt-interop transformer OUT_FILE --mib N [--seed S]   (transformer-shaped NamedMpk full-precision record of about N MiB, N 1..4096)
+  ckpt-interop burnpack OUT_DIR   (Burn 0.22 .bpk files, CBOR heads by ciborium-ll, and burnpack.json)
   ckpt-interop bench-load FILE | bench-save IN OUT | bench-inflate FILE.gz | bench-gc FILE   (tests/bench)
 scenarios: adam adamw_amsgrad sgd exponential noam linear step_fresh spec_example model_state
            utf8_map module_array map_keys tensor_ranks
@@ -175,6 +177,11 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
                 None => 1,
             };
             println!("{}", transformer::write(Path::new(&a.positional[0]), mib, seed)?);
+            Ok(ExitCode::SUCCESS)
+        }
+        "burnpack" => {
+            need(1)?;
+            burnpack::write(Path::new(&a.positional[0]))?;
             Ok(ExitCode::SUCCESS)
         }
         "bench-load" => {
