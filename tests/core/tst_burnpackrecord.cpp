@@ -311,6 +311,7 @@ private Q_SLOTS:
         QVERIFY(flagged);
     }
 
+#ifdef CKPT_TRANSFORMER_RECORDS // built with the interop suite, whose fixture writes the record
     void aRecordOfTheRealSerdeCratesMigrates()
     {
         // Oracle: a transformer-shaped TrainingRecord (532 tensors) written by the real rmp-serde
@@ -344,6 +345,7 @@ private Q_SLOTS:
         QCOMPARE(d->removed, uint64_t(original->gradients.size()));
         QCOMPARE(d->unchanged, uint64_t(original->tensors.size() - original->gradients.size()));
     }
+#endif
 };
 
 QTEST_GUILESS_MAIN(TestBurnpackRecord)
