@@ -156,28 +156,6 @@ py::array ownedArray(const std::string& descr, const std::vector<uint64_t>& shap
     return viewArray(descr, shape, heap->data(), owner);
 }
 
-std::string npyDescr(const TensorEntry& t)
-{
-    switch (t.dtype) {
-    case DType::F64: return "<f8";
-    case DType::F32:
-    case DType::Flex32: return "<f4";
-    case DType::F16: return "<f2";
-    case DType::BF16: return "<f4"; // widened
-    case DType::I64: return "<i8";
-    case DType::I32: return "<i4";
-    case DType::I16: return "<i2";
-    case DType::I8: return "|i1";
-    case DType::U64: return "<u8";
-    case DType::U32: return "<u4";
-    case DType::U16: return "<u2";
-    case DType::U8: return "|u1";
-    case DType::Bool: return t.numel && t.bytes == t.numel * 4 ? "<u4" : "|b1";
-    case DType::QFloat: break;
-    }
-    return "";
-}
-
 std::string_view kindOf(const std::string& path)
 {
     std::error_code ec;
@@ -229,7 +207,7 @@ py::array recordArray(py::object self, const std::string& path)
     auto& w = self.cast<PyRecord&>();
     const TensorEntry& t = w.tensor(path);
     const Record& r = w.r();
-    const std::string descr = npyDescr(t);
+    const std::string descr = npyDescrFor(t);
     if (descr.empty())
         raise(Error(safetensorsDtypeFor(t).error()).withFile(r.file)); // QFloat: no numpy dtype
     if (t.legacy) {

@@ -9,6 +9,7 @@
 #include "core/tensor/shape.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstring>
 #include <unordered_map>
 #include <zlib.h>
@@ -210,6 +211,22 @@ Result<std::string> safetensorsDtypeFor(const TensorEntry& t)
     e.recordPath = t.path;
     e.offset = t.offset;
     return std::unexpected(std::move(e));
+}
+
+std::string npyDescrFor(const TensorEntry& t)
+{
+    auto dtype = safetensorsDtypeFor(t);
+    if (!dtype)
+        return {};
+    const std::string& d = *dtype;
+    if (d == "BOOL")
+        return "|b1";
+    if (d == "BF16")
+        return "<f4"; // widened: numpy has no bfloat16
+    const char kind = d[0] == 'F' ? 'f' : d[0] == 'I' ? 'i' : 'u';
+    int bits = 0;
+    std::from_chars(d.data() + 1, d.data() + d.size(), bits); // "F32" -> 32
+    return bits == 8 ? std::string("|") + kind + "1" : std::string("<") + kind + std::to_string(bits / 8);
 }
 
 std::string exportMetadataJson(const Record& r, const ExportSelection& what)
@@ -659,18 +676,6 @@ Result<ImportSummary> importSafetensors(const Record& target, const SafetensorsF
 
 namespace {
 
-std::string npyDescr(const Piece& p)
-{
-    if (p.dtype == "BOOL")
-        return "|b1";
-    if (p.dtype == "BF16")
-        return "<f4"; // widened: numpy has no bfloat16
-    const char kind = p.dtype[0] == 'F' ? 'f' : p.dtype[0] == 'I' ? 'i' : 'u';
-    if (p.elementSize == 1)
-        return std::string("|") + kind + "1";
-    return std::string("<") + kind + std::to_string(p.elementSize);
-}
-
 /// The .npy v1.0 header: magic, version, length, the dict padded with spaces and '\n' to 64 bytes.
 std::vector<uint8_t> npyHeader(const std::string& descr, const std::vector<uint64_t>& shape)
 {
@@ -758,7 +763,7 @@ Result<ExportSummary> exportNpz(const Record& r, const ExportSelection& what, co
         }
         ZipMember m;
         m.name = p.entry->path + ".npy";
-        m.head = npyHeader(npyDescr(p), p.entry->shape);
+        m.head = npyHeader(npyDescrFor(*p.entry), p.entry->shape);
         m.body = p.bytes;
         m.size = m.head.size() + m.body.size();
         m.offset = offset;

@@ -37,6 +37,13 @@ Result<ExportSelection> parseExportSelection(std::string_view list);
 Result<std::string> safetensorsDtypeFor(const TensorEntry& t);
 
 /**
+ * The numpy dtype (`descr` of a .npy header, "<f4", "|b1", ...) a tensor is shown or written as:
+ * safetensorsDtypeFor()'s type in numpy's spelling, BF16 widened to "<f4" (numpy has no bfloat16).
+ * Empty for QFloat. One answer for the .npz writer and the Python module's arrays.
+ */
+std::string npyDescrFor(const TensorEntry& t);
+
+/**
  * The JSON document kept under `__metadata__["ckpt"]` (and as `ckpt-metadata.json` in a .npz): the
  * source file's kind, recorder, precision, envelope metadata, scheduler (kind, description, value),
  * continuation state (exact integers; null with a `state_omitted` note when tensors in it hold more

@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/models/formatting.h"
 
+#include "core/report/report.h"
+
 #include <QLocale>
 #include <QStringList>
 
@@ -25,16 +27,7 @@ QString formatCount(uint64_t v)
 
 QString formatBytes(uint64_t v)
 {
-    static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    double d = double(v);
-    int u = 0;
-    while (d >= 1024.0 && u < 4) {
-        d /= 1024.0;
-        ++u;
-    }
-    if (u == 0)
-        return QString::number(v) + QStringLiteral(" B");
-    return QString::number(d, 'f', 1) + QLatin1Char(' ') + QLatin1String(units[u]);
+    return QString::fromStdString(humanBytes(v)); // the CLI's spelling: one place for it
 }
 
 QString formatShape(const std::vector<uint64_t>& shape)
