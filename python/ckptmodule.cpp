@@ -3,7 +3,6 @@
 // `import ckpt`: the core engine from Python. Thin glue like the CLI: every answer comes from the
 // core function the CLI calls (the JSON documents of the CLI contract are parsed with Python's json,
 // so integers stay exact), and tensors are numpy views of the mapped bytes.
-#include "app/cli/parallelfor.h"
 #include "core/diff/diff.h"
 #include "core/diff/graphdiff.h"
 #include "core/edit/edit.h"
@@ -13,15 +12,17 @@
 #include "core/graph/car.h"
 #include "core/graph/checkpoint.h"
 #include "core/graph/locate.h"
-#include "core/graph/report.h"
 #include "core/io/bytes.h"
+#include "core/open/sniff.h"
 #include "core/pack/burnpackrecord.h"
 #include "core/record/record.h"
 #include "core/record/saveas.h"
-#include "core/record/sniff.h"
+#include "core/report/graphdiffjson.h"
+#include "core/report/graphreport.h"
 #include "core/report/report.h"
 #include "core/run/run.h"
 #include "core/run/timeline.h"
+#include "workers/parallelfor.h"
 
 #include <ckpt_version.h>
 
@@ -371,7 +372,7 @@ py::object recordDiff(const Record& a, const Record& b, double tolerance)
 {
     DiffOptions o;
     o.tolerance = tolerance;
-    auto d = withoutGil([&] { return diffRecords(a, b, o, Progress::none(), cli::threadedFor()); }); // on every hardware thread, as `ckpt diff`
+    auto d = withoutGil([&] { return diffRecords(a, b, o, Progress::none(), workers::threadedFor()); }); // on every hardware thread, as `ckpt diff`
     return parseJson(diffJson(unwrap(std::move(d)), a, b));
 }
 
@@ -452,7 +453,7 @@ PYBIND11_MODULE(ckpt, m)
         .def("tree", [](const PyRecord& w, int depth) { return parseJson(treeJson(w.r(), depth)); }, py::arg("depth") = -1, "`ckpt tree --json`")
         .def("tensors", [](const PyRecord& w, const std::string& filter) {
             // Statistics on every hardware thread, as `ckpt tensors`.
-            return parseJson(withoutGil([&] { return tensorsJson(w.r(), tensorRows(w.r(), filter, Progress::none(), cli::threadedFor())); }));
+            return parseJson(withoutGil([&] { return tensorsJson(w.r(), tensorRows(w.r(), filter, Progress::none(), workers::threadedFor())); }));
         }, py::arg("filter") = "", "one dict per tensor in file order, with exactly the fields of `ckpt tensors --json`")
         .def("array", &recordArray, py::arg("path"),
             "a read-only numpy array viewing the tensor's bytes in the mapping (no copy; .base is the Buffer); "
@@ -626,7 +627,7 @@ PYBIND11_MODULE(ckpt, m)
                 auto run = listRunCheckpoints(dir);
                 if (!run)
                     return std::unexpected(run.error());
-                return computeTimeline(*run, o, Progress::none(), cli::threadedFor());
+                return computeTimeline(*run, o, Progress::none(), workers::threadedFor());
             });
             return parseJson(timelineJson(unwrap(std::move(t))));
         },
@@ -644,7 +645,7 @@ PYBIND11_MODULE(ckpt, m)
                 auto run = listRunCheckpoints(dir);
                 if (!run)
                     return std::unexpected(run.error());
-                return bisectRun(*run, *predicate, o, Progress::none(), cli::threadedFor());
+                return bisectRun(*run, *predicate, o, Progress::none(), workers::threadedFor());
             });
             return parseJson(bisectJson(unwrap(std::move(r))));
         },

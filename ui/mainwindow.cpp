@@ -24,7 +24,7 @@
 #include "ui/widgets/viewsetup.h"
 
 #include "core/edit/edit.h"
-#include "core/record/sniff.h"
+#include "core/open/sniff.h"
 
 #include <algorithm>
 

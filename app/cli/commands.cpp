@@ -7,8 +7,7 @@
 #include "app/cli/exits.h"
 #include "app/cli/diffcommands.h"
 #include "app/cli/exportcommands.h"
-#include "app/cli/graphdispatch.h"
-#include "app/cli/parallelfor.h"
+#include "app/cli/graphcommands.h"
 #include "core/codec/schema.h"
 #include "core/diff/diff.h"
 #include "core/edit/edit.h"
@@ -19,6 +18,7 @@
 #include "core/record/saveas.h"
 #include "core/report/report.h"
 #include "core/run/run.h"
+#include "workers/parallelfor.h"
 
 #include <cmath>
 #include <cstdio>
@@ -99,7 +99,7 @@ int cmdInfo(const std::vector<std::string>& argv)
             std::printf("  warning: %s\n", w.c_str());
         return 0;
     }
-    if (auto g = graphCommandFor("info", path, argv))
+    if (auto g = gradientCheckpointCommand("info", path, argv))
         return *g;
     auto r = open(path, a);
     if (!r)
@@ -184,7 +184,7 @@ int cmdTensors(const std::vector<std::string>& argv)
     auto r = open(a.positional()[0], a);
     if (!r)
         return failWith(r.error());
-    const auto rows = tensorRows(**r, a.value("--filter").value_or(""), Progress::none(), cli::threadedFor());
+    const auto rows = tensorRows(**r, a.value("--filter").value_or(""), Progress::none(), workers::threadedFor());
     if (a.flag("--json")) {
         printDocument(tensorsJson(**r, rows));
         return 0;
@@ -215,7 +215,7 @@ int cmdShow(const std::vector<std::string>& argv)
         return usageError(a.error());
     if (a.positional().size() != 2)
         return usageError("show takes FILE and PATH");
-    if (auto g = graphCommandFor("show", a.positional()[0], argv))
+    if (auto g = gradientCheckpointCommand("show", a.positional()[0], argv))
         return *g;
     uint64_t limit = 16;
     if (auto l = a.value("--limit")) {
@@ -262,7 +262,7 @@ int cmdValidate(const std::vector<std::string>& argv)
     int status = 0;
     for (const auto& path : a.positional()) {
         std::optional<Error> err;
-        if (auto g = graphCommandFor("validate", path, {path})) {
+        if (auto g = gradientCheckpointCommand("validate", path, {path})) {
             if (*g != 0)
                 status = *g;
             if (status)
@@ -309,7 +309,7 @@ int cmdResave(const std::vector<std::string>& argv)
         return usageError(a.error());
     if (a.positional().size() != 2)
         return usageError("resave takes IN and OUT");
-    if (auto g = graphCommandFor("resave", a.positional()[0], argv))
+    if (auto g = gradientCheckpointCommand("resave", a.positional()[0], argv))
         return *g;
     auto r = open(a.positional()[0], a);
     if (!r)
@@ -407,7 +407,7 @@ int cmdDiff(const std::vector<std::string>& argv)
     auto rb = open(a.positional()[1], a);
     if (!rb)
         return failWith(rb.error());
-    auto d = diffRecords(**ra, **rb, o, Progress::none(), cli::threadedFor());
+    auto d = diffRecords(**ra, **rb, o, Progress::none(), workers::threadedFor());
     if (!d)
         return failWith(d.error());
     if (a.flag("--json")) {
@@ -552,8 +552,8 @@ const std::map<std::string, Command>& commandTable()
         {"convert", cmdConvert},
         {"edit", cmdEdit},
         {"diff", cmdDiff},
-        {"graph", [](const std::vector<std::string>& a) { return runGraphCommand("graph", a); }},
-        {"blocks", [](const std::vector<std::string>& a) { return runGraphCommand("blocks", a); }},
+        {"graph", cmdGraph},
+        {"blocks", cmdBlocks},
         {"loss", cmdLoss},
         {"timeline", cmdTimeline},
         {"bisect", cmdBisect},

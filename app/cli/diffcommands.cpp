@@ -8,7 +8,8 @@
 #include "core/diff/graphdiff.h"
 #include "core/graph/locate.h"
 #include "core/io/bytes.h"
-#include "core/record/sniff.h"
+#include "core/open/sniff.h"
+#include "core/report/graphdiffjson.h"
 
 #include <cmath>
 #include <cstdio>
@@ -52,7 +53,7 @@ void printText(const GraphDiff& d)
             std::printf(" max_abs=%s", fmt(*d.lossValues->maxAbs).c_str());
         std::printf("\n");
     }
-    std::printf("  CARs: %s, %s; %llu block bytes read\n", d.carA ? "A" : "no A", d.carB ? "B" : "no B",
+    std::printf("  CARs: %s, %s; %llu block bytes read\n", d.hasCarA ? "A" : "no A", d.hasCarB ? "B" : "no B",
         static_cast<unsigned long long>(d.blockBytesRead));
     for (const auto& n : d.nodes) {
         if (n.status == DiffStatus::Unchanged)

@@ -9,9 +9,9 @@
 #include "core/graph/car.h"
 #include "core/graph/checkpoint.h"
 #include "core/graph/layout.h"
-#include "core/graph/report.h"
 #include "core/io/bytes.h"
-#include "core/record/sniff.h"
+#include "core/open/sniff.h"
+#include "core/report/graphreport.h"
 
 #include <cstdio>
 #include <filesystem>

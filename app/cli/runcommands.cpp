@@ -5,8 +5,8 @@
 
 #include "app/cli/args.h"
 #include "app/cli/exits.h"
-#include "app/cli/parallelfor.h"
 #include "core/run/timeline.h"
+#include "workers/parallelfor.h"
 
 #include <cmath>
 #include <cstdio>
@@ -32,7 +32,7 @@ int cmdTimeline(const std::vector<std::string>& argv)
     options.filter = a.value("--filter").value_or("");
     options.useCache = !a.flag("--no-cache");
     options.spikeThreshold = *spike;
-    auto t = computeTimeline(*run, options, Progress::none(), threadedFor());
+    auto t = computeTimeline(*run, options, Progress::none(), workers::threadedFor());
     if (!t)
         return failWith(t.error());
     if (a.flag("--json")) {
@@ -65,7 +65,7 @@ int cmdBisect(const std::vector<std::string>& argv)
     BisectOptions options;
     options.filter = a.value("--filter").value_or("");
     options.scan = a.flag("--scan");
-    auto r = bisectRun(*run, *predicate, options, Progress::none(), threadedFor());
+    auto r = bisectRun(*run, *predicate, options, Progress::none(), workers::threadedFor());
     if (!r)
         return failWith(r.error());
     printDocument(a.flag("--json") ? bisectJson(*r) : bisectText(*r));

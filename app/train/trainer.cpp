@@ -8,9 +8,10 @@
 #include "app/train/optim.h"
 #include "core/codec/json.h"
 #include "core/graph/checkpoint.h"
+#include "core/graph/locate.h"
 #include "core/io/bytes.h"
+#include "core/open/sniff.h"
 #include "core/record/bincoderecord.h"
-#include "core/record/sniff.h"
 #include "core/tensor/dtype.h"
 #include "core/tensor/shape.h"
 
@@ -1165,8 +1166,7 @@ Result<std::optional<GraphResumeSource>> openGraphResume(const std::string& path
     src.state = std::move(*state);
     src.stateNode = src.state.root();
     src.callerStateNode = *caller;
-    // The CAR that ckpt-train writes next to it: graph/step-N.json -> graph/step-N.car.
-    src.carPath = (fs::path(path).parent_path() / (fs::path(path).stem().string() + ".car")).string();
+    src.carPath = carPathFor(path); // the CAR ckpt-train writes next to it
     auto carBytes = mapFile(src.carPath);
     if (!carBytes)
         return std::unexpected(std::move(carBytes.error()).withFile(src.carPath));

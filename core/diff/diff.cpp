@@ -26,13 +26,6 @@ std::string_view diffStatusName(DiffStatus s)
     return "changed";
 }
 
-std::string valueToJson(const Tape& t, uint32_t node, bool pretty)
-{
-    Sink s;
-    writeJson(t, node, pretty ? JsonStyle::Pretty : JsonStyle::Compact, s);
-    return std::string(s.buffer().begin(), s.buffer().end());
-}
-
 std::string_view matchKindName(MatchKind m)
 {
     switch (m) {
@@ -738,16 +731,16 @@ Result<RecordDiff> diffRecords(const Record& a, const Record& b, const DiffOptio
         seen.insert(inB);
         auto it = mb.find(inB);
         if (it == mb.end()) {
-            d.state.push_back({l.path, valueToJson(a.tape, l.node), std::nullopt, l.section, {}});
+            d.state.push_back({l.path, jsonText(a.tape, l.node, JsonStyle::Compact), std::nullopt, l.section, {}});
             continue;
         }
-        const std::string ja = valueToJson(a.tape, l.node), jb = valueToJson(b.tape, it->second->node);
+        const std::string ja = jsonText(a.tape, l.node, JsonStyle::Compact), jb = jsonText(b.tape, it->second->node, JsonStyle::Compact);
         if (ja != jb)
             d.state.push_back({l.path, ja, jb, l.section, inB == l.path ? std::string() : inB});
     }
     for (const auto& l : lb)
         if (!seen.contains(l.path) && l.path != "_b")
-            d.state.push_back({l.path, std::nullopt, valueToJson(b.tape, l.node), l.section, {}});
+            d.state.push_back({l.path, std::nullopt, jsonText(b.tape, l.node, JsonStyle::Compact), l.section, {}});
     return d;
 }
 

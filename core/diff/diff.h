@@ -120,7 +120,4 @@ std::vector<std::pair<std::optional<size_t>, MatchKind>> matchTensors(const Reco
 void compareTensorValues(DType dtypeA, std::span<const uint8_t> a, DType dtypeB, std::span<const uint8_t> b, uint64_t numel,
     double tolerance, TensorDiff& out);
 
-/** JSON text of a non-tensor subtree (compact serde_json form), used for state diffs and `ckpt state`. */
-std::string valueToJson(const Tape& t, uint32_t node, bool pretty = false);
-
 } // namespace ckpt

@@ -250,8 +250,8 @@ GraphDiff diffGradientCheckpoints(const GradientCheckpoint& a, const GradientChe
     d.timestampB = b.timestamp;
     d.lossCidA = a.lossCid;
     d.lossCidB = b.lossCid;
-    d.carA = carA != nullptr;
-    d.carB = carB != nullptr;
+    d.hasCarA = carA != nullptr;
+    d.hasCarB = carB != nullptr;
     const BlockComparer blocks(carA, carB, options.tolerance, d.blockBytesRead);
 
     const auto keysA = orderedKeys(a.graph), keysB = orderedKeys(b.graph);

@@ -3,7 +3,6 @@
 #pragma once
 
 #include "core/diff/diff.h"
-#include "core/diff/graphdiffjson.h"
 #include "core/graph/car.h"
 #include "core/graph/checkpoint.h"
 
@@ -62,7 +61,7 @@ struct GraphDiff {
     std::vector<std::pair<std::string, std::string>> edgesRemoved; ///< A's keys
     std::vector<BlobDiff> optimizer;
     uint64_t blockBytesRead = 0;                     ///< CAR block bytes touched (0 when every differing CID is unresolved)
-    bool carA = false, carB = false;
+    bool hasCarA = false, hasCarB = false;           ///< whether a CAR file was given for A / B (tensor values compared)
 };
 
 /**

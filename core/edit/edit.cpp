@@ -162,29 +162,6 @@ void emitReplacement(TapeBuilder& b, const Replacement& r)
     b.copy(t, r.node);
 }
 
-void copyWith(TapeBuilder& b, const Tape& t, uint32_t node, const std::unordered_map<uint32_t, Replacement>& rep)
-{
-    if (auto it = rep.find(node); it != rep.end()) {
-        emitReplacement(b, it->second);
-        return;
-    }
-    const Node& n = t[node];
-    if (n.kind == Kind::Map) {
-        b.beginMap(n.srcOffset);
-        t.forEachEntry(node, [&](uint32_t k, uint32_t v) {
-            b.copy(t, k);
-            copyWith(b, t, v, rep);
-        });
-        b.end();
-    } else if (n.kind == Kind::Array) {
-        b.beginArray(n.srcOffset);
-        t.forEachChild(node, [&](uint32_t c) { copyWith(b, t, c, rep); });
-        b.end();
-    } else {
-        b.copy(t, node);
-    }
-}
-
 Result<std::pair<uint32_t, Tape>> parseEdit(const Record& r, const Edit& e)
 {
     auto steps = parsePath(e.path);
@@ -241,7 +218,13 @@ Result<Tape> applyEdits(const Record& r, const std::vector<Edit>& edits)
     for (const auto& [node, tape] : parsed)
         rep[node] = Replacement{&tape, 0, r.tape[node].kind};
     TapeBuilder b(r.tape.source);
-    copyWith(b, r.tape, 0, rep);
+    copyReplacing(b, r.tape, 0, [&](uint32_t node) {
+        auto it = rep.find(node);
+        if (it == rep.end())
+            return false;
+        emitReplacement(b, it->second);
+        return true;
+    });
     return std::move(b).finish();
 }
 

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/graph/analysis.h"
 
+#include "core/graph/csr.h"
 #include "core/util/stringindex.h"
 
 #include <algorithm>
@@ -20,16 +21,11 @@ struct KahnRun {
     size_t keyCount = 0;
     std::vector<uint8_t> hasInDegree;  // entry exists in the crate's in_degree map
     std::vector<uint64_t> inDegree;
-    // successors of id i, in edge order: successorList[successorStart[i] .. successorStart[i + 1])
-    std::vector<uint32_t> successorStart;
-    std::vector<uint32_t> successorList;
+    Csr successorsOf;           ///< successors of id i, in edge order
     std::vector<uint32_t> order;
     std::vector<std::pair<uint32_t, uint32_t>> edges; ///< the graph's edges as (from, to) ids, in edge order
 
-    std::span<const uint32_t> successors(uint32_t i) const
-    {
-        return std::span<const uint32_t>(successorList).subspan(successorStart[i], successorStart[i + 1] - successorStart[i]);
-    }
+    std::span<const uint32_t> successors(uint32_t i) const { return successorsOf.of(i); }
     std::string_view name(uint32_t i) const { return ids.name(i); }
 };
 
@@ -57,20 +53,11 @@ KahnRun runKahn(const ComputationGraphStore& g)
     k.hasInDegree.assign(n, 0);
     std::fill(k.hasInDegree.begin(), k.hasInDegree.begin() + k.keyCount, 1);
     k.inDegree.assign(n, 0);
-    k.successorStart.assign(n + 1, 0);
     for (const auto& [f, t] : edges) {
         k.hasInDegree[t] = 1;
         ++k.inDegree[t];
-        ++k.successorStart[f + 1];
     }
-    for (size_t i = 0; i < n; ++i)
-        k.successorStart[i + 1] += k.successorStart[i];
-    k.successorList.resize(edges.size());
-    {
-        std::vector<uint32_t> fill(k.successorStart.begin(), k.successorStart.end() - 1);
-        for (const auto& [f, t] : edges)
-            k.successorList[fill[f]++] = t;
-    }
+    k.successorsOf = Csr::build(n, edges);
     auto byName = [&](uint32_t a, uint32_t b) { return k.name(a) < k.name(b); };
     std::vector<uint32_t> initial;
     for (uint32_t i = 0; i < n; ++i)

@@ -3,11 +3,10 @@
 #include "core/graph/blob.h"
 
 #include "core/tensor/dtype.h"
+#include "core/tensor/stats.h"
 
+#include <algorithm>
 #include <cctype>
-#include <cmath>
-#include <cstring>
-#include <limits>
 
 namespace ckpt {
 
@@ -66,45 +65,25 @@ std::string lastComponent(std::string_view key)
 
 bool contains(std::string_view hay, std::string_view needle) { return hay.find(needle) != std::string_view::npos; }
 
-double valueAt(const uint8_t* p, BlobView v)
+} // namespace
+
+DType blobViewDType(BlobView v)
 {
     switch (v) {
-    case BlobView::U8: return *p;
-    case BlobView::F32: {
-        float f;
-        std::memcpy(&f, p, 4);
-        return f;
+    case BlobView::U8: return DType::U8;
+    case BlobView::F32: return DType::F32;
+    case BlobView::F64: return DType::F64;
+    case BlobView::F16: return DType::F16;
+    case BlobView::BF16: return DType::BF16;
+    case BlobView::U64: return DType::U64;
+    case BlobView::I64: return DType::I64;
+    case BlobView::U32: return DType::U32;
+    case BlobView::I32: return DType::I32;
     }
-    case BlobView::F64: {
-        double d;
-        std::memcpy(&d, p, 8);
-        return d;
-    }
-    case BlobView::F16: return halfToFloat(uint16_t(p[0] | p[1] << 8));
-    case BlobView::BF16: return bf16ToFloat(uint16_t(p[0] | p[1] << 8));
-    case BlobView::U64: {
-        uint64_t u;
-        std::memcpy(&u, p, 8);
-        return double(u);
-    }
-    case BlobView::I64: {
-        int64_t i;
-        std::memcpy(&i, p, 8);
-        return double(i);
-    }
-    case BlobView::U32: {
-        uint32_t u;
-        std::memcpy(&u, p, 4);
-        return u;
-    }
-    case BlobView::I32: {
-        int32_t i;
-        std::memcpy(&i, p, 4);
-        return i;
-    }
-    }
-    return 0;
+    return DType::U8;
 }
+
+namespace {
 
 Result<void> checkLength(std::span<const uint8_t> bytes, BlobView view)
 {
@@ -147,43 +126,20 @@ Result<BlobStats> blobStats(std::span<const uint8_t> bytes, BlobView view)
 {
     if (auto r = checkLength(bytes, view); !r)
         return std::unexpected(r.error());
-    const uint32_t w = blobViewWidth(view);
+    StatsOptions options;
+    options.histogramBins = 0;
+    const TensorStats t = computeStats(blobViewDType(view), bytes, options);
     BlobStats s;
-    s.count = bytes.size() / w;
-    double min = std::numeric_limits<double>::infinity(), max = -min;
-    double sum = 0, sumSq = 0;
-    uint64_t finite = 0;
-    // Welford for the variance: stable for long blobs with a large mean.
-    double mean = 0, m2 = 0;
-    for (uint64_t i = 0; i < s.count; ++i) {
-        const double x = valueAt(bytes.data() + i * w, view);
-        if (std::isnan(x)) {
-            ++s.nan;
-            continue;
-        }
-        if (std::isinf(x)) {
-            ++s.inf;
-            continue;
-        }
-        if (x == 0)
-            ++s.zeros;
-        min = std::min(min, x);
-        max = std::max(max, x);
-        sum += x;
-        sumSq += x * x;
-        ++finite;
-        const double d = x - mean;
-        mean += d / double(finite);
-        m2 += d * (x - mean);
-    }
-    if (finite) {
-        s.min = min;
-        s.max = max;
-        s.mean = mean;
-        s.std = std::sqrt(m2 / double(finite));
-    }
-    s.sum = sum;
-    s.l2 = std::sqrt(sumSq);
+    s.count = t.count;
+    s.min = t.min;
+    s.max = t.max;
+    s.mean = t.mean;
+    s.std = t.std;
+    s.sum = t.sum;
+    s.l2 = t.l2;
+    s.nan = t.nan;
+    s.inf = t.inf;
+    s.zeros = t.zeros;
     return s;
 }
 
@@ -191,12 +147,7 @@ Result<std::vector<double>> blobValues(std::span<const uint8_t> bytes, BlobView 
 {
     if (auto r = checkLength(bytes, view); !r)
         return std::unexpected(r.error());
-    const uint32_t w = blobViewWidth(view);
-    const size_t n = std::min<size_t>(bytes.size() / w, limit);
-    std::vector<double> out(n);
-    for (size_t i = 0; i < n; ++i)
-        out[i] = valueAt(bytes.data() + i * w, view);
-    return out;
+    return elementsAsDouble(blobViewDType(view), bytes, 0, std::min<uint64_t>(bytes.size() / blobViewWidth(view), limit));
 }
 
 } // namespace ckpt

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "core/tensor/dtype.h"
 #include "core/util/error.h"
 
 #include <cstdint>
@@ -23,6 +24,8 @@ enum class BlobView { U8, F32, F64, F16, BF16, U64, I64, U32, I32 };
 const char* blobViewName(BlobView v);
 std::optional<BlobView> blobViewFromName(std::string_view name);
 uint32_t blobViewWidth(BlobView v);
+/** The tensor element type a view reads the bytes as (U8 for raw bytes). */
+DType blobViewDType(BlobView v);
 
 /**
  * The view an inspector shows by default, from the key and the length: keys ending in `step`

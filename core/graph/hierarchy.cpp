@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/graph/hierarchy.h"
 
+#include "core/graph/csr.h"
+
 #include <algorithm>
 #include <functional>
 #include <map>
@@ -100,19 +102,10 @@ private:
     void topologicalOrder(const std::vector<std::pair<uint32_t, uint32_t>>& distinct)
     {
         const uint32_t n = m_in.nodeCount;
-        std::vector<uint32_t> offset(size_t(n) + 1, 0), target(distinct.size());
+        const Csr successors = Csr::build(n, distinct);
         std::vector<uint32_t> waiting(n, 0);
-        for (const auto& [a, b] : distinct) {
-            ++offset[a + 1];
+        for (const auto& [a, b] : distinct)
             ++waiting[b];
-        }
-        for (uint32_t v = 0; v < n; ++v)
-            offset[v + 1] += offset[v];
-        {
-            std::vector<uint32_t> fill(offset.begin(), offset.end() - 1);
-            for (const auto& [a, b] : distinct)
-                target[fill[a]++] = b;
-        }
         std::vector<uint8_t> queued(n, 0);
         std::priority_queue<uint32_t, std::vector<uint32_t>, std::greater<>> ready;
         for (uint32_t v = 0; v < n; ++v)
@@ -132,8 +125,7 @@ private:
             const uint32_t v = ready.top();
             ready.pop();
             m_topo.push_back(v);
-            for (uint32_t i = offset[v]; i < offset[v + 1]; ++i) {
-                const uint32_t w = target[i];
+            for (const uint32_t w : successors.of(v)) {
                 if (!queued[w] && --waiting[w] == 0) {
                     ready.push(w);
                     queued[w] = 1;

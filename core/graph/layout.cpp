@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/graph/layout.h"
 
+#include "core/graph/csr.h"
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -10,26 +12,6 @@
 namespace ckpt {
 
 namespace {
-
-/** Compressed adjacency: for vertex v, targets in [offset[v], offset[v+1]). */
-struct Csr {
-    std::vector<uint32_t> offset;
-    std::vector<uint32_t> target;
-
-    void build(uint32_t n, const std::vector<std::pair<uint32_t, uint32_t>>& pairs)
-    {
-        offset.assign(size_t(n) + 1, 0);
-        for (const auto& [a, b] : pairs)
-            ++offset[a + 1];
-        for (uint32_t i = 0; i < n; ++i)
-            offset[i + 1] += offset[i];
-        target.resize(pairs.size());
-        std::vector<uint32_t> fill(offset.begin(), offset.end() - 1);
-        for (const auto& [a, b] : pairs)
-            target[fill[a]++] = b;
-    }
-    std::span<const uint32_t> of(uint32_t v) const { return {target.data() + offset[v], target.data() + offset[v + 1]}; }
-};
 
 /**
  * Least-squares positions for one layer: minimise sum (x_i - desired_i)^2 subject to
@@ -113,8 +95,7 @@ Result<LayoutResult> layoutGraph(const LayoutInput& input, const LayoutOptions& 
     outPairs.reserve(m);
     for (uint32_t i = 0; i < m; ++i)
         outPairs.push_back({input.edges[i].first, i});
-    Csr outEdges; // vertex -> edge indices
-    outEdges.build(n, outPairs);
+    const Csr outEdges = Csr::build(n, outPairs); // vertex -> edge indices
     std::vector<uint8_t> state(n, 0);
     std::vector<uint32_t> discovery(n, 0);
     uint32_t discovered = 0;
@@ -166,8 +147,7 @@ Result<LayoutResult> layoutGraph(const LayoutInput& input, const LayoutOptions& 
     for (uint32_t e = 0; e < m; ++e)
         if (!selfLoop[e])
             dagPairs.push_back({upper(e), lower(e)});
-    Csr succ;
-    succ.build(n, dagPairs);
+    const Csr succ = Csr::build(n, dagPairs);
     std::vector<uint32_t> inDegree(n, 0), outDegree(n, 0);
     for (const auto& [a, b] : dagPairs) {
         ++inDegree[b];
@@ -242,15 +222,7 @@ Result<LayoutResult> layoutGraph(const LayoutInput& input, const LayoutOptions& 
     }
     const uint32_t total = uint32_t(vLayer.size());
     result.dummyCount = total - n;
-    Csr up, down;
-    {
-        std::vector<std::pair<uint32_t, uint32_t>> rev;
-        rev.reserve(segments.size());
-        for (const auto& [a, b] : segments)
-            rev.push_back({b, a});
-        down.build(total, segments);
-        up.build(total, rev);
-    }
+    const Csr down = Csr::build(total, segments), up = Csr::build(total, segments, /*reverse=*/true);
     std::vector<std::vector<uint32_t>> layerVertices(layers);
     {
         std::vector<uint32_t> count(layers, 0);

@@ -6,13 +6,19 @@
 
 namespace ckpt {
 
-std::optional<std::string> carBeside(const std::string& checkpointPath)
+std::string carPathFor(const std::string& checkpointPath)
 {
     std::filesystem::path p(checkpointPath);
     p.replace_extension(".car");
+    return p.string();
+}
+
+std::optional<std::string> carBeside(const std::string& checkpointPath)
+{
+    std::string car = carPathFor(checkpointPath);
     std::error_code ec;
-    if (std::filesystem::is_regular_file(p, ec))
-        return p.string();
+    if (std::filesystem::is_regular_file(car, ec))
+        return car;
     return std::nullopt;
 }
 

@@ -5,10 +5,10 @@
 
 #include "core/codec/json.h"
 #include "core/codec/msgpack.h"
+#include "core/open/sniff.h"
+#include "core/pack/burnpackrecord.h"
 #include "core/record/bincoderecord.h"
 #include "core/record/index.h"
-#include "core/record/sniff.h"
-#include "core/pack/burnpackrecord.h"
 
 #include <algorithm>
 #include <bit>
@@ -479,27 +479,13 @@ struct Converter {
     /// Copies the subtree at \a node, replacing every indexed tensor's dtype and bytes.
     void copy(uint32_t node)
     {
-        const Tape& t = rec.tape;
-        const auto it = tensorAt.find(node);
-        if (it != tensorAt.end()) {
+        copyReplacing(b, rec.tape, node, [&](uint32_t n) {
+            const auto it = tensorAt.find(n);
+            if (it == tensorAt.end())
+                return false;
             emitTensor(rec.tensors[it->second]);
-            return;
-        }
-        const Node& n = t[node];
-        if (n.kind == Kind::Map) {
-            b.beginMap(n.srcOffset);
-            t.forEachEntry(node, [&](uint32_t k, uint32_t v) {
-                b.copy(t, k);
-                copy(v);
-            });
-            b.end();
-        } else if (n.kind == Kind::Array) {
-            b.beginArray(n.srcOffset);
-            t.forEachChild(node, [&](uint32_t c) { copy(c); });
-            b.end();
-        } else {
-            b.copy(t, node);
-        }
+            return true;
+        });
     }
 
     void emitTensor(const TensorEntry& e)

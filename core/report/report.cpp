@@ -4,8 +4,8 @@
 
 #include "core/codec/json.h"
 #include "core/diff/graphdiff.h"
-#include "core/diff/graphdiffjson.h"
 #include "core/pack/burnpack.h"
+#include "core/report/graphdiffjson.h"
 
 #include <cstdio>
 #include <unordered_map>
@@ -518,7 +518,7 @@ Result<std::string> stateJson(const Record& r)
 {
     if (!r.stateNode)
         return fail(ErrorCode::Invalid, std::string("a ") + std::string(recordKindName(r.kind)) + " has no continuation state (only TrainingRecords carry item[4])");
-    return valueToJson(r.tape, *r.stateNode, true);
+    return jsonText(r.tape, *r.stateNode, JsonStyle::Pretty);
 }
 
 namespace {

@@ -3,6 +3,7 @@
 // The checkpoints of a run directory in training order (listRunCheckpoints, core/run/timeline.h).
 #include "core/run/timeline.h"
 
+#include "core/graph/locate.h"
 #include "core/run/direntries.h"
 
 #include <sys/stat.h>
@@ -196,10 +197,8 @@ Result<RunCheckpoints> listRunCheckpoints(const std::string& dir)
         run.layout = RunLayout::GradientCheckpoints;
         for (auto& [step, json] : graphs) {
             std::vector<fs::path> files{json};
-            fs::path car = json;
-            car.replace_extension(".car");
-            if (fs::is_regular_file(car, ec))
-                files.push_back(car);
+            if (auto car = carBeside(json.string()))
+                files.push_back(*car);
             add(files, step, std::nullopt);
         }
     } else {

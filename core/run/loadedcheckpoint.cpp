@@ -5,7 +5,7 @@
 #include "core/diff/diff.h"
 #include "core/graph/blob.h"
 #include "core/graph/checkpoint.h"
-#include "core/record/sniff.h"
+#include "core/open/sniff.h"
 #include "core/report/report.h"
 
 #include <cmath>
@@ -58,20 +58,10 @@ void addRecordTensors(LoadedCheckpoint& c, uint32_t part, const Record& r, const
     }
 }
 
+/// A blob's element type for the timeline; raw bytes (U8) have no values to follow.
 std::optional<DType> dtypeOfBlobView(BlobView v)
 {
-    switch (v) {
-    case BlobView::F32: return DType::F32;
-    case BlobView::F64: return DType::F64;
-    case BlobView::F16: return DType::F16;
-    case BlobView::BF16: return DType::BF16;
-    case BlobView::U64: return DType::U64;
-    case BlobView::I64: return DType::I64;
-    case BlobView::U32: return DType::U32;
-    case BlobView::I32: return DType::I32;
-    case BlobView::U8: return std::nullopt; // raw bytes: no values to follow
-    }
-    return std::nullopt;
+    return v == BlobView::U8 ? std::nullopt : std::optional(blobViewDType(v));
 }
 
 Result<std::shared_ptr<LoadedCheckpoint>> loadGraph(const RunPoint& p, const std::string& filter)

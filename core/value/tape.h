@@ -171,6 +171,33 @@ Result<std::vector<PathStep>> parsePath(std::string_view path);
 /** Resolves a parsed path from the tape root; the error names the first step that does not exist. */
 Result<uint32_t> resolvePath(const Tape& tape, const std::vector<PathStep>& steps);
 
+/**
+ * Copies the subtree at \a node of \a t into \a b, letting \a replaceNode write any node in its place:
+ * `replaceNode(n)` returns true when it wrote node n's replacement into \a b. Containers keep their source
+ * offsets. The one copy-with-replacement of the edit engine and the precision converter.
+ */
+template<class Replace>
+void copyReplacing(TapeBuilder& b, const Tape& t, uint32_t node, Replace&& replaceNode)
+{
+    if (replaceNode(node))
+        return;
+    const Node& n = t[node];
+    if (n.kind == Kind::Map) {
+        b.beginMap(n.srcOffset);
+        t.forEachEntry(node, [&](uint32_t k, uint32_t v) {
+            b.copy(t, k);
+            copyReplacing(b, t, v, replaceNode);
+        });
+        b.end();
+    } else if (n.kind == Kind::Array) {
+        b.beginArray(n.srcOffset);
+        t.forEachChild(node, [&](uint32_t c) { copyReplacing(b, t, c, replaceNode); });
+        b.end();
+    } else {
+        b.copy(t, node);
+    }
+}
+
 /** Deep structural equality of two subtrees (same kinds, values, order). */
 bool subtreeEqual(const Tape& a, uint32_t na, const Tape& b, uint32_t nb);
 

@@ -1,10 +1,10 @@
 // SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The command-line tools' ParallelFor (app/cli/parallelfor.h): its parked workers run every index
+// The command-line tools' ParallelFor (workers/parallelfor.h): its parked workers run every index
 // once, and a call it cannot take (nested, concurrent, in a forked child) still runs, on threads of
 // its own.
-#include "app/cli/parallelfor.h"
 #include "tests/ckptskip.h"
+#include "workers/parallelfor.h"
 
 #include <QTest>
 
@@ -38,7 +38,7 @@ class TestParallelFor : public QObject {
 private slots:
     void everyIndexRunsOnce()
     {
-        const ParallelFor parallel = cli::threadedFor();
+        const ParallelFor parallel = workers::threadedFor();
         for (size_t n : {size_t(0), size_t(1), size_t(2), size_t(3), size_t(1000)})
             for (int round = 0; round < 50; ++round)
                 QVERIFY2(everyIndexOnce(parallel, n), qPrintable(QStringLiteral("n = %1").arg(n)));
@@ -52,7 +52,7 @@ private slots:
         std::atomic<int> inside{0};
         std::set<std::thread::id> threads;
         std::mutex m;
-        cli::threadedFor()(2, [&](size_t) {
+        workers::threadedFor()(2, [&](size_t) {
             inside.fetch_add(1);
             for (int spin = 0; inside.load() < 2 && spin < 20'000'000; ++spin)
                 std::this_thread::yield();
@@ -64,7 +64,7 @@ private slots:
 
     void nestedCallRuns()
     {
-        const ParallelFor parallel = cli::threadedFor();
+        const ParallelFor parallel = workers::threadedFor();
         std::atomic<int> inner{0};
         parallel(4, [&](size_t) { parallel(8, [&](size_t) { inner.fetch_add(1); }); });
         QCOMPARE(inner.load(), 32);
@@ -72,7 +72,7 @@ private slots:
 
     void concurrentCallsRun()
     {
-        const ParallelFor parallel = cli::threadedFor();
+        const ParallelFor parallel = workers::threadedFor();
         std::atomic<bool> ok{true};
         std::vector<std::thread> callers;
         for (int k = 0; k < 4; ++k)
@@ -88,7 +88,7 @@ private slots:
 
     void forkedChildRuns()
     {
-        const ParallelFor parallel = cli::threadedFor();
+        const ParallelFor parallel = workers::threadedFor();
         QVERIFY(everyIndexOnce(parallel, 64)); // the workers exist, in this process
         const pid_t child = fork();
         QVERIFY(child >= 0);

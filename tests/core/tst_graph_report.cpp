@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The renderings behind `ckpt graph`, `ckpt blocks`, `ckpt info` and `ckpt show` for GradientCheckpoints.
 #include "core/codec/json.h"
-#include "core/graph/report.h"
+#include "core/report/graphreport.h"
 
 #include <QTest>
 

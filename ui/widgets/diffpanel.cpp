@@ -13,6 +13,7 @@
 
 #include "core/diff/diff.h"
 #include "core/diff/graphdiff.h"
+#include "core/graph/locate.h"
 #include "core/io/bytes.h"
 #include "core/run/run.h"
 
@@ -152,10 +153,8 @@ GraphJob loadAndDiffGraphs(const QString& pa, const QString& pb)
             return job;
         }
         cps[i] = std::move(*c);
-        const QFileInfo fi(paths[i]);
-        const QString car = fi.path() + QLatin1Char('/') + fi.completeBaseName() + QStringLiteral(".car");
-        if (QFileInfo::exists(car))
-            if (auto cb = mapFile(car.toStdString()))
+        if (const auto car = carBeside(paths[i].toStdString()))
+            if (auto cb = mapFile(*car))
                 if (auto store = CarStore::open(*cb))
                     cars[i] = std::make_shared<const CarStore>(std::move(*store));
     }
@@ -667,7 +666,7 @@ void DiffPanel::compareGraphs(const QString& a, const QString& b)
                      .arg(d.added).arg(d.removed).arg(d.changed).arg(d.unchanged).arg(d.matchedByPosition)
                      .arg(d.edgesAdded.size()).arg(d.edgesRemoved.size())
                      .arg(lossText(d.lossCidA), lossText(d.lossCidB))
-                     .arg(d.carA && d.carB ? tr("both") : d.carA || d.carB ? tr("one") : tr("none"))
+                     .arg(d.hasCarA && d.hasCarB ? tr("both") : d.hasCarA || d.hasCarB ? tr("one") : tr("none"))
                      .arg(formatBytes(d.blockBytesRead)));
     });
 }

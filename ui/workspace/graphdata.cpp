@@ -4,6 +4,9 @@
 
 #include "ui/async/executor.h"
 
+#include "core/graph/csr.h"
+#include "core/graph/locate.h"
+
 #include <QFileInfo>
 
 #include <string_view>
@@ -63,19 +66,11 @@ std::shared_ptr<GraphData> graphDataFor(GradientCheckpoint checkpoint, const QSt
     for (const auto& [key, node] : data->checkpoint.graph.nodes)
         if (const auto it = index.find(key); it != index.end() && !data->nodeOf[it->second])
             data->nodeOf[it->second] = &node;
-    auto csr = [n](const auto& edges, bool reverse, std::vector<uint32_t>& offset, std::vector<uint32_t>& target) {
-        offset.assign(n + 1, 0);
-        for (const auto& e : edges)
-            ++offset[(reverse ? e.second : e.first) + 1];
-        for (size_t v = 0; v < n; ++v)
-            offset[v + 1] += offset[v];
-        target.resize(edges.size());
-        std::vector<uint32_t> fill(offset.begin(), offset.end() - 1);
-        for (const auto& e : edges)
-            target[fill[reverse ? e.second : e.first]++] = reverse ? e.first : e.second;
-    };
-    csr(data->input.edges, false, data->outOffset, data->out);
-    csr(data->input.edges, true, data->inOffset, data->in);
+    Csr out = Csr::build(n, data->input.edges), in = Csr::build(n, data->input.edges, /*reverse=*/true);
+    data->outOffset = std::move(out.offset);
+    data->out = std::move(out.target);
+    data->inOffset = std::move(in.offset);
+    data->in = std::move(in.target);
     data->onProvenance.assign(n, 0);
     for (const auto& id : data->analysis.lossProvenanceChain)
         if (const auto it = index.find(id); it != index.end())
@@ -85,10 +80,7 @@ std::shared_ptr<GraphData> graphDataFor(GradientCheckpoint checkpoint, const QSt
 
 QString carBesideGraph(const QString& graphPath)
 {
-    QString car = graphPath;
-    if (car.endsWith(QLatin1String(".json"), Qt::CaseInsensitive))
-        car.chop(5);
-    return car + QStringLiteral(".car");
+    return QString::fromStdString(carPathFor(graphPath.toStdString()));
 }
 
 Result<std::shared_ptr<const CarStore>> openCarFile(const QString& path)

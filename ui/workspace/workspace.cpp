@@ -5,7 +5,7 @@
 #include "core/pack/burnpackrecord.h"
 
 #include "core/edit/edit.h"
-#include "core/record/openfile.h"
+#include "core/open/openfile.h"
 
 #include <QDir>
 #include <QFileInfo>

@@ -40,7 +40,6 @@
 // Memory: a sampler thread reads /proc/self/statm every millisecond; resident minus shared pages is
 // the anonymous memory (RssAnon: heap, not the file mapping), and its maximum is reported as
 // peak_anon_bytes; peak_rss_bytes is the kernel's VmHWM (mapping pages included).
-#include "app/cli/parallelfor.h"
 #include "core/codec/json.h"
 #include "core/diff/diff.h"
 #include "core/graph/analysis.h"
@@ -49,6 +48,7 @@
 #include "core/io/bytes.h"
 #include "core/record/record.h"
 #include "core/run/timeline.h"
+#include "workers/parallelfor.h"
 
 #include <atomic>
 #include <chrono>
@@ -318,7 +318,7 @@ int main(int argc, char** argv)
             out.add("checksum", checksum);
         }
         if (cmd == "stats") {
-            const ParallelFor parallel = cli::threadedFor();
+            const ParallelFor parallel = workers::threadedFor();
             out.add("threads", uint64_t(std::max(1u, std::thread::hardware_concurrency())));
             const auto t1 = Clock::now();
             const StatsSummary cold = statsOfEveryTensor(record, parallel);
@@ -332,7 +332,7 @@ int main(int argc, char** argv)
             out.add("stats_warm_gbps", double(record.tensorBytes()) / warmSeconds / 1e9);
             // the same pass on one thread: the like-for-like figure beside one-thread peers (numpy)
             const auto t3 = Clock::now();
-            const StatsSummary single = statsOfEveryTensor(record, cli::threadedFor(1));
+            const StatsSummary single = statsOfEveryTensor(record, workers::threadedFor(1));
             out.add("stats_warm_1t_s", secondsSince(t3));
             if (single.checksum != cold.checksum && !(std::isnan(single.checksum) && std::isnan(cold.checksum)))
                 return failWith(fail(ErrorCode::Invalid, "the one-thread statistics pass gave another sum").error());
@@ -363,8 +363,8 @@ int main(int argc, char** argv)
         out.add("sum_u64_gbps", double(all.size()) / u64Seconds / 1e9);
         out.add("sum_f32_s", f32Seconds);
         out.add("sum_f32_gbps", double(all.size()) / f32Seconds / 1e9);
-        // the same loop on every core through the statistics' executor (cli::threadedFor)
-        const ParallelFor parallel = cli::threadedFor();
+        // the same loop on every core through the statistics' executor (workers::threadedFor)
+        const ParallelFor parallel = workers::threadedFor();
         const auto t3 = Clock::now();
         const volatile double fm = sumF32Parallel(all, parallel);
         const double f32ParallelSeconds = secondsSince(t3);
@@ -396,7 +396,7 @@ int main(int argc, char** argv)
         out.add("open_s", secondsSince(t0));
         const auto t1 = Clock::now();
         if (cmd == "stats-both") {
-            const ParallelFor parallel = cli::threadedFor();
+            const ParallelFor parallel = workers::threadedFor();
             double checksum = 0;
             for (const Record* r : {a->get(), b->get()})
                 checksum += statsOfEveryTensor(*r, parallel).checksum;
@@ -404,7 +404,7 @@ int main(int argc, char** argv)
             out.add("tensor_bytes", (*a)->tensorBytes() + (*b)->tensorBytes());
             out.add("checksum", checksum);
         } else {
-            auto d = diffRecords(**a, **b, {}, Progress::none(), cli::threadedFor());
+            auto d = diffRecords(**a, **b, {}, Progress::none(), workers::threadedFor());
             if (!d)
                 return failWith(d.error());
             out.add("diff_s", secondsSince(t1));
@@ -437,7 +437,7 @@ int main(int argc, char** argv)
             out.add("crossings", layout->crossings);
         }
     } else if (cmd == "timeline" && args.size() == 2) {
-        const ParallelFor parallel = cli::threadedFor(threads);
+        const ParallelFor parallel = workers::threadedFor(threads);
         out.add("threads", uint64_t(threads ? threads : std::max(1u, std::thread::hardware_concurrency())));
         auto run = listRunCheckpoints(args[1]);
         if (!run)
@@ -461,7 +461,7 @@ int main(int argc, char** argv)
         out.add("reused", t->reused);
         out.add("json_bytes", uint64_t(json.size()));
     } else if (cmd == "stats-files" && args.size() >= 2) {
-        const ParallelFor parallel = cli::threadedFor(threads);
+        const ParallelFor parallel = workers::threadedFor(threads);
         out.add("threads", uint64_t(threads ? threads : std::max(1u, std::thread::hardware_concurrency())));
         StatsOptions options;
         options.histogramBins = 0; // as the timeline: the moments only, one read of each tensor

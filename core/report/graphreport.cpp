@@ -1,6 +1,6 @@
 // SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "core/graph/report.h"
+#include "core/report/graphreport.h"
 
 #include "core/codec/json.h"
 #include "core/io/sink.h"

@@ -1,6 +1,6 @@
 // SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "core/diff/graphdiffjson.h"
+#include "core/report/graphdiffjson.h"
 
 #include "core/codec/json.h"
 #include "core/diff/graphdiff.h"
@@ -84,8 +84,8 @@ std::string graphDiffJson(const GraphDiff& d)
     b.end();
     b.key("cars");
     b.beginMap();
-    putBool(b, "a", d.carA);
-    putBool(b, "b", d.carB);
+    putBool(b, "a", d.hasCarA);
+    putBool(b, "b", d.hasCarB);
     putU(b, "block_bytes_read", d.blockBytesRead);
     b.end();
     b.key("nodes");

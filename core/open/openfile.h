@@ -3,8 +3,8 @@
 #pragma once
 
 #include "core/graph/checkpoint.h"
+#include "core/open/sniff.h"
 #include "core/record/record.h"
-#include "core/record/sniff.h"
 
 #include <memory>
 #include <optional>

@@ -2,6 +2,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+// The worker pool of the programs that link only core — `ckpt`, the Python module and the bench
+// driver — kept out of core (which starts no threads of its own) and out of any one program's folder.
+
 #include "core/tensor/stats.h"
 
 #include <algorithm>
@@ -16,7 +19,7 @@
 
 #include <unistd.h>
 
-namespace ckpt::cli {
+namespace ckpt::workers {
 
 /**
  * Workers for the command-line tools, started once and parked between calls. The statistics run
@@ -152,4 +155,4 @@ inline ParallelFor threadedFor(unsigned threads = 0)
     };
 }
 
-} // namespace ckpt::cli
+} // namespace ckpt::workers
