@@ -26,17 +26,24 @@ using pack::BurnpackScalar;
 
 namespace {
 
-/// `model-3.mpk` -> ("model", 3); `record-1000.mpk.gz` -> ("record", 1000).
-std::optional<std::pair<std::string, uint64_t>> checkpointName(const std::string& path)
+/// A burn-train or ckpt-train checkpoint name: `model-3.mpk` -> {model, 3, "3", ".mpk"}.
+struct CheckpointName {
+    std::string kind;   ///< model, optim, scheduler or record
+    uint64_t number = 0;
+    std::string digits; ///< as written (siblings are named with the same digits)
+    std::string ext;    ///< ".mpk", ".mpk.gz", ...
+};
+
+std::optional<CheckpointName> checkpointName(const std::string& path)
 {
-    static const std::regex kName(R"(^(model|optim|scheduler|record)-(\d+)\.[A-Za-z.]+$)");
+    static const std::regex kName(R"(^(model|optim|scheduler|record)-(\d+)(\.[A-Za-z.]+)$)");
     const std::string name = fs::path(path).filename().string();
     std::smatch m;
     uint64_t n = 0;
     if (!std::regex_match(name, m, kName)
         || std::from_chars(name.data() + m.position(2), name.data() + m.position(2) + m.length(2), n).ec != std::errc())
         return std::nullopt;
-    return std::pair{m[1].str(), n};
+    return CheckpointName{m[1].str(), n, m[2].str(), m[3].str()};
 }
 
 std::optional<BurnpackDType> burnpackDTypeOf(DType d)
@@ -282,7 +289,7 @@ Result<MigrateSources> migrateSourcesOf(const std::string& in, const OpenOptions
         return std::unexpected(Error{ErrorCode::Unsupported, "the record was only partly decoded (bincode without a schema, or --lenient): pass --schema-from", first});
     const auto name = checkpointName(first);
     if (name)
-        s.epoch = name->second;
+        s.epoch = name->number;
     switch (r.kind) {
     case RecordKind::TrainingRecord:
     case RecordKind::ModelStateTrainingRecord: s.model = *opened; return s;
@@ -292,13 +299,12 @@ Result<MigrateSources> migrateSourcesOf(const std::string& in, const OpenOptions
     default: return std::unexpected(Error{ErrorCode::Invalid, "not a Burn record to migrate", first});
     }
     // burn-train's siblings of the same epoch, in any recorder
-    if (name && name->first != "record") {
+    if (name && name->kind != "record") {
         const fs::path dir = fs::path(first).parent_path();
-        const std::string ext = fs::path(first).filename().string().substr(name->first.size() + 1 + std::to_string(name->second).size());
         for (auto [kind, slot] : {std::pair{"model", &s.model}, std::pair{"optim", &s.optim}, std::pair{"scheduler", &s.scheduler}}) {
             if (*slot)
                 continue;
-            const fs::path sibling = dir / (std::string(kind) + "-" + std::to_string(name->second) + ext);
+            const fs::path sibling = dir / (std::string(kind) + "-" + name->digits + name->ext);
             if (!fs::is_regular_file(sibling, ec))
                 continue;
             auto rec = openRecord(sibling.string(), options);
