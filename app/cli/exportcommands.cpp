@@ -8,7 +8,6 @@
 #include "core/pack/migrate.h"
 #include "core/report/report.h"
 
-#include <charconv>
 #include <cstdio>
 
 namespace ckpt::cli {
@@ -79,11 +78,9 @@ int cmdMigrate(const std::vector<std::string>& argv)
         return usageError("migrate takes IN (a Burn <= 0.21 record or run directory) and OUT_DIR");
     MigrateOptions options;
     if (auto e = a.value("--epoch")) {
-        uint64_t n = 0;
-        const auto r = std::from_chars(e->data(), e->data() + e->size(), n);
-        if (r.ec != std::errc() || r.ptr != e->data() + e->size())
+        options.epoch = parseNumber<uint64_t>(*e);
+        if (!options.epoch)
             return usageError("--epoch takes a non-negative integer, got '" + *e + "'");
-        options.epoch = n;
     }
     const OpenOptions open = openOptions(a);
     options.scheduler = open.scheduler;
