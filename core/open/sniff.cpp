@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/open/sniff.h"
 
+#include "core/pack/burnpack.h"
 #include "core/run/run.h"
 
 #include <algorithm>
@@ -101,7 +102,7 @@ RecordWire sniffRecordWire(std::span<const uint8_t> d)
         return RecordWire::Bincode;
     // "NRUB" (format-burnpack.md §2): neither a msgpack map nor JSON, and no bincode record's metadata
     // starts with a 78-byte float type name spelt "RUB..."
-    if (d.size() >= 4 && d[0] == 'N' && d[1] == 'R' && d[2] == 'U' && d[3] == 'B')
+    if (pack::hasBurnpackMagic(d))
         return RecordWire::Burnpack;
     const uint8_t b = d[0];
     if ((b >= 0x80 && b <= 0x8f) || b == 0xde || b == 0xdf)

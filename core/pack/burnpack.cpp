@@ -1154,6 +1154,36 @@ std::string BurnpackDType::name() const
     return "?";
 }
 
+namespace {
+/// The two enums name the same element types: one table between them.
+constexpr std::pair<BurnpackDType::Kind, DType> kKindDTypes[] = {{BurnpackDType::Kind::F64, DType::F64},
+    {BurnpackDType::Kind::F32, DType::F32}, {BurnpackDType::Kind::Flex32, DType::Flex32}, {BurnpackDType::Kind::F16, DType::F16},
+    {BurnpackDType::Kind::BF16, DType::BF16}, {BurnpackDType::Kind::I64, DType::I64}, {BurnpackDType::Kind::I32, DType::I32},
+    {BurnpackDType::Kind::I16, DType::I16}, {BurnpackDType::Kind::I8, DType::I8}, {BurnpackDType::Kind::U64, DType::U64},
+    {BurnpackDType::Kind::U32, DType::U32}, {BurnpackDType::Kind::U16, DType::U16}, {BurnpackDType::Kind::U8, DType::U8},
+    {BurnpackDType::Kind::Bool, DType::Bool}, {BurnpackDType::Kind::QFloat, DType::QFloat}};
+} // namespace
+
+DType BurnpackDType::dtype() const
+{
+    for (const auto& [k, d] : kKindDTypes)
+        if (k == kind)
+            return d;
+    return DType::QFloat;
+}
+
+std::optional<BurnpackDType> BurnpackDType::of(DType d)
+{
+    if (d == DType::QFloat)
+        return std::nullopt; // the scheme's encoding changed with every cubecl release (§10.4)
+    BurnpackDType out;
+    for (const auto& [k, dt] : kKindDTypes)
+        if (dt == d)
+            out.kind = k;
+    out.boolStore = BoolStore::Native;
+    return out;
+}
+
 std::optional<uint64_t> BurnpackTensor::expectedByteLength() const
 {
     const uint64_t size = dtype.elementSize();

@@ -9,6 +9,7 @@
 // encodeBurnpack()/writeBurnpack() write what burn-pack's writer writes, byte for byte.
 
 #include "core/io/bytes.h"
+#include "core/tensor/dtype.h"
 #include "core/util/error.h"
 
 #include <cstdint>
@@ -29,6 +30,12 @@ inline constexpr uint64_t kBurnpackMaxTensorCount = 100000;        ///< MAX_TENS
 inline constexpr uint64_t kBurnpackMaxTensorSize = 10737418240ull; ///< 10 GiB (MAX_TENSOR_SIZE, 64-bit)
 inline constexpr uint32_t kBurnpackRecursionLimit = 128;           ///< ciborium budget burn-pack passes
 
+/** True when \a head starts with the magic ("NRUB" on disk): the one test for a burnpack file. */
+inline bool hasBurnpackMagic(std::span<const uint8_t> head)
+{
+    return head.size() >= 4 && head[0] == 'N' && head[1] == 'R' && head[2] == 'U' && head[3] == 'B';
+}
+
 /** Where the data section starts: after 256-byte alignment (Burn >= 0.20.0-pre.5) or right after the metadata (0.19). */
 enum class BurnpackLayout { Aligned256, Unaligned };
 
@@ -46,6 +53,10 @@ struct BurnpackDType {
     uint64_t elementSize() const;
     /** "F32", "Bool(Native)", "Bool" (legacy spelling), "QFloat", ... */
     std::string name() const;
+    /** The tensor dtype it stores (every Bool store is DType::Bool). */
+    DType dtype() const;
+    /** What Burn 0.22's record layer writes for a tensor of \a d (Bool: the native store); nullopt for QFloat. */
+    static std::optional<BurnpackDType> of(DType d);
     bool operator==(const BurnpackDType&) const = default;
 };
 

@@ -18,36 +18,9 @@ using pack::BurnpackDType;
 using pack::BurnpackFile;
 using pack::BurnpackScalar;
 
-bool isBurnpackBytes(std::span<const uint8_t> head)
-{
-    return head.size() >= 4 && head[0] == 'N' && head[1] == 'R' && head[2] == 'U' && head[3] == 'B';
-}
-
 namespace {
 
 using Role = BurnpackPart::Role;
-
-DType dtypeOf(const BurnpackDType& d)
-{
-    switch (d.kind) {
-    case BurnpackDType::Kind::F64: return DType::F64;
-    case BurnpackDType::Kind::F32: return DType::F32;
-    case BurnpackDType::Kind::Flex32: return DType::Flex32;
-    case BurnpackDType::Kind::F16: return DType::F16;
-    case BurnpackDType::Kind::BF16: return DType::BF16;
-    case BurnpackDType::Kind::I64: return DType::I64;
-    case BurnpackDType::Kind::I32: return DType::I32;
-    case BurnpackDType::Kind::I16: return DType::I16;
-    case BurnpackDType::Kind::I8: return DType::I8;
-    case BurnpackDType::Kind::U64: return DType::U64;
-    case BurnpackDType::Kind::U32: return DType::U32;
-    case BurnpackDType::Kind::U16: return DType::U16;
-    case BurnpackDType::Kind::U8: return DType::U8;
-    case BurnpackDType::Kind::Bool: return DType::Bool;
-    case BurnpackDType::Kind::QFloat: return DType::QFloat;
-    }
-    return DType::QFloat;
-}
 
 /// `{id}.{field path}` of an optimizer record (§8.3): the decimal id, if the name has one.
 std::optional<std::pair<uint64_t, std::string_view>> splitOptimizerName(std::string_view name)
@@ -78,16 +51,6 @@ Role roleOf(const BurnpackFile& f, const std::string& name)
     if (f.tensors.empty())
         return Role::Scheduler; // scalars only (or nothing: a constant scheduler)
     return Role::Model;
-}
-
-std::string_view partKey(Role role)
-{
-    switch (role) {
-    case Role::Model: return "model";
-    case Role::Optimizer: return "optim";
-    case Role::Scheduler: return "scheduler";
-    }
-    return "model";
 }
 
 void putScalar(TapeBuilder& b, const BurnpackScalar& s)
@@ -180,7 +143,7 @@ TensorEntry entryOf(const BurnpackFile& f, size_t i, const PartNodes& nodes)
     const auto& t = f.tensors[i];
     TensorEntry e;
     e.path = t.name;
-    e.dtype = dtypeOf(t.dtype);
+    e.dtype = t.dtype.dtype();
     e.shape = t.shape;
     e.numel = 1;
     for (uint64_t d : t.shape)
@@ -305,6 +268,7 @@ void indexPart(Record& r, const BurnpackPart& part, const PartNodes& nodes, cons
                 oe.paramId = paramIdFromU64(id);
                 oe.path = std::to_string(id);
                 oe.node = part.node;
+                oe.stateNode = part.node;
                 if (auto rank = scalarNamed(f, oe.path + ".__rank"))
                     oe.rank = uint32_t(unsignedOf(*rank).value_or(0));
                 for (const char* counter : {".momentum.time", ".lr_decay.time"})
@@ -380,6 +344,16 @@ RecordKind kindOf(Role role)
 
 } // namespace
 
+std::string_view burnpackRoleName(BurnpackPart::Role role)
+{
+    switch (role) {
+    case Role::Model: return "model";
+    case Role::Optimizer: return "optim";
+    case Role::Scheduler: return "scheduler";
+    }
+    return "model";
+}
+
 Result<std::shared_ptr<const Record>> openBurnpackRecord(BytesPtr bytes, const std::string& name, const OpenOptions& options)
 {
     if (options.burnpackTriple)
@@ -452,7 +426,7 @@ Result<std::shared_ptr<const Record>> openBurnpackTriple(const BurnpackTriple& t
     for (const auto& [role, path] : {std::pair{Role::Model, &triple.model}, std::pair{Role::Optimizer, &triple.optim},
              std::pair{Role::Scheduler, &triple.scheduler}}) {
         if (path->empty()) {
-            rec->warnings.push_back("no " + std::string(partKey(role)) + " file beside " + triple.model
+            rec->warnings.push_back("no " + std::string(burnpackRoleName(role)) + " file beside " + triple.model
                 + (role == Role::Optimizer ? ": Burn 0.22 starts the optimizer from scratch" : ": Burn 0.22 starts the scheduler from scratch"));
             continue;
         }
@@ -470,7 +444,7 @@ Result<std::shared_ptr<const Record>> openBurnpackTriple(const BurnpackTriple& t
     b.beginMap();
     std::vector<PartNodes> nodes;
     for (const auto& l : loaded) {
-        b.key(partKey(l.role));
+        b.key(burnpackRoleName(l.role));
         nodes.push_back(putPart(b, *l.pack));
     }
     b.end();
@@ -595,15 +569,20 @@ Result<void> saveEditedBurnpack(const Record& record, const Tape& edited, const 
     return pack::writeBurnpack(path, *content);
 }
 
+Result<std::shared_ptr<const Record>> burnpackRecordOf(const pack::BurnpackContent& content, const std::string& name)
+{
+    auto bytes = pack::encodeBurnpack(content);
+    if (!bytes)
+        return std::unexpected(bytes.error());
+    return openBurnpackRecord(makeBytes(std::move(*bytes)), name);
+}
+
 Result<std::shared_ptr<const Record>> editedBurnpackRecord(const Record& record, const Tape& edited)
 {
     auto content = editedContent(record, edited);
     if (!content)
         return std::unexpected(content.error());
-    auto bytes = pack::encodeBurnpack(*content);
-    if (!bytes)
-        return std::unexpected(bytes.error());
-    return openBurnpackRecord(makeBytes(std::move(*bytes)), record.file);
+    return burnpackRecordOf(*content, record.file);
 }
 
 } // namespace ckpt

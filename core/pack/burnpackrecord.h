@@ -16,8 +16,8 @@
 
 namespace ckpt {
 
-/** True when \a head starts with burnpack's magic ("NRUB"). */
-bool isBurnpackBytes(std::span<const uint8_t> head);
+/** "model", "optim" or "scheduler": the tape key and the file-name prefix of a part of a triple. */
+std::string_view burnpackRoleName(BurnpackPart::Role role);
 
 /**
  * Opens one burnpack file (the bytes of \a name) as a Record: kind module_record, optimizer_record
@@ -48,6 +48,9 @@ Result<void> resaveBurnpack(const Record& record, const std::string& path);
  * that record); tensors are the record's own, in their physical order.
  */
 Result<void> saveEditedBurnpack(const Record& record, const Tape& edited, const std::string& path);
+
+/** The record \a content makes, encoded in memory and read back as the file \a name would be. */
+Result<std::shared_ptr<const Record>> burnpackRecordOf(const pack::BurnpackContent& content, const std::string& name);
 
 /** The record a one-file burnpack record becomes with the edits of \a edited (encoded in memory and read back). */
 Result<std::shared_ptr<const Record>> editedBurnpackRecord(const Record& record, const Tape& edited);

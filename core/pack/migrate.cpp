@@ -46,29 +46,6 @@ std::optional<CheckpointName> checkpointName(const std::string& path)
     return CheckpointName{m[1].str(), n, m[2].str(), m[3].str()};
 }
 
-std::optional<BurnpackDType> burnpackDTypeOf(DType d)
-{
-    BurnpackDType out;
-    switch (d) {
-    case DType::F64: out.kind = BurnpackDType::Kind::F64; break;
-    case DType::F32: out.kind = BurnpackDType::Kind::F32; break;
-    case DType::Flex32: out.kind = BurnpackDType::Kind::Flex32; break;
-    case DType::F16: out.kind = BurnpackDType::Kind::F16; break;
-    case DType::BF16: out.kind = BurnpackDType::Kind::BF16; break;
-    case DType::I64: out.kind = BurnpackDType::Kind::I64; break;
-    case DType::I32: out.kind = BurnpackDType::Kind::I32; break;
-    case DType::I16: out.kind = BurnpackDType::Kind::I16; break;
-    case DType::I8: out.kind = BurnpackDType::Kind::I8; break;
-    case DType::U64: out.kind = BurnpackDType::Kind::U64; break;
-    case DType::U32: out.kind = BurnpackDType::Kind::U32; break;
-    case DType::U16: out.kind = BurnpackDType::Kind::U16; break;
-    case DType::U8: out.kind = BurnpackDType::Kind::U8; break;
-    case DType::Bool: out.kind = BurnpackDType::Kind::Bool; out.boolStore = BurnpackDType::BoolStore::Native; break;
-    case DType::QFloat: return std::nullopt; // the scheme's encoding changed with every cubecl release (§10.4)
-    }
-    return out;
-}
-
 std::string joined(const std::string& base, std::string_view segment)
 {
     return base.empty() ? std::string(segment) : base + "." + std::string(segment);
@@ -101,7 +78,7 @@ struct ContentBuilder {
             ++legacy;
             return std::nullopt;
         }
-        auto dtype = burnpackDTypeOf(t.dtype);
+        auto dtype = BurnpackDType::of(t.dtype);
         if (!dtype) {
             ++quantized;
             return std::nullopt;
@@ -194,18 +171,6 @@ void walkState(ContentBuilder& cb, const Tape& t, uint32_t node, const std::stri
     case Kind::Bool: content.scalars.emplace_back(name, BurnpackScalar::makeBool(t.boolean(node))); break;
     default: break; // nil: an Option that is None writes nothing
     }
-}
-
-/// The state item under {"V1": {"RankN": state}} (format-burn-record.md's adaptor map).
-uint32_t stateNodeOf(const Tape& t, uint32_t entry)
-{
-    uint32_t state = entry;
-    for (const char* prefix : {"V1", "Rank"}) {
-        if (!t.isMap(state) || t[state].count != 1 || !t.keyText(state + 1).starts_with(prefix))
-            break;
-        state = t[state + 1].end;
-    }
-    return state;
 }
 
 /// §10.3: a scheduler item to scalars under \a prefix ("0." for the learner's scheduler).
@@ -368,7 +333,7 @@ Result<MigratedTriple> migrateContent(const MigrateSources& sources, const Migra
             }
             const std::string prefix = std::to_string(*u);
             c.scalars.emplace_back(prefix + ".__rank", BurnpackScalar::makeUInt(oe.rank));
-            walkState(cb, r.tape, stateNodeOf(r.tape, oe.node), prefix, *u, c);
+            walkState(cb, r.tape, oe.stateNode, prefix, *u, c);
             if (auto it = nameOfId.find(oe.paramId); it != nameOfId.end())
                 c.metadata.emplace_back(prefix, it->second);
         }

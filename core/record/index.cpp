@@ -278,6 +278,7 @@ public:
                 }
             }
             oe.path = p;
+            oe.stateNode = state;
             oe.optimizer = classifyOptimizer(state);
             const size_t before = m_r.tensors.size();
             res = walk(state, p, TensorRole::Optimizer, id, {});

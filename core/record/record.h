@@ -85,6 +85,7 @@ struct OptimizerEntry {
     bool amsgrad = false;          ///< max_moment_2 present
     std::vector<size_t> tensors;   ///< indexes into Record::tensors
     uint32_t node = 0;
+    uint32_t stateNode = 0;        ///< the state item itself, under {V1: {RankN: ...}} (burnpack: the file's map)
 };
 
 /** One pending gradient (GradientsParamsRecord entry). */
@@ -197,6 +198,12 @@ Result<std::shared_ptr<const Record>> indexRecord(Tape tape, Recorder recorder, 
 Result<std::vector<uint8_t>> encodeRecord(const Tape& envelope, Recorder recorder, const BincodeSchema* schema = nullptr);
 /** Encodes and writes atomically (temporary file, fsync, rename): the target survives any failure. */
 Result<void> saveRecord(const Tape& envelope, Recorder recorder, const std::string& path, const BincodeSchema* schema = nullptr);
+
+/**
+ * The record an edited tape of \a from (applyEdits', an import's) makes, in memory: indexed in \a from's
+ * recorder with its bincode layout and file size kept; a burnpack file is re-encoded with its tensors.
+ */
+Result<std::shared_ptr<const Record>> recordFromTape(const Record& from, Tape edited);
 
 /** Writes applyEdits()' tape of \a record in the record's own format (a burnpack file keeps its tensors). */
 Result<void> saveEditedRecord(const Record& record, const Tape& edited, const std::string& path);

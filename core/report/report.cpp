@@ -4,7 +4,7 @@
 
 #include "core/codec/json.h"
 #include "core/diff/graphdiff.h"
-#include "core/pack/burnpack.h"
+#include "core/pack/burnpackrecord.h"
 #include "core/report/graphdiffjson.h"
 
 #include <cstdio>
@@ -142,7 +142,7 @@ void burnpackInfoJson(TapeBuilder& b, const Record& r)
         b.beginArray();
         for (const auto& part : r.burnpack) {
             b.beginMap();
-            putStr(b, "role", part.role == BurnpackPart::Role::Model ? "model" : part.role == BurnpackPart::Role::Optimizer ? "optim" : "scheduler");
+            putStr(b, "role", burnpackRoleName(part.role));
             putStr(b, "file", part.file);
             burnpackPartJson(b, r, part);
             b.end();
