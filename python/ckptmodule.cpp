@@ -14,7 +14,6 @@
 #include "core/graph/locate.h"
 #include "core/io/bytes.h"
 #include "core/open/sniff.h"
-#include "core/pack/burnpackrecord.h"
 #include "core/record/record.h"
 #include "core/record/saveas.h"
 #include "core/report/graphdiffjson.h"
@@ -192,14 +191,7 @@ struct PyRecord {
 
     static PyRecord derived(const PyRecord& from, Tape tape)
     {
-        if (from.r().recorder == Recorder::Burnpack) // a burnpack file keeps its tensors; metadata and scalars change
-            return PyRecord{unwrap(editedBurnpackRecord(from.r(), tape)), from.options, from.run, py::object()};
-        auto indexed = unwrap(indexRecord(std::move(tape), from.r().recorder, from.r().file));
-        auto copy = std::make_shared<Record>(*indexed);
-        copy->bincodeSchema = from.r().bincodeSchema;
-        copy->schemaSource = from.r().schemaSource;
-        copy->fileSize = from.r().fileSize;
-        return PyRecord{std::move(copy), from.options, from.run, py::object()};
+        return PyRecord{unwrap(recordFromTape(from.r(), std::move(tape))), from.options, from.run, py::object()};
     }
 };
 

@@ -129,22 +129,12 @@ Result<std::shared_ptr<const Record>> importedRecord(const Record& target, const
         auto content = importedBurnpackContent(target, file, summary);
         if (!content)
             return std::unexpected(content.error());
-        auto bytes = pack::encodeBurnpack(*content);
-        if (!bytes)
-            return std::unexpected(bytes.error());
-        return openBurnpackRecord(makeBytes(std::move(*bytes)), target.file);
+        return burnpackRecordOf(*content, target.file);
     }
     auto tape = importedEnvelope(target, file, summary);
     if (!tape)
         return std::unexpected(tape.error());
-    auto indexed = indexRecord(std::move(*tape), target.recorder, target.file);
-    if (!indexed)
-        return std::unexpected(indexed.error());
-    auto copy = std::make_shared<Record>(**indexed);
-    copy->bincodeSchema = target.bincodeSchema;
-    copy->schemaSource = target.schemaSource;
-    copy->fileSize = target.fileSize;
-    return std::shared_ptr<const Record>(std::move(copy));
+    return recordFromTape(target, std::move(*tape));
 }
 
 Result<ImportSummary> importSafetensors(const Record& target, const SafetensorsFile& file, const std::string& outPath)

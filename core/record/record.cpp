@@ -384,6 +384,20 @@ Result<void> saveRecord(const Tape& env, Recorder recorder, const std::string& p
     });
 }
 
+Result<std::shared_ptr<const Record>> recordFromTape(const Record& from, Tape edited)
+{
+    if (from.recorder == Recorder::Burnpack)
+        return editedBurnpackRecord(from, edited);
+    auto indexed = indexRecord(std::move(edited), from.recorder, from.file);
+    if (!indexed)
+        return std::unexpected(indexed.error());
+    auto copy = std::make_shared<Record>(**indexed);
+    copy->bincodeSchema = from.bincodeSchema;
+    copy->schemaSource = from.schemaSource;
+    copy->fileSize = from.fileSize;
+    return std::shared_ptr<const Record>(std::move(copy));
+}
+
 Result<void> saveEditedRecord(const Record& record, const Tape& edited, const std::string& path)
 {
     if (record.recorder == Recorder::Burnpack)
