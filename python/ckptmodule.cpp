@@ -11,7 +11,7 @@
 #include "core/graph/blob.h"
 #include "core/graph/car.h"
 #include "core/graph/checkpoint.h"
-#include "core/graph/locate.h"
+#include "core/graph/checkpointfiles.h"
 #include "core/io/bytes.h"
 #include "core/open/sniff.h"
 #include "core/record/record.h"
@@ -286,7 +286,6 @@ struct PyGradientCheckpoint {
     std::string path;
     std::optional<std::string> carPath;
     std::shared_ptr<const CarStore> car;
-    BytesPtr carBytes;
     py::object buffer;    ///< owner of optimizer_state views
     py::object carBuffer; ///< owner of CAR block views
 
@@ -334,15 +333,14 @@ py::object openAny(const py::object& pathObj, const std::optional<std::string>& 
         path = pick.path;
         o.burnpackTriple = true; // a burn-train 0.22 epoch: model, optimizer and scheduler as one record
     } else if (kind == "gradient_checkpoint") {
+        auto files = unwrapIn(openGradientCheckpointFiles(path, blocks), path);
+        if (files.carError) // as `ckpt`: a damaged CAR must not pass for a missing one
+            raise(*files.carError);
         PyGradientCheckpoint g;
         g.path = path;
-        auto bytes = unwrap(mapFile(path));
-        g.checkpoint = std::make_shared<const GradientCheckpoint>(unwrapIn(loadGradientCheckpoint(bytes, true), path));
-        g.carPath = blocks ? blocks : carBeside(path);
-        if (g.carPath) {
-            g.carBytes = unwrap(mapFile(*g.carPath));
-            g.car = std::make_shared<const CarStore>(unwrapIn(CarStore::open(g.carBytes), *g.carPath));
-        }
+        g.checkpoint = std::make_shared<const GradientCheckpoint>(std::move(files.checkpoint));
+        g.carPath = std::move(files.carPath);
+        g.car = std::move(files.car);
         return py::cast(std::move(g));
     }
     auto r = withoutGil([&] { return openRecord(path, o); });
@@ -585,7 +583,7 @@ PYBIND11_MODULE(ckpt, m)
             if (!data)
                 raise(Error(data.error()).withFile(*g.carPath));
             if (!g.carBuffer)
-                g.carBuffer = makeBuffer(g.car, g.carBytes, "mapping");
+                g.carBuffer = makeBuffer(g.car, g.car->bytes(), "mapping");
             return blobArray(*data, v.value_or(inferBlobView("", data->size())), g.carBuffer);
         }, py::arg("what"), py::arg("view") = py::none(),
             "an optimizer_state blob by key, or a CAR block by CID (zero-copy view of the CAR mapping), as a read-only array")

@@ -6,8 +6,7 @@
 #include "app/cli/exits.h"
 #include "app/cli/graphcommands.h"
 #include "core/diff/graphdiff.h"
-#include "core/graph/locate.h"
-#include "core/io/bytes.h"
+#include "core/graph/checkpointfiles.h"
 #include "core/open/sniff.h"
 #include "core/report/graphdiffjson.h"
 
@@ -18,12 +17,6 @@
 namespace ckpt::cli {
 
 namespace {
-
-/// --blocks-a/-b, else the CAR a trainer writes next to the checkpoint.
-std::optional<std::string> carFor(const std::string& path, const std::optional<std::string>& given)
-{
-    return given ? given : carBeside(path);
-}
 
 std::string brief(const std::optional<std::string>& cid)
 {
@@ -124,29 +117,18 @@ std::optional<int> graphDiffCommand(const std::vector<std::string>& argv)
         o.tolerance = *t;
     else
         return usageError("--tolerance takes a number");
-    std::optional<GradientCheckpoint> checkpoints[2];
-    std::optional<CarStore> cars[2];
+    std::optional<GradientCheckpointFiles> files[2];
     const std::optional<std::string> given[2] = {a.value("--blocks-a"), a.value("--blocks-b")};
     for (int i = 0; i < 2; ++i) {
         const std::string& path = a.positional()[size_t(i)];
-        auto bytes = mapFile(path);
-        if (!bytes)
-            return inputError(path, bytes.error());
-        auto c = loadGradientCheckpoint(*bytes, true);
-        if (!c)
-            return inputError(path, c.error());
-        checkpoints[i] = std::move(*c);
-        if (auto car = carFor(path, given[i])) {
-            auto cb = mapFile(*car);
-            if (!cb)
-                return inputError(*car, cb.error());
-            auto store = CarStore::open(*cb);
-            if (!store)
-                return inputError(*car, store.error());
-            cars[i] = std::move(*store);
-        }
+        auto f = openGradientCheckpointFiles(path, given[i]);
+        if (!f)
+            return inputError(path, f.error());
+        if (f->carError) // a damaged CAR must not pass for a missing one: the diff would say "no values"
+            return inputError(*f->carPath, *f->carError);
+        files[i] = std::move(*f);
     }
-    GraphDiff d = diffGradientCheckpoints(*checkpoints[0], *checkpoints[1], cars[0] ? &*cars[0] : nullptr, cars[1] ? &*cars[1] : nullptr, o);
+    GraphDiff d = diffGradientCheckpoints(files[0]->checkpoint, files[1]->checkpoint, files[0]->car.get(), files[1]->car.get(), o);
     d.a = pa;
     d.b = pb;
     if (a.flag("--json")) {

@@ -54,6 +54,8 @@ public:
     Result<std::span<const uint8_t>> resolve(std::string_view cidText) const;
     /** Hash check of one block. */
     BlockCheck verify(size_t index) const;
+    /** The file's bytes the blocks are views of (to share with a caller's zero-copy views). */
+    const BytesPtr& bytes() const { return m_bytes; }
 
 private:
     BytesPtr m_bytes;

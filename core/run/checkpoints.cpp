@@ -67,6 +67,13 @@ bool parseU64(std::string_view s, uint64_t& out)
     return r.ec == std::errc() && r.ptr == s.data() + s.size() && !s.empty();
 }
 
+/// A GradientCheckpoint in a run's graph/ folder, as ckpt-train writes it; group 1 is the step.
+const std::regex& graphName()
+{
+    static const std::regex pattern(R"(^step-(\d+)\.json$)");
+    return pattern;
+}
+
 const MetricSeries* findSeries(const RunDirectory& logs, std::string_view split, std::string_view metric)
 {
     for (const auto& s : logs.series)
@@ -113,6 +120,30 @@ std::optional<double> meanOfEpoch(const MetricSeries* s, uint64_t epoch)
 }
 
 } // namespace
+
+CheckpointPlace checkpointPlaceOf(const std::string& path)
+{
+    CheckpointPlace place;
+    const fs::path file(path);
+    const std::string name = file.filename().string();
+    static const std::regex kRecordName(run_detail::kCheckpointNamePattern);
+    std::smatch m;
+    uint64_t n = 0;
+    if (std::regex_match(name, m, kRecordName) && parseU64(m[2].str(), n)) {
+        (m[1] == "record" ? place.step : place.epoch) = n;
+    } else if (std::regex_match(name, m, graphName()) && parseU64(m[1].str(), n)) {
+        place.step = n;
+    }
+    std::error_code ec;
+    fs::path dir = fs::absolute(file, ec).parent_path();
+    if (ec)
+        return place;
+    if (dir.filename() == "checkpoint" || dir.filename() == "graph")
+        dir = dir.parent_path();
+    if (isRunDirectory(dir.string()))
+        place.runDirectory = dir.string();
+    return place;
+}
 
 Result<RunCheckpoints> listRunCheckpoints(const std::string& dir)
 {
@@ -163,7 +194,6 @@ Result<RunCheckpoints> listRunCheckpoints(const std::string& dir)
                 epochs[n].emplace(m[1].str(), f);
         }
 
-    static const std::regex kGraphName(R"(^step-(\d+)\.json$)");
     std::map<uint64_t, fs::path> graphs;
     const fs::path gd = root / "graph";
     if (fs::is_directory(gd, ec))
@@ -171,7 +201,7 @@ Result<RunCheckpoints> listRunCheckpoints(const std::string& dir)
             std::smatch m;
             const std::string name = f.filename().string();
             uint64_t n = 0;
-            if (std::regex_match(name, m, kGraphName) && parseU64(m[1].str(), n))
+            if (std::regex_match(name, m, graphName()) && parseU64(m[1].str(), n))
                 graphs.emplace(n, f);
         }
 

@@ -68,6 +68,18 @@ struct RunCheckpoints {
  */
 Result<RunCheckpoints> listRunCheckpoints(const std::string& dir);
 
+/** Where one checkpoint file sits in its run, judged from its path alone (nothing is opened). */
+struct CheckpointPlace {
+    /** DIR for DIR/checkpoint/model-3.mpk, DIR/graph/step-6.json or DIR/record.mpk, when DIR is a run
+        directory (isRunDirectory, core/run/run.h); empty otherwise. */
+    std::string runDirectory;
+    std::optional<uint64_t> step;  ///< record-STEP.<ext>, graph/step-N.json
+    std::optional<uint64_t> epoch; ///< {model,optim,scheduler}-EPOCH.<ext>
+};
+
+/** The run a checkpoint file belongs to and its step or epoch, by the names listRunCheckpoints reads. */
+CheckpointPlace checkpointPlaceOf(const std::string& path);
+
 /** One tensor at one checkpoint. Statistics follow `ckpt tensors` (finite values; non-finite counted). */
 struct TimelinePoint {
     uint32_t checkpoint = 0;              ///< RunPoint::index

@@ -4,11 +4,15 @@
 // tensor, precision changes, state field by field — on hand-built records and on real ckpt-train runs.
 #include "core/diff/diff.h"
 #include "core/diff/graphdiff.h"
+#include "core/diff/pairdetail.h"
+#include "core/graph/checkpointfiles.h"
 #include "core/io/bytes.h"
 #include "core/edit/edit.h"
 #include "core/record/record.h"
 #include "core/report/report.h"
+#include "core/run/timeline.h"
 
+#include <QFile>
 #include <QFileInfo>
 #include <QProcess>
 #include <QTemporaryDir>
@@ -640,6 +644,109 @@ private Q_SLOTS:
         auto moved = diffRecords(*start, *resumed);
         QVERIFY(moved);
         QCOMPARE(moved->changed, uint64_t(start->tensors.size()));
+    }
+
+    void graphFilesOpenWithTheirCarAndSayWhenItIsDamaged()
+    {
+        // The trainer's own files: the CAR beside the JSON is found and opened, its loss block is the
+        // loss the trainer logged for that step (an f32 in the CAR, a Rust f64 Display in the log).
+        const std::string json = QString(m_run + QStringLiteral("/graph/step-4.json")).toStdString();
+        auto files = openGradientCheckpointFiles(json);
+        QVERIFY2(files, files ? "" : files.error().message().c_str());
+        QVERIFY(files->car && !files->carError);
+        QCOMPARE(*files->carPath, QString(m_run + QStringLiteral("/graph/step-4.car")).toStdString());
+        const auto loss = lossValueOf(files->car.get(), files->checkpoint.lossCid);
+        QVERIFY(loss && std::isfinite(*loss));
+        auto run = listRunCheckpoints(m_run.toStdString());
+        QVERIFY(run);
+        const auto at4 = std::find_if(run->points.begin(), run->points.end(), [](const RunPoint& p) { return p.step == uint64_t(4); });
+        QVERIFY(at4 != run->points.end() && at4->loss);
+        QVERIFY2(std::fabs(*loss - *at4->loss) <= 1e-6 * std::fabs(*at4->loss), qPrintable(QStringLiteral("%1 vs %2").arg(*loss).arg(*at4->loss)));
+        QVERIFY(!lossValueOf(nullptr, files->checkpoint.lossCid));
+        QVERIFY(!lossValueOf(files->car.get(), std::string("bafy-not-a-cid")));
+
+        // A damaged CAR beside the checkpoint is reported, not taken for a missing one; the same file
+        // given explicitly is an error naming it.
+        QTemporaryDir dir;
+        const QString copy = dir.filePath(QStringLiteral("step-4.json")), car = dir.filePath(QStringLiteral("step-4.car"));
+        QVERIFY(QFile::copy(QString::fromStdString(json), copy));
+        QFile damaged(car);
+        QVERIFY(damaged.open(QIODevice::WriteOnly) && damaged.write("\x3a\xa2not a CAR") > 0);
+        damaged.close();
+        auto beside = openGradientCheckpointFiles(copy.toStdString());
+        QVERIFY(beside && !beside->car && beside->carError);
+        QCOMPARE(beside->carError->file, car.toStdString());
+        auto given = openGradientCheckpointFiles(copy.toStdString(), car.toStdString());
+        QVERIFY(!given);
+        QCOMPARE(given.error().file, car.toStdString());
+        QVERIFY(QFile::remove(car));
+        auto without = openGradientCheckpointFiles(copy.toStdString());
+        QVERIFY(without && !without->car && !without->carPath && !without->carError);
+        auto missing = openGradientCheckpointFiles(dir.filePath(QStringLiteral("absent.json")).toStdString());
+        QVERIFY(!missing);
+        QVERIFY(missing.error().message().find("absent.json") != std::string::npos);
+    }
+
+    void checkpointPlaceFromThePathAlone()
+    {
+        const std::string run = QFileInfo(m_run).absoluteFilePath().toStdString();
+        const auto graph = checkpointPlaceOf(run + "/graph/step-4.json");
+        QCOMPARE(graph.runDirectory, run);
+        QCOMPARE(graph.step, std::optional<uint64_t>(4));
+        QVERIFY(!graph.epoch);
+        const auto record = checkpointPlaceOf(run + "/checkpoint/record-8.mpk");
+        QCOMPARE(record.runDirectory, run);
+        QCOMPARE(record.step, std::optional<uint64_t>(8));
+        // burn-train names an epoch; outside a run directory there is no run to find
+        QTemporaryDir dir;
+        const auto epoch = checkpointPlaceOf(dir.filePath(QStringLiteral("model-3.mpk")).toStdString());
+        QCOMPARE(epoch.epoch, std::optional<uint64_t>(3));
+        QVERIFY(!epoch.step && epoch.runDirectory.empty());
+        const auto plain = checkpointPlaceOf(dir.filePath(QStringLiteral("weights.mpk")).toStdString());
+        QVERIFY(!plain.step && !plain.epoch && plain.runDirectory.empty());
+    }
+
+    void pairDetailHistogramsShareOneRangeAndTheDeltaImageKeepsTheLargestChange()
+    {
+        PairValues v;
+        v.a = {0.0, 0.25, 0.5, 1.0, std::nan("")};
+        v.b = {1.0, 1.5, 2.0, 2.0, 1.0};
+        const auto h = sharedRangeHistograms(v, 4);
+        QCOMPARE(h.a.histLo, 0.0);
+        QCOMPARE(h.a.histHi, 2.0);
+        QCOMPARE(h.b.histLo, 0.0);
+        QCOMPARE(h.b.histHi, 2.0);
+        QCOMPARE(h.a.histogram, (std::vector<uint64_t>{2, 1, 1, 0})); // NaN not binned; 1.0 starts bin 2
+        QCOMPARE(h.b.histogram, (std::vector<uint64_t>{0, 0, 2, 3})); // 1.0 twice; 1.5 and the maximum 2.0 (twice) in the last bin
+        QCOMPARE(h.a.count, uint64_t(5));
+
+        // 1000 × 600 folds by 4 into 250 × 150 cells; one moved weight survives as its cell's value
+        PairValues big;
+        big.shape = {1000, 600};
+        big.a.assign(600000, 1.0);
+        big.b = big.a;
+        big.b[size_t(517) * 600 + 301] = -2.0; // delta −3 at row 517, column 301
+        big.b[size_t(517) * 600 + 302] = 1.5;  // a smaller one in the same 4 × 4 block
+        const auto image = deltaImage(big, 256);
+        QCOMPARE(image.fold, uint64_t(4));
+        QCOMPARE(image.width, 150);
+        QCOMPARE(image.height, 250);
+        QCOMPARE(image.rows, uint64_t(1000));
+        QCOMPARE(image.cols, uint64_t(600));
+        QCOMPARE(image.maxAbs, 3.0);
+        QCOMPARE(image.cells[size_t(517 / 4) * 150 + 301 / 4], -3.0);
+        QCOMPARE(std::count_if(image.cells.begin(), image.cells.end(), [](double c) { return c != 0; }), std::ptrdiff_t(1));
+
+        // a sliver [32, 1] wraps into a square; differing counts make no image
+        PairValues sliver;
+        sliver.shape = {32, 1};
+        sliver.a.assign(32, 0.0);
+        sliver.b.assign(32, 1.0);
+        const auto square = deltaImage(sliver, 256);
+        QCOMPARE(square.cols, uint64_t(6));
+        QCOMPARE(square.rows, uint64_t(6));
+        sliver.b.pop_back();
+        QCOMPARE(deltaImage(sliver, 256).width, 0);
     }
 
     void graphSelfDiffReadsNoBytes()

@@ -16,7 +16,7 @@
 #include <QProcess>
 #include <qcustomplot.h>
 #include <QSignalSpy>
-#include <QTableWidget>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -33,13 +33,19 @@ std::shared_ptr<const Record> open(const QString& path)
     return r ? *r : nullptr;
 }
 
+/// One cell of the table as the view shows it (row and column of the view, after sorting and filtering).
+QVariant cell(const QTableView* t, int row, int column, int role = Qt::DisplayRole)
+{
+    return t->model()->index(row, column).data(role);
+}
+
 /// The max |b−a| column's numbers from the top, as the table shows them.
-std::vector<double> maxAbsColumn(const QTableWidget* t)
+std::vector<double> maxAbsColumn(const QTableView* t)
 {
     std::vector<double> v;
-    for (int r = 0; r < t->rowCount(); ++r)
-        if (const auto* item = t->item(r, 3); item && !item->text().isEmpty())
-            v.push_back(item->data(Qt::UserRole + 1).toDouble());
+    for (int r = 0; r < t->model()->rowCount(); ++r)
+        if (!cell(t, r, 3).toString().isEmpty())
+            v.push_back(cell(t, r, 3, Qt::UserRole + 1).toDouble());
     return v;
 }
 
@@ -81,10 +87,10 @@ int pixelsOf(GraphView* view, const QColor& colour)
     return n;
 }
 
-int rowOf(const QTableWidget* t, const QString& path)
+int rowOf(const QTableView* t, const QString& path)
 {
-    for (int r = 0; r < t->rowCount(); ++r)
-        if (t->item(r, 0)->text() == path)
+    for (int r = 0; r < t->model()->rowCount(); ++r)
+        if (cell(t, r, 0).toString() == path)
             return r;
     return -1;
 }
@@ -124,12 +130,12 @@ private Q_SLOTS:
         // A changed tensor is tinted, a caller-state field is a grey "state" row in its section.
         const int tensor = rowOf(panel.table(), QStringLiteral("item[0].input.weight.param"));
         QVERIFY(tensor >= 0);
-        QCOMPARE(panel.table()->item(tensor, 1)->text(), QStringLiteral("changed"));
-        QCOMPARE(panel.table()->item(tensor, 1)->background().color(), QColor(251, 232, 192));
+        QCOMPARE(cell(panel.table(), tensor, 1).toString(), QStringLiteral("changed"));
+        QCOMPARE(cell(panel.table(), tensor, 1, Qt::BackgroundRole).value<QBrush>().color(), QColor(251, 232, 192));
         const int state = rowOf(panel.table(), QStringLiteral("item[4].progress.step"));
         QVERIFY(state >= 0);
-        QCOMPARE(panel.table()->item(state, 2)->text(), QStringLiteral("caller_state"));
-        QCOMPARE(panel.table()->item(state, 8)->text(), QStringLiteral("3 → 6"));
+        QCOMPARE(cell(panel.table(), state, 2).toString(), QStringLiteral("caller_state"));
+        QCOMPARE(cell(panel.table(), state, 8).toString(), QStringLiteral("3 → 6"));
         // The detail of the selected tensor: its [8, 32] delta.
         QVERIFY(panel.selectPath(QStringLiteral("item[0].input.weight.param")));
         QTRY_VERIFY_WITH_TIMEOUT(!panel.isBusy(), 30000);
@@ -147,7 +153,7 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(!panel.isBusy(), 30000);
         QVERIFY2(panel.summary().contains(QStringLiteral("precision full → half (rounding only)")), qPrintable(panel.summary()));
         const int row = rowOf(panel.table(), QStringLiteral("item[0].input.weight.param"));
-        QCOMPARE(panel.table()->item(row, 8)->text(), QStringLiteral("precision change"));
+        QCOMPARE(cell(panel.table(), row, 8).toString(), QStringLiteral("precision change"));
     }
 
     void twoGradientCheckpointsFromTheWindow()
@@ -157,14 +163,14 @@ private Q_SLOTS:
         QSignalSpy loaded(&w, &MainWindow::loadFinished);
         w.openDiff(m_run + QStringLiteral("/graph/step-3.json"), m_run + QStringLiteral("/graph/step-6.json"));
         QVERIFY(loaded.wait(60000));
-        QTRY_VERIFY_WITH_TIMEOUT(w.isIdle() && w.diffPanel()->table()->rowCount() > 0, 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(w.isIdle() && w.diffPanel()->table()->model()->rowCount() > 0, 60000);
         const QString s = w.diffPanel()->summary();
         QVERIFY2(s.contains(QLatin1String("(step 3)")) && s.contains(QLatin1String("(step 6)")), qPrintable(s));
         QVERIFY2(s.contains(QLatin1String("9 matched by op and position")), qPrintable(s));
         QVERIFY2(s.contains(QLatin1String("CARs both")), qPrintable(s));
         // The first row is the node whose output moved most; its blocks are read for the detail.
         QTRY_VERIFY_WITH_TIMEOUT(w.diffPanel()->detailTitle().contains(QLatin1String("delta")), 30000);
-        QCOMPARE(w.diffPanel()->table()->item(0, 2)->text(), QStringLiteral("op_position"));
+        QCOMPARE(cell(w.diffPanel()->table(), 0, 2).toString(), QStringLiteral("op_position"));
     }
 
     void graphDiffColoursTheGraphByStatus()

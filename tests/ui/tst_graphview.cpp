@@ -7,6 +7,8 @@
 #include "ui/graph/graphview.h"
 #include "ui/models/formatting.h"
 
+#include "core/graph/locate.h"
+
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -136,7 +138,7 @@ private Q_SLOTS:
         QCOMPARE(QFileInfo(m_ws.graph->path).fileName(), QStringLiteral("step-3.json"));
         QVERIFY2(m_ws.graph->car, qPrintable(m_ws.graph->carError));
         QCOMPARE(QFileInfo(m_ws.graph->carPath).fileName(), QStringLiteral("step-3.car"));
-        QCOMPARE(carBesideGraph(QStringLiteral("/r/graph/step-12.json")), QStringLiteral("/r/graph/step-12.car"));
+        QCOMPARE(carPathFor("/r/graph/step-12.json"), std::string("/r/graph/step-12.car"));
     }
 
     void nodeDetailResolvesTensors()

@@ -26,7 +26,7 @@
 #include <QHash>
 #include <QPlainTextEdit>
 #include <QSignalSpy>
-#include <QTableWidget>
+#include <QTableView>
 #include <QTest>
 
 #include <cstring>
@@ -185,7 +185,7 @@ private Q_SLOTS:
         loaded.clear();
         w.openDiff(path, path);
         WAIT_FOR(loaded.count() > 0, QStringLiteral("opening %1 twice").arg(path), limit);
-        WAIT_FOR(w.isIdle() && w.diffPanel()->table()->rowCount() > 0, QStringLiteral("self-diff of %1").arg(path), limit);
+        WAIT_FOR(w.isIdle() && w.diffPanel()->table()->model()->rowCount() > 0, QStringLiteral("self-diff of %1").arg(path), limit);
         QVERIFY2(w.diffPanel()->summary().contains(QLatin1String("changed 0")), qPrintable(w.diffPanel()->summary()));
         QVERIFY(w.watchdogText().isEmpty());
     }

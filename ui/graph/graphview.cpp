@@ -5,6 +5,7 @@
 #include "ui/models/formatting.h"
 
 #include "core/graph/blob.h"
+#include "core/graph/checkpointfiles.h"
 #include "core/graph/hierarchy.h"
 
 #include <QFileDialog>
@@ -1333,7 +1334,7 @@ void GraphView::setCar(std::shared_ptr<const CarStore> car, const QString& path)
 
 QString GraphView::openCar(const QString& path)
 {
-    auto store = openCarFile(path);
+    auto store = openCarFile(path.toStdString());
     if (!store)
         return QString::fromStdString(store.error().message());
     setCar(std::move(*store), path);

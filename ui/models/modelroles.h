@@ -14,6 +14,9 @@ enum Role {
     ParamIdRole,                 ///< the parameter id a row belongs to ("" if none)
     NodeKeyRole,                 ///< "record:node" key of a tape node
     DiffStatusRole,
+    MovedRole,                   ///< a diff row that moved (added, removed, changed; bool)
+    NodeKeyARole,                ///< a graph diff row's node key in A ("" when absent there)
+    NodeKeyBRole,                ///< a graph diff row's node key in B ("" when absent there)
 };
 
 } // namespace ckpt::ui

@@ -6,91 +6,42 @@
 #include "ui/async/continuation.h"
 #include "ui/async/statsjob.h"
 #include "ui/graph/graphview.h"
+#include "ui/models/diffmodel.h"
 #include "ui/models/formatting.h"
+#include "ui/models/modelroles.h"
 #include "ui/plots/histogramplot.h"
 #include "ui/run/metriclog.h"
 #include "ui/workspace/workspace.h"
 
 #include "core/diff/diff.h"
 #include "core/diff/graphdiff.h"
-#include "core/graph/locate.h"
-#include "core/io/bytes.h"
-#include "core/run/run.h"
+#include "core/graph/checkpointfiles.h"
+#include "core/run/timeline.h"
 
 #include <QButtonGroup>
 #include <QCheckBox>
-#include <QDir>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QRadioButton>
-#include <QRegularExpression>
 #include <QSplitter>
 #include <QTabWidget>
-#include <QTableWidget>
+#include <QTableView>
 #include <QTextDocument>
 #include <QTimer>
 #include <QVBoxLayout>
 #include <QtConcurrent>
 
 #include <algorithm>
-#include <cmath>
-#include <cstring>
 #include <unordered_map>
 
 namespace ckpt::ui {
 
 namespace {
 
-constexpr uint64_t MaxDetailValues = uint64_t(1) << 22; // 4 Mi elements per side: the detail is a picture, not a second diff
 constexpr int MaxHeatmapSide = 256;
 constexpr uint32_t DetailBins = 64;
-constexpr int MovedRole = Qt::UserRole + 2;
-constexpr int KeyARole = Qt::UserRole + 3, KeyBRole = Qt::UserRole + 4;
-
-enum Column { ColPath, ColStatus, ColMatch, ColMaxAbs, ColMeanAbs, ColRelL2, ColCosine, ColAbove, ColNote, ColumnCount };
-
-/** Row tints by status: what moved stands out, what did not stays plain. */
-QColor tint(std::string_view status, bool renamed = false, bool precision = false)
-{
-    if (precision)
-        return QColor(228, 220, 245);
-    if (renamed)
-        return QColor(212, 228, 248);
-    if (status == "added")
-        return QColor(214, 244, 214);
-    if (status == "removed")
-        return QColor(248, 212, 212);
-    if (status == "changed")
-        return QColor(251, 232, 192);
-    if (status == "shape_changed" || status == "dtype_changed")
-        return QColor(246, 210, 178);
-    if (status == "state")
-        return QColor(236, 236, 236);
-    return {};
-}
-
-/// One table row before it is put in the table.
-struct Row {
-    QString path, status, match, note;
-    std::optional<double> maxAbs, meanAbs, relL2, cosine, above;
-    QColor colour;
-    std::function<DiffPanel::PairValues()> reader;
-    QString keyA, keyB; ///< a graph node's key on each side (empty for records and on the absent side)
-};
-
-std::vector<double> f32Values(std::span<const uint8_t> bytes)
-{
-    const size_t n = std::min<size_t>(bytes.size() / 4, MaxDetailValues);
-    std::vector<double> v(n);
-    for (size_t i = 0; i < n; ++i) {
-        float f;
-        std::memcpy(&f, bytes.data() + 4 * i, 4);
-        v[i] = f;
-    }
-    return v;
-}
 
 } // namespace
 
@@ -122,49 +73,27 @@ struct GraphJob {
     QString error;
 };
 
-/// The f32 scalar a loss CID names, when its block is in the CAR and holds exactly one f32.
-std::optional<double> lossValue(const CarStore* car, const std::optional<std::string>& cid)
-{
-    if (!car || !cid)
-        return std::nullopt;
-    auto block = car->resolve(*cid);
-    if (!block || block->size() != 4)
-        return std::nullopt;
-    float f;
-    std::memcpy(&f, block->data(), 4);
-    return double(f);
-}
-
 GraphJob loadAndDiffGraphs(const QString& pa, const QString& pb)
 {
     GraphJob job;
-    GradientCheckpoint cps[2];
-    std::shared_ptr<const CarStore> cars[2];
+    std::optional<GradientCheckpointFiles> files[2];
     const QString paths[2] = {pa, pb};
     for (int i = 0; i < 2; ++i) {
-        auto bytes = mapFile(paths[i].toStdString());
-        if (!bytes) {
-            job.error = qs(Error(bytes.error()).withFile(paths[i].toStdString()).message());
+        auto f = openGradientCheckpointFiles(paths[i].toStdString());
+        if (!f) {
+            job.error = qs(f.error().message());
             return job;
         }
-        auto c = loadGradientCheckpoint(*bytes, true);
-        if (!c) {
-            job.error = qs(Error(c.error()).withFile(paths[i].toStdString()).message());
-            return job;
-        }
-        cps[i] = std::move(*c);
-        if (const auto car = carBeside(paths[i].toStdString()))
-            if (auto cb = mapFile(*car))
-                if (auto store = CarStore::open(*cb))
-                    cars[i] = std::make_shared<const CarStore>(std::move(*store));
+        files[i] = std::move(*f); // a CAR that cannot be read leaves that side without values (carError)
     }
-    job.diff = diffGradientCheckpoints(cps[0], cps[1], cars[0].get(), cars[1].get());
+    const std::shared_ptr<const CarStore> cars[2] = {files[0]->car, files[1]->car};
+    job.diff = diffGradientCheckpoints(files[0]->checkpoint, files[1]->checkpoint, cars[0].get(), cars[1].get());
     job.diff->a = pa.toStdString();
     job.diff->b = pb.toStdString();
     job.carA = cars[0];
     job.carB = cars[1];
-    job.lossA = lossValue(cars[0].get(), job.diff->lossCidA);
-    job.lossB = lossValue(cars[1].get(), job.diff->lossCidB);
+    job.lossA = lossValueOf(cars[0].get(), job.diff->lossCidA);
+    job.lossB = lossValueOf(cars[1].get(), job.diff->lossCidB);
 
     // the graph tab's data: both graphs laid out for the view (here, off the GUI thread), and the
     // colour of every node that moved, by its key on each side
@@ -192,24 +121,17 @@ GraphJob loadAndDiffGraphs(const QString& pa, const QString& pb)
     for (const auto& [f, t] : job.diff->edgesAdded)
         sides->changed[1].insert(sides->changed[1].end(), {f, t});
     for (int i = 0; i < 2; ++i) {
-        auto data = graphDataFor(std::move(cps[i]), paths[i]);
+        auto data = graphDataFor(std::move(files[i]->checkpoint), paths[i]);
         if (cars[i]) {
             data->car = cars[i];
-            data->carPath = carBesideGraph(paths[i]);
+            data->carPath = qs(*files[i]->carPath);
         }
+        if (files[i]->carError)
+            data->carError = qs(files[i]->carError->message());
         sides->graph[i] = std::move(data);
     }
     job.sides = std::move(sides);
     return job;
-}
-
-/// The run directory a checkpoint file belongs to (DIR/checkpoint/model-3.mpk, DIR/graph/step-6.json), empty when none.
-QString runDirectoryOfFile(const QString& path)
-{
-    QDir dir = QFileInfo(path).absoluteDir();
-    if (dir.dirName() == QLatin1String("checkpoint") || dir.dirName() == QLatin1String("graph"))
-        dir.cdUp();
-    return isRunDirectory(dir.absolutePath().toStdString()) ? dir.absolutePath() : QString();
 }
 
 /// Both sides' loss histories and each file's place on them (in a worker: the logs are read here).
@@ -219,21 +141,16 @@ DiffPanel::RunLosses loadRunLosses(const QString& a, const QString& b, std::opti
     const QString paths[2] = {a, b};
     out.loss[0] = lossA;
     out.loss[1] = lossB;
-    static const QRegularExpression stepName(QStringLiteral("^(?:record|step)-(\\d+)\\.")), epochName(QStringLiteral("^(?:model|optim|scheduler)-(\\d+)\\."));
     for (int i = 0; i < 2; ++i) {
-        const QString name = QFileInfo(paths[i]).fileName();
-        if (const auto m = stepName.match(name); m.hasMatch())
-            out.step[i] = m.captured(1).toULongLong();
-        else if (const auto e = epochName.match(name); e.hasMatch())
-            out.step[i] = e.captured(1).toULongLong(), out.epochIndex[i] = true;
-        out.directory[i] = runDirectoryOfFile(paths[i]);
-        if (out.directory[i].isEmpty())
+        const CheckpointPlace place = checkpointPlaceOf(paths[i].toStdString());
+        out.step[i] = place.step ? place.step : place.epoch;
+        out.epochIndex[i] = place.epoch.has_value();
+        if (place.runDirectory.empty())
             continue;
-        auto run = openRunDirectory(out.directory[i].toStdString());
-        if (!run) {
-            out.directory[i].clear();
+        auto run = openRunDirectory(place.runDirectory);
+        if (!run)
             continue;
-        }
+        out.directory[i] = qs(place.runDirectory);
         out.history[i] = lossHistoryFrom(*run);
         if (!out.step[i])
             continue;
@@ -249,64 +166,14 @@ DiffPanel::RunLosses loadRunLosses(const QString& a, const QString& b, std::opti
     return out;
 }
 
-/** A table item that shows a formatted number and sorts by its value (max |d| column: biggest change first). */
-class NumericItem : public QTableWidgetItem
-{
-public:
-    using QTableWidgetItem::QTableWidgetItem;
-    bool operator<(const QTableWidgetItem& other) const override
-    {
-        const QVariant x = data(Qt::UserRole + 1), y = other.data(Qt::UserRole + 1);
-        if (!x.isValid() || !y.isValid())
-            return x.isValid() < y.isValid(); // rows without a number sort below the smallest change
-        return x.toDouble() < y.toDouble();
-    }
-};
-
-QTableWidgetItem* sortableNumber(std::optional<double> v)
-{
-    auto* item = new NumericItem(v ? formatNumber(*v) : QString());
-    if (v)
-        item->setData(Qt::UserRole + 1, *v);
-    return item;
-}
-
-/// Puts the rows in the table; each row's reader is kept by an id in the path item (rows move when sorted).
-void fillTable(QTableWidget* table, std::vector<Row>& rows, std::vector<std::function<DiffPanel::PairValues()>>& readers)
-{
-    readers.clear();
-    table->setSortingEnabled(false);
-    table->clearContents();
-    table->setRowCount(int(rows.size()));
-    for (int i = 0; i < int(rows.size()); ++i) {
-        Row& r = rows[size_t(i)];
-        auto* path = new QTableWidgetItem(r.path);
-        path->setData(Qt::UserRole, int(readers.size()));
-        path->setData(MovedRole, r.colour.isValid()); // tinted rows are the ones that moved
-        path->setData(KeyARole, r.keyA);
-        path->setData(KeyBRole, r.keyB);
-        readers.push_back(std::move(r.reader));
-        table->setItem(i, ColPath, path);
-        table->setItem(i, ColStatus, new QTableWidgetItem(r.status));
-        table->setItem(i, ColMatch, new QTableWidgetItem(r.match));
-        table->setItem(i, ColMaxAbs, sortableNumber(r.maxAbs));
-        table->setItem(i, ColMeanAbs, sortableNumber(r.meanAbs));
-        table->setItem(i, ColRelL2, sortableNumber(r.relL2));
-        table->setItem(i, ColCosine, sortableNumber(r.cosine));
-        table->setItem(i, ColAbove, sortableNumber(r.above));
-        table->setItem(i, ColNote, new QTableWidgetItem(r.note));
-        if (r.colour.isValid())
-            for (int c = 0; c < ColumnCount; ++c)
-                table->item(i, c)->setBackground(r.colour);
-    }
-}
-
 } // namespace
 
 DiffPanel::DiffPanel(QWidget* parent)
     : QWidget(parent)
     , m_summary(new QLabel(tr("Start with --diff A B (two records or two GradientCheckpoints) to compare them."), this))
-    , m_table(new QTableWidget(this))
+    , m_model(new DiffModel(this))
+    , m_rows(new DiffFilterModel(this))
+    , m_table(new QTableView(this))
     , m_detailTitle(new QLabel(this))
     , m_histA(new HistogramPlot(this))
     , m_histB(new HistogramPlot(this))
@@ -325,9 +192,8 @@ DiffPanel::DiffPanel(QWidget* parent)
     connect(m_changesOnly, &QCheckBox::toggled, this, &DiffPanel::applyFilter);
     m_summary->setWordWrap(true);
     m_summary->setTextFormat(Qt::RichText);
-    m_table->setColumnCount(ColumnCount);
-    m_table->setHorizontalHeaderLabels({tr("Path"), tr("Status"), tr("Matched by"), tr("max |b−a|"), tr("mean |b−a|"), tr("rel L2"),
-        tr("cosine"), tr("above tol."), tr("B / note")});
+    m_rows->setSourceModel(m_model);
+    m_table->setModel(m_rows);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
@@ -335,12 +201,13 @@ DiffPanel::DiffPanel(QWidget* parent)
     m_table->verticalHeader()->setDefaultSectionSize(20);
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->setSortingEnabled(true);
-    connect(m_table, &QTableWidget::currentCellChanged, this, [this](int row) {
-        showDetail(row);
+    m_table->sortByColumn(DiffModel::MaxAbsColumn, Qt::DescendingOrder); // the biggest change first
+    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& current) {
+        showDetail(current.isValid() ? current.row() : -1);
         // a node's row selects it in the graph tab (on the side shown, when it is there)
         // (not the first row picked when the rows arrive: the graph opens fitted, not centred on it)
-        if (const QTableWidgetItem* item = row >= 0 && m_graphSides && !m_fillingRows ? m_table->item(row, ColPath) : nullptr)
-            if (const QString key = item->data(graphSideB() ? KeyBRole : KeyARole).toString(); !key.isEmpty())
+        if (current.isValid() && m_graphSides && !m_fillingRows)
+            if (const QString key = current.data(graphSideB() ? NodeKeyBRole : NodeKeyARole).toString(); !key.isEmpty())
                 m_graphView->selectNode(key);
     });
 
@@ -504,62 +371,12 @@ void DiffPanel::compare(std::shared_ptr<const Record> a, std::shared_ptr<const R
             Q_EMIT finished(qs(d.error().message()));
             return;
         }
-        std::vector<Row> rows;
-        for (const auto& e : d->entries) {
-            Row r;
-            r.path = qs(e.path);
-            r.status = qs(diffStatusName(e.status));
-            r.match = qs(matchKindName(e.match));
-            if (e.precisionChange)
-                r.note = tr("precision change");
-            if (e.renamed())
-                r.note = tr("renamed → %1").arg(qs(e.pathB));
-            else if (e.reinitialised())
-                r.note = tr("re-initialised: id %1 → %2").arg(qs(e.paramId), qs(e.paramIdB));
-            else if (!e.pathB.empty())
-                r.note = qs(e.pathB);
-            if (e.byteEqual)
-                r.note = r.note.isEmpty() ? tr("same bytes") : r.note + tr(" · same bytes");
-            r.maxAbs = e.maxAbs;
-            r.meanAbs = e.meanAbs;
-            r.relL2 = e.relL2;
-            r.cosine = e.cosine;
-            if (e.a && e.b)
-                r.above = double(e.differing);
-            r.colour = tint(diffStatusName(e.status), e.renamed(), e.precisionChange);
-            const std::optional<size_t> ia = e.a, ib = e.b;
-            r.reader = [a, b, ia, ib] {
-                PairValues v;
-                if (ia) {
-                    const auto& t = a->tensors[*ia];
-                    v.a = a->values(t, 0, std::min(t.numel, MaxDetailValues));
-                    v.shape = t.shape;
-                }
-                if (ib) {
-                    const auto& t = b->tensors[*ib];
-                    v.b = b->values(t, 0, std::min(t.numel, MaxDetailValues));
-                    if (!ia)
-                        v.shape = t.shape;
-                }
-                return v;
-            };
-            rows.push_back(std::move(r));
-        }
-        for (const auto& s : d->state) {
-            Row r;
-            r.path = qs(s.path);
-            r.status = tr("state");
-            r.match = qs(stateSectionName(s.section));
-            r.note = tr("%1 → %2").arg(s.a ? qs(*s.a) : tr("(absent)"), s.b ? qs(*s.b) : tr("(absent)"));
-            r.colour = tint("state");
-            rows.push_back(std::move(r));
-        }
+        m_model->setRecordDiff(*d, a, b);
         QString precision;
         if (d->precision)
             precision = tr(" · precision %1 → %2%3")
                             .arg(qs(precisionName(d->precision->a)), qs(precisionName(d->precision->b)),
                                 d->precision->roundingOnly ? tr(" (rounding only)") : QString());
-        fillTable(m_table, rows, m_readers);
         // the table as tall as the plots (left alone, the plots' minimum squeezes it to two rows)
         shareSplit(0.5);
         showRows(tr("<b>A</b> %1<br><b>B</b> %2<br>added %3 · removed %4 · changed %5 · unchanged %6 · renamed %7 · "
@@ -594,70 +411,7 @@ void DiffPanel::compareGraphs(const QString& a, const QString& b)
         showTab(Tab::Graph);
         loadLosses(a, b, job.lossA, job.lossB);
         const GraphDiff& d = *job.diff;
-        std::vector<Row> rows;
-        for (const auto& n : d.nodes) {
-            Row r;
-            r.path = qs(n.keyA.empty() ? n.keyB : n.keyA);
-            r.keyA = qs(n.keyA);
-            r.keyB = qs(n.keyB);
-            r.status = qs(diffStatusName(n.status));
-            r.match = n.match ? qs(nodeMatchName(*n.match)) : QString();
-            QStringList notes;
-            notes << (n.opChanged ? tr("%1 → %2").arg(qs(n.opA), qs(n.opB)) : qs(n.opA.empty() ? n.opB : n.opA));
-            if (n.match == NodeMatch::OpPosition)
-                notes << tr("B: %1").arg(qs(n.keyB));
-            const CidSlotDiff* shown = nullptr;
-            for (const auto& s : n.tensors) {
-                if (s.changed())
-                    notes << tr("%1 %2").arg(qs(s.slot), qs(cidComparisonName(s.how)));
-                if (!shown && s.slot == "output")
-                    shown = &s;
-            }
-            if (shown && shown->values) {
-                r.maxAbs = shown->values->maxAbs;
-                r.meanAbs = shown->values->meanAbs;
-                r.relL2 = shown->values->relL2;
-                r.cosine = shown->values->cosine;
-                r.above = double(shown->values->differing);
-            } else if (shown && !shown->changed()) {
-                r.maxAbs = 0.0;
-            }
-            r.note = notes.join(QStringLiteral(" · "));
-            r.colour = tint(diffStatusName(n.status), false, false);
-            if (shown && shown->cidA && shown->cidB && job.carA && job.carB) {
-                auto carA = job.carA, carB = job.carB;
-                const std::string ca = *shown->cidA, cb = *shown->cidB;
-                r.reader = [carA, carB, ca, cb] {
-                    PairValues v;
-                    if (auto x = carA->resolve(ca))
-                        v.a = f32Values(*x);
-                    if (auto y = carB->resolve(cb))
-                        v.b = f32Values(*y);
-                    v.shape = {v.a.size()};
-                    return v;
-                };
-            }
-            rows.push_back(std::move(r));
-        }
-        for (const auto& [f, t] : d.edgesRemoved)
-            rows.push_back({qs(f) + QStringLiteral(" → ") + qs(t), tr("removed"), tr("edge"), {}, {}, {}, {}, {}, {}, tint("removed"), {}});
-        for (const auto& [f, t] : d.edgesAdded)
-            rows.push_back({qs(f) + QStringLiteral(" → ") + qs(t), tr("added"), tr("edge"), {}, {}, {}, {}, {}, {}, tint("added"), {}});
-        for (const auto& o : d.optimizer) {
-            if (o.status == DiffStatus::Unchanged)
-                continue;
-            Row r{qs(o.key), qs(diffStatusName(o.status)), tr("optimizer_state"), {}, {}, {}, {}, {}, {}, tint(diffStatusName(o.status)), {}};
-            if (o.counterA && o.counterB)
-                r.note = tr("%1 → %2").arg(*o.counterA).arg(*o.counterB);
-            if (o.values) {
-                r.maxAbs = o.values->maxAbs;
-                r.meanAbs = o.values->meanAbs;
-                r.relL2 = o.values->relL2;
-                r.cosine = o.values->cosine;
-            }
-            rows.push_back(std::move(r));
-        }
-        fillTable(m_table, rows, m_readers);
+        m_model->setGraphDiff(d, job.carA, job.carB);
         auto lossText = [](const std::optional<std::string>& c) { return c ? qs(*c).left(14) + QStringLiteral("…") : QStringLiteral("—"); };
         showRows(tr("<b>A</b> %1 (step %3)<br><b>B</b> %2 (step %4)<br>nodes: added %5 · removed %6 · changed %7 · unchanged %8 "
                     "(%9 matched by op and position) · edges +%10 −%11 · loss %12 → %13 · CARs %14 · %15 block bytes read")
@@ -673,19 +427,12 @@ void DiffPanel::compareGraphs(const QString& a, const QString& b)
 
 void DiffPanel::applyFilter()
 {
-    const bool only = m_changesOnly->isChecked();
-    for (int r = 0; r < m_table->rowCount(); ++r) {
-        const QTableWidgetItem* path = m_table->item(r, ColPath);
-        m_table->setRowHidden(r, only && path && !path->data(MovedRole).toBool());
-    }
+    m_rows->setChangesOnly(m_changesOnly->isChecked());
 }
 
 int DiffPanel::visibleRowCount() const
 {
-    int n = 0;
-    for (int r = 0; r < m_table->rowCount(); ++r)
-        n += !m_table->isRowHidden(r);
-    return n;
+    return m_rows->rowCount();
 }
 
 void DiffPanel::setChangesOnly(bool on)
@@ -697,13 +444,12 @@ void DiffPanel::showRows(const QString& summaryText)
 {
     m_summary->setText(summaryText);
     applyFilter();
-    m_table->setSortingEnabled(true);
-    m_table->sortItems(ColMaxAbs, Qt::DescendingOrder); // the biggest change first
+    m_table->sortByColumn(DiffModel::MaxAbsColumn, Qt::DescendingOrder); // the biggest change first
     m_table->resizeColumnsToContents();
-    m_table->setColumnWidth(ColPath, std::min(m_table->columnWidth(ColPath), 420));
+    m_table->setColumnWidth(DiffModel::PathColumn, std::min(m_table->columnWidth(DiffModel::PathColumn), 420));
     m_fillingRows = true;
-    if (m_table->rowCount() > 0)
-        m_table->setCurrentCell(0, ColPath); // shows the detail of the biggest change
+    if (m_rows->rowCount() > 0)
+        m_table->setCurrentIndex(m_rows->index(0, DiffModel::PathColumn)); // shows the detail of the biggest change
     else
         showDetail(-1);
     m_fillingRows = false;
@@ -889,9 +635,9 @@ void DiffPanel::showLosses(const RunLosses& l)
 
 bool DiffPanel::selectPath(const QString& path)
 {
-    for (int r = 0; r < m_table->rowCount(); ++r)
-        if (m_table->item(r, ColPath) && m_table->item(r, ColPath)->text() == path) {
-            m_table->setCurrentCell(r, ColPath);
+    for (int r = 0; r < m_rows->rowCount(); ++r)
+        if (const QModelIndex index = m_rows->index(r, DiffModel::PathColumn); index.data().toString() == path) {
+            m_table->setCurrentIndex(index);
             return true;
         }
     return false;
@@ -899,11 +645,10 @@ bool DiffPanel::selectPath(const QString& path)
 
 void DiffPanel::showDetail(int row)
 {
-    const QTableWidgetItem* item = row >= 0 ? m_table->item(row, ColPath) : nullptr;
-    const int id = item ? item->data(Qt::UserRole).toInt() : -1;
+    const QModelIndex source = row >= 0 ? m_rows->mapToSource(m_rows->index(row, DiffModel::PathColumn)) : QModelIndex();
     const quint64 generation = ++m_detailGeneration;
-    if (id < 0 || size_t(id) >= m_readers.size() || !m_readers[size_t(id)]) {
-        m_detailTitle->setText(item ? tr("%1: no values to compare").arg(item->text()) : QString());
+    if (!source.isValid() || !m_model->row(source.row()).reader) {
+        m_detailTitle->setText(source.isValid() ? tr("%1: no values to compare").arg(m_model->row(source.row()).path) : QString());
         m_histA->clearStats(tr("A"));
         m_histB->clearStats(tr("B"));
         m_heat->data()->clear();
@@ -911,9 +656,10 @@ void DiffPanel::showDetail(int row)
         return;
     }
     m_detailBusy = true;
-    const QString title = item->text();
+    const DiffRow& r = m_model->row(source.row());
+    const QString title = r.path;
     m_detailTitle->setText(tr("%1: reading…").arg(title));
-    whenReady(runInBackground([reader = m_readers[size_t(id)], title] {
+    whenReady(runInBackground([reader = r.reader, title] {
         markBackgroundThread();
         const Activity activity(tr("values of %1").arg(title));
         return reader();
@@ -929,40 +675,20 @@ void DiffPanel::showDetail(int row)
 void DiffPanel::finishDetail(PairValues v, const QString& title)
 {
     // Both histograms over one range, so that a shift or a widening is visible at a glance.
-    double lo = INFINITY, hi = -INFINITY;
-    for (const auto* side : {&v.a, &v.b})
-        for (double x : *side)
-            if (std::isfinite(x)) {
-                lo = std::min(lo, x);
-                hi = std::max(hi, x);
-            }
-    auto histogram = [&](const std::vector<double>& values) {
-        TensorStats s;
-        s.count = values.size();
-        if (!(lo <= hi))
-            return s;
-        const double width = hi > lo ? (hi - lo) / DetailBins : 1.0;
-        s.histLo = lo;
-        s.histHi = hi > lo ? hi : lo + 1.0;
-        s.histogram.assign(DetailBins, 0);
-        for (double x : values)
-            if (std::isfinite(x))
-                ++s.histogram[std::min<size_t>(DetailBins - 1, size_t((x - lo) / width))];
-        return s;
-    };
+    const SharedHistograms histograms = sharedRangeHistograms(v, DetailBins);
     if (v.a.empty())
         m_histA->clearStats(tr("A: absent"));
     else
-        m_histA->setStats(histogram(v.a), tr("A (%1 values)").arg(formatCount(v.a.size())));
+        m_histA->setStats(histograms.a, tr("A (%1 values)").arg(formatCount(v.a.size())));
     if (v.b.empty())
         m_histB->clearStats(tr("B: absent"));
     else
-        m_histB->setStats(histogram(v.b), tr("B (%1 values)").arg(formatCount(v.b.size())));
+        m_histB->setStats(histograms.b, tr("B (%1 values)").arg(formatCount(v.b.size())));
 
-    // The delta as an image: the last dimension across, the rest down, blocks of cells folded to
-    // their largest change (a mean would hide a single moved weight).
-    const size_t n = std::min(v.a.size(), v.b.size());
-    if (n == 0 || v.a.size() != v.b.size()) {
+    // The delta as an image: the last dimension across, the rest down, blocks folded to their largest change.
+    const DeltaImage image = deltaImage(v, MaxHeatmapSide);
+    if (image.width == 0) {
+        const size_t n = std::min(v.a.size(), v.b.size());
         m_detailTitle->setText(v.a.size() != v.b.size() && n ? tr("%1: element counts differ (%2 vs %3), no delta")
                                                                   .arg(title).arg(v.a.size()).arg(v.b.size())
                                                             : title);
@@ -970,36 +696,19 @@ void DiffPanel::finishDetail(PairValues v, const QString& title)
         m_heatPlot->replot(QCustomPlot::rpQueuedReplot);
         return;
     }
-    uint64_t cols = v.shape.size() >= 2 ? std::max<uint64_t>(1, v.shape.back()) : 0;
-    if (cols < 4 || n / cols < 4) // a vector or a sliver ([32, 1]) reads better wrapped into a square
-        cols = uint64_t(std::ceil(std::sqrt(double(n))));
-    const uint64_t rows = (n + cols - 1) / cols;
-    const uint64_t fold = std::max<uint64_t>(1, (std::max(rows, cols) + MaxHeatmapSide - 1) / MaxHeatmapSide);
-    const int gw = int((cols + fold - 1) / fold), gh = int((rows + fold - 1) / fold);
-    std::vector<double> grid(size_t(gw) * size_t(gh), 0.0);
-    double maxAbs = 0;
-    for (size_t i = 0; i < n; ++i) {
-        const double d = v.b[i] - v.a[i];
-        if (!std::isfinite(d))
-            continue;
-        double& cell = grid[size_t((i / cols) / fold) * size_t(gw) + size_t((i % cols) / fold)];
-        if (std::fabs(d) > std::fabs(cell))
-            cell = d;
-        maxAbs = std::max(maxAbs, std::fabs(d));
-    }
-    m_heat->data()->setSize(gw, gh);
-    m_heat->data()->setRange(QCPRange(0, double(cols) - 1), QCPRange(0, double(rows) - 1));
-    for (int r = 0; r < gh; ++r)
-        for (int c = 0; c < gw; ++c)
-            m_heat->data()->setCell(c, r, grid[size_t(r) * size_t(gw) + size_t(c)]);
-    const double m = maxAbs > 0 ? maxAbs : 1.0;
+    m_heat->data()->setSize(image.width, image.height);
+    m_heat->data()->setRange(QCPRange(0, double(image.cols) - 1), QCPRange(0, double(image.rows) - 1));
+    for (int r = 0; r < image.height; ++r)
+        for (int c = 0; c < image.width; ++c)
+            m_heat->data()->setCell(c, r, image.cells[size_t(r) * size_t(image.width) + size_t(c)]);
+    const double m = image.maxAbs > 0 ? image.maxAbs : 1.0;
     m_heat->setDataRange(QCPRange(-m, m)); // symmetric: white is "did not move"
     m_heatPlot->rescaleAxes();
     m_heatPlot->replot(QCustomPlot::rpQueuedReplot);
     m_detailTitle->setText(tr("%1 — delta %2 × %3%4, max |b−a| %5")
-                               .arg(title).arg(rows).arg(cols)
-                               .arg(fold > 1 ? tr(" (blocks of %1×%1 shown by their largest change)").arg(fold) : QString())
-                               .arg(formatNumber(maxAbs)));
+                               .arg(title).arg(image.rows).arg(image.cols)
+                               .arg(image.fold > 1 ? tr(" (blocks of %1×%1 shown by their largest change)").arg(image.fold) : QString())
+                               .arg(formatNumber(image.maxAbs)));
 }
 
 } // namespace ckpt::ui

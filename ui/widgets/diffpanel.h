@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "core/diff/pairdetail.h"
 #include "core/record/record.h"
 
 #include <QWidget>
@@ -16,7 +17,7 @@ class QLabel;
 class QRadioButton;
 class QSplitter;
 class QTabWidget;
-class QTableWidget;
+class QTableView;
 
 namespace ckpt {
 class CarStore;
@@ -24,6 +25,8 @@ class CarStore;
 
 namespace ckpt::ui {
 
+class DiffFilterModel;
+class DiffModel;
 class GraphView;
 class HistogramPlot;
 struct GraphData;
@@ -47,7 +50,9 @@ public:
     /** Loads two GradientCheckpoints (and the .car next to each) in a worker and compares them. */
     void compareGraphs(const QString& a, const QString& b);
     bool isBusy() const { return m_busy || m_detailBusy || m_lossBusy; }
-    QTableWidget* table() const { return m_table; }
+    /** The table of rows (its model is a DiffFilterModel over model()). */
+    QTableView* table() const { return m_table; }
+    DiffModel* model() const { return m_model; }
     QString summary() const;
     /** Selects the row of \a path (A's tensor path or node key) and shows its detail. */
     bool selectPath(const QString& path);
@@ -79,12 +84,6 @@ public:
     QCustomPlot* lossPlot() const { return m_lossPlot; }
     QString lossNote() const;
 
-    /** Both sides' values of one row, read in a worker (the first MaxDetailValues elements). */
-    struct PairValues {
-        std::vector<double> a, b;
-        std::vector<uint64_t> shape;
-    };
-
     /** What the workers hand over (defined in diffpanel.cpp). */
     struct GraphSides;
     struct RunLosses;
@@ -95,6 +94,7 @@ Q_SIGNALS:
 private:
     void showRows(const QString& summaryText);
     void applyFilter();
+    /** The detail of the table's row \a row (a row of the view; -1: none). */
     void showDetail(int row);
     void finishDetail(PairValues values, const QString& title);
     void showGraphDiff(std::shared_ptr<const GraphSides> sides);
@@ -106,7 +106,9 @@ private:
     void showLosses(const RunLosses& losses);
 
     QLabel* m_summary;
-    QTableWidget* m_table;
+    DiffModel* m_model;
+    DiffFilterModel* m_rows;
+    QTableView* m_table;
     QLabel* m_detailTitle;
     HistogramPlot* m_histA;
     HistogramPlot* m_histB;
@@ -126,8 +128,6 @@ private:
     QCustomPlot* m_lossPlot;
     QLabel* m_lossNote;
     std::shared_ptr<const GraphSides> m_graphSides;
-    /** Per table row (by its row id): how to read both sides' values, empty when there is nothing to show. */
-    std::vector<std::function<PairValues()>> m_readers;
     quint64 m_generation = 0, m_detailGeneration = 0;
     bool m_busy = false, m_detailBusy = false, m_lossBusy = false;
     bool m_fillingRows = false;

@@ -5,9 +5,9 @@
 #include "ui/async/executor.h"
 
 #include "core/graph/csr.h"
+#include "core/graph/checkpointfiles.h"
 #include "core/graph/locate.h"
 
-#include <QFileInfo>
 
 #include <string_view>
 #include <unordered_map>
@@ -21,12 +21,11 @@ Result<std::shared_ptr<const GraphData>> openGraph(GradientCheckpoint checkpoint
         return fail(ErrorCode::Cancelled, "cancelled");
     auto data = graphDataFor(std::move(checkpoint), path, alongside);
     // ckpt-train writes the tensor blocks a checkpoint names as a CAR file beside it
-    const QString car = carBesideGraph(path);
-    if (QFileInfo::exists(car)) {
-        auto store = openCarFile(car);
+    if (const auto car = carBeside(path.toStdString())) {
+        auto store = openCarFile(*car);
         if (store) {
             data->car = std::move(*store);
-            data->carPath = car;
+            data->carPath = QString::fromStdString(*car);
         } else {
             data->carError = QString::fromStdString(store.error().message()); // the graph is still worth showing
         }
@@ -76,22 +75,6 @@ std::shared_ptr<GraphData> graphDataFor(GradientCheckpoint checkpoint, const QSt
         if (const auto it = index.find(id); it != index.end())
             data->onProvenance[it->second] = 1;
     return data;
-}
-
-QString carBesideGraph(const QString& graphPath)
-{
-    return QString::fromStdString(carPathFor(graphPath.toStdString()));
-}
-
-Result<std::shared_ptr<const CarStore>> openCarFile(const QString& path)
-{
-    auto bytes = mapFile(path.toStdString());
-    if (!bytes)
-        return std::unexpected(std::move(bytes.error()).withFile(path.toStdString()));
-    auto store = CarStore::open(*bytes);
-    if (!store)
-        return std::unexpected(std::move(store.error()).withFile(path.toStdString()));
-    return std::make_shared<const CarStore>(std::move(*store));
 }
 
 } // namespace ckpt::ui

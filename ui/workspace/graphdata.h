@@ -54,9 +54,4 @@ std::shared_ptr<GraphData> graphDataFor(GradientCheckpoint checkpoint, const QSt
 Result<std::shared_ptr<const GraphData>> openGraph(GradientCheckpoint checkpoint, const QString& path, const Progress& progress,
     const AlongsideGraph& alongside = {});
 
-/** graph/step-N.car for graph/step-N.json. */
-QString carBesideGraph(const QString& graphPath);
-/** Maps and indexes a CARv1 file; errors carry the file and offset. */
-Result<std::shared_ptr<const CarStore>> openCarFile(const QString& path);
-
 } // namespace ckpt::ui
