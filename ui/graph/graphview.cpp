@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/graph/graphview.h"
 
+#include "ui/graph/graphitems.h"
 #include "ui/models/formatting.h"
 
 #include "core/graph/blob.h"
@@ -22,13 +23,9 @@
 #include <QPushButton>
 #include <QSpinBox>
 #include <QSplitter>
-#include <QStyleOptionGraphicsItem>
 #include <QSvgGenerator>
-#include <QStyle>
 #include <QTimer>
 #include <QVBoxLayout>
-#include <QResizeEvent>
-#include <QWheelEvent>
 
 #include <algorithm>
 #include <cmath>
@@ -39,178 +36,14 @@
 
 namespace ckpt::ui {
 
+using namespace graph_detail;
+
 namespace {
-
-constexpr int UnitItemType = QGraphicsItem::UserType + 1;
-constexpr double NodeHeight = 40, ClusterHeight = 56;
-
-/** What one box says, from the most to the least important line. */
-struct UnitText {
-    QString title;
-    QString count; ///< a group's node count, drawn after its title and never elided
-    QStringList lines;
-};
 
 QString shortCid(const std::string& cid)
 {
     return cid.size() > 20 ? qs(std::string_view(cid).substr(0, 10)) + QStringLiteral("…") + qs(std::string_view(cid).substr(cid.size() - 6)) : qs(cid);
 }
-
-/**
- * One shown box: a single node or a closed group. Text is drawn at a fixed screen size; how many of
- * its lines are drawn depends on the box's height on screen (semantic zoom): none when it is a few
- * pixels, the title (a group's count and label), then the rest (a node's id, shape, CIDs).
- */
-class UnitItem final : public QGraphicsItem
-{
-public:
-    UnitItem(uint32_t visible, HierarchyItem item, const LayoutNode& box, UnitText text)
-        : m_visible(visible)
-        , m_item(item)
-        , m_rect(0, 0, box.width, box.height)
-        , m_text(std::move(text))
-    {
-        setPos(box.x, box.y);
-        setFlag(ItemIsSelectable);
-        setZValue(1);
-        // a pan re-blits the box instead of laying out its text again; a zoom step renders it anew
-        setCacheMode(DeviceCoordinateCache);
-    }
-    int type() const override { return UnitItemType; }
-    QRectF boundingRect() const override { return m_rect.adjusted(-2, -2, 2, 2); }
-    void paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) override
-    {
-        const qreal lod = option->levelOfDetailFromTransform(p->worldTransform());
-        QColor fill = m_item.cluster ? QColor(232, 226, 248) : QColor(225, 235, 245);
-        if (m_status.isValid())
-            fill = m_status;
-        else if (m_provenance && !m_item.cluster)
-            fill = QColor(255, 200, 120);
-        if (isSelected())
-            fill = QColor(140, 185, 255);
-        // Text shrinks with the zoom down to 8 px (boxes are sized for 11 px at zoom 1, so it still
-        // fits them), then stays at 8 px
-        const qreal textScale = std::clamp<qreal>(lod, 8.0 / 11.0, 1.0);
-        const QSizeF screen = m_rect.size() * lod;
-        if (screen.height() < 6) {
-            p->fillRect(m_rect, fill);
-            return;
-        }
-        QPen pen(m_item.cluster ? QColor(110, 80, 160) : QColor(60, 80, 110), m_item.cluster ? 1.5 : 1);
-        pen.setCosmetic(true);
-        if (m_provenance)
-            pen = QPen(QColor(200, 110, 20), 2), pen.setCosmetic(true);
-        p->setPen(pen);
-        p->setBrush(fill);
-        p->drawRoundedRect(m_rect, m_item.cluster ? 7 : 4, m_item.cluster ? 7 : 4);
-        if (m_item.cluster) { // a second outline: a group is a stack of boxes
-            QPen back(QColor(110, 80, 160, 120), 1);
-            back.setCosmetic(true);
-            p->setPen(back);
-            p->drawLine(m_rect.topLeft() + QPointF(6, -3), m_rect.topRight() + QPointF(-6, -3));
-        }
-        if (screen.height() < 13)
-            return;
-        p->save();
-        p->scale(textScale / lod, textScale / lod);
-        const QRectF area = QRectF(QPointF(0, 0), screen / textScale).adjusted(5, 2, -5, -2);
-        QFont font = p->font();
-        font.setPixelSize(11);
-        const int lineHeight = QFontMetrics(font).height();
-        const int room = std::max(1, int(area.height() / lineHeight));
-        QStringList shown{m_text.title};
-        for (qsizetype i = 0; i < m_text.lines.size() && shown.size() < room; ++i)
-            shown << m_text.lines[i];
-        double y = area.top() + (area.height() - lineHeight * shown.size()) / 2;
-        for (qsizetype i = 0; i < shown.size(); ++i) {
-            font.setBold(i == 0);
-            p->setFont(font);
-            p->setPen(i == 0 ? QColor(20, 20, 40) : QColor(70, 70, 90));
-            const QFontMetrics metrics(font);
-            QString line;
-            if (i == 0 && !m_text.count.isEmpty() && shown.size() == 1) { // the next line, when drawn, has the count
-                const QString suffix = QStringLiteral(" · ") + m_text.count;
-                line = metrics.elidedText(shown[i], Qt::ElideRight, std::max(0, int(area.width()) - metrics.horizontalAdvance(suffix))) + suffix;
-            } else {
-                line = metrics.elidedText(shown[i], Qt::ElideRight, int(area.width()));
-            }
-            p->drawText(QRectF(area.left(), y, area.width(), lineHeight), Qt::AlignCenter, line);
-            y += lineHeight;
-        }
-        p->restore();
-    }
-    uint32_t visibleIndex() const { return m_visible; }
-    HierarchyItem item() const { return m_item; }
-    void setLook(bool provenance, QColor status)
-    {
-        m_provenance = provenance;
-        m_status = status;
-        update();
-    }
-
-private:
-    uint32_t m_visible;
-    HierarchyItem m_item;
-    QRectF m_rect;
-    UnitText m_text;
-    bool m_provenance = false;
-    QColor m_status;
-};
-
-} // namespace
-
-/**
- * Polylines drawn with one pen, each culled against the exposed rectangle. One QGraphicsPathItem
- * holding all of them was far slower: Qt strokes a wide pen over the whole multi-subpath path on
- * every paint (80 ms a frame for a few hundred edges on this machine), while a polyline at a time
- * takes the fast path and the ones off screen are skipped.
- */
-class PolylineItem final : public QGraphicsItem
-{
-public:
-    explicit PolylineItem(QPen pen)
-        : m_pen(std::move(pen))
-    {
-        setFlag(ItemUsesExtendedStyleOption);
-    }
-    void setLines(std::vector<QPolygonF> lines)
-    {
-        prepareGeometryChange();
-        m_lines = std::move(lines);
-        m_bounds.clear();
-        m_all = QRectF();
-        for (const auto& l : m_lines) {
-            m_bounds.push_back(l.boundingRect().adjusted(-1, -1, 1, 1)); // a vertical line has a zero-width box, which intersects nothing
-            m_all = m_all.united(m_bounds.back());
-        }
-        update();
-    }
-    void add(QPolygonF line) { m_pending.push_back(std::move(line)); }
-    void commit() { setLines(std::move(m_pending)); m_pending.clear(); }
-    QRectF boundingRect() const override { return m_all.adjusted(-4, -4, 4, 4); }
-    void paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) override
-    {
-        // the pen's width is in pixels: widen the test by it, in scene units
-        const qreal lod = std::max<qreal>(option->levelOfDetailFromTransform(p->worldTransform()), 1e-9);
-        const QRectF exposed = option->exposedRect.adjusted(-8 / lod, -8 / lod, 8 / lod, 8 / lod);
-        p->setPen(m_pen);
-        p->setBrush(Qt::NoBrush);
-        // antialiased wide strokes cost the raster engine several ms a frame; bundles are drawn without
-        p->setRenderHint(QPainter::Antialiasing, m_pen.widthF() <= 2);
-        for (size_t i = 0; i < m_lines.size(); ++i)
-            if (exposed.intersects(m_bounds[i]))
-                p->drawPolyline(m_lines[i]);
-    }
-    size_t lineCount() const { return m_lines.size(); }
-
-private:
-    QPen m_pen;
-    std::vector<QPolygonF> m_lines, m_pending;
-    std::vector<QRectF> m_bounds;
-    QRectF m_all;
-};
-
-namespace {
 
 const char* kindName(GraphCluster::Kind kind)
 {
@@ -225,173 +58,6 @@ const char* kindName(GraphCluster::Kind kind)
 }
 
 } // namespace
-
-GraphCanvas::GraphCanvas(QWidget* parent)
-    : QGraphicsView(parent)
-{
-    setDragMode(QGraphicsView::ScrollHandDrag);
-    setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
-    setRenderHint(QPainter::Antialiasing);
-    setViewportUpdateMode(QGraphicsView::BoundingRectViewportUpdate);
-}
-
-void GraphCanvas::zoomBy(double factor)
-{
-    m_autoFit = false;
-    scale(factor, factor);
-    Q_EMIT viewportChanged();
-}
-
-void GraphCanvas::resizeEvent(QResizeEvent* event)
-{
-    QGraphicsView::resizeEvent(event);
-    Q_EMIT resized();
-    if (m_autoFit)
-        fit();
-    Q_EMIT viewportChanged();
-}
-
-void GraphCanvas::scrollContentsBy(int dx, int dy)
-{
-    QGraphicsView::scrollContentsBy(dx, dy);
-    Q_EMIT viewportChanged();
-}
-
-void GraphCanvas::mouseDoubleClickEvent(QMouseEvent* event)
-{
-    if (QGraphicsItem* item = itemAt(event->pos())) {
-        Q_EMIT itemDoubleClicked(item);
-        event->accept();
-        return;
-    }
-    QGraphicsView::mouseDoubleClickEvent(event);
-}
-
-QRectF GraphCanvas::visibleSceneRect() const
-{
-    return mapToScene(viewport()->rect()).boundingRect();
-}
-
-void GraphCanvas::fit()
-{
-    if (scene()) {
-        const QRectF all = scene()->itemsBoundingRect();
-        // fitInView() would fit into the viewport as the scroll bars leave it. Called from resizeEvent,
-        // that loops when the new scale makes the bars come or go: they resize the viewport, which
-        // fits anew, and so on forever (as Qt's documentation of fitInView warns). The fit here is
-        // into a room the bars do not change: the viewport's largest size less both bars, so the
-        // whole graph shows whether they are there or not. The 2-pixel margin is fitInView's own.
-        const int bar = style()->pixelMetric(QStyle::PM_ScrollBarExtent, nullptr, this);
-        const QSizeF room = QSizeF(maximumViewportSize()) - QSizeF(bar + 4, bar + 4);
-        if (!all.isEmpty() && room.width() > 0 && room.height() > 0) {
-            const double fitted = std::min(room.width() / all.width(), room.height() / all.height());
-            setTransform(QTransform::fromScale(fitted, fitted));
-            centerOn(all.center());
-        }
-        // A graph of a few boxes fitted into a short canvas shrinks its labels until they are elided
-        // ("matm…"): such a graph is shown at a readable scale from its top and scrolls instead. A
-        // larger one keeps the whole-graph fit; its overview reads through groups and semantic zoom.
-        constexpr double ReadableScale = 0.75;
-        constexpr qsizetype SmallSceneItems = 150;
-        // Text is drawn at screen size: a graph of three boxes fitted into a large canvas would be three
-        // huge boxes with small text in their middles. Such a graph stays at about its natural size.
-        constexpr double LargestFitScale = 1.25;
-        if (transform().m11() > LargestFitScale) {
-            setTransform(QTransform::fromScale(LargestFitScale, LargestFitScale));
-            centerOn(all.center());
-        }
-        if (transform().m11() < ReadableScale && scene()->items().size() <= SmallSceneItems) {
-            setTransform(QTransform::fromScale(ReadableScale, ReadableScale));
-            const QRectF seen = visibleSceneRect();
-            centerOn(all.center().x(), all.top() + seen.height() / 2 - 10);
-        }
-    }
-    Q_EMIT viewportChanged();
-}
-
-GraphMinimap::GraphMinimap(QGraphicsScene* source, GraphCanvas* canvas, QWidget* parent)
-    : QGraphicsView(parent)
-    , m_source(source)
-    , m_canvas(canvas)
-{
-    setObjectName(QStringLiteral("graphMinimap"));
-    setScene(new QGraphicsScene(this));
-    m_rect = scene()->addRect(QRectF(), QPen(QColor(214, 39, 40), 0), QColor(214, 39, 40, 40));
-    setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    setInteractive(false);
-    setFrameShape(QFrame::Box);
-    setMinimumSize(120, 90);
-    setToolTip(tr("Overview: click or drag to move the view"));
-    connect(canvas, &GraphCanvas::viewportChanged, this, &GraphMinimap::updateViewRect);
-}
-
-void GraphMinimap::refresh()
-{
-    m_bounds = m_source->itemsBoundingRect();
-    m_overview = QImage();
-    if (m_bounds.isEmpty()) {
-        scene()->setSceneRect(QRectF(0, 0, 1, 1));
-        viewport()->update();
-        return;
-    }
-    // one rendering at about the widget's resolution; the nodes paint as plain rects at this scale
-    const double longest = std::max(m_bounds.width(), m_bounds.height());
-    const double scale = std::min(1.0, 480.0 / longest);
-    m_overview = QImage((m_bounds.size() * scale).toSize().expandedTo(QSize(1, 1)), QImage::Format_ARGB32_Premultiplied);
-    m_overview.fill(Qt::white);
-    QPainter p(&m_overview);
-    m_source->render(&p, QRectF(m_overview.rect()), m_bounds);
-    p.end();
-    scene()->setSceneRect(m_bounds);
-    fitInView(m_bounds, Qt::KeepAspectRatio);
-    updateViewRect();
-    viewport()->update();
-}
-
-void GraphMinimap::updateViewRect()
-{
-    m_rect->setRect(m_canvas->visibleSceneRect().intersected(m_bounds.isEmpty() ? QRectF() : m_bounds.adjusted(-1e6, -1e6, 1e6, 1e6)));
-}
-
-QRectF GraphMinimap::viewRect() const
-{
-    return m_rect->rect();
-}
-
-void GraphMinimap::drawBackground(QPainter* painter, const QRectF& rect)
-{
-    painter->fillRect(rect, palette().base());
-    if (!m_overview.isNull())
-        painter->drawImage(m_bounds, m_overview);
-}
-
-void GraphMinimap::resizeEvent(QResizeEvent* event)
-{
-    QGraphicsView::resizeEvent(event);
-    if (!m_bounds.isEmpty())
-        fitInView(m_bounds, Qt::KeepAspectRatio);
-}
-
-void GraphMinimap::mousePressEvent(QMouseEvent* event)
-{
-    m_canvas->setAutoFit(false);
-    m_canvas->centerOn(mapToScene(event->pos()));
-    event->accept();
-}
-
-void GraphMinimap::mouseMoveEvent(QMouseEvent* event)
-{
-    if (event->buttons() & Qt::LeftButton)
-        m_canvas->centerOn(mapToScene(event->pos()));
-    event->accept();
-}
-
-void GraphCanvas::wheelEvent(QWheelEvent* event)
-{
-    zoomBy(std::pow(1.0015, event->angleDelta().y()));
-    event->accept();
-}
 
 struct GraphView::Scope {
     QString title;

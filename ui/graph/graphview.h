@@ -2,19 +2,18 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "ui/graph/graphcanvas.h"
+#include "ui/graph/graphminimap.h"
 #include "ui/workspace/workspace.h"
 
 #include <functional>
 #include <memory>
 
-#include <QGraphicsView>
 #include <QColor>
 #include <QHash>
-#include <QImage>
 #include <QPolygonF>
 #include <QWidget>
 
-class QGraphicsRectItem;
 class QGraphicsScene;
 class QLabel;
 class QPlainTextEdit;
@@ -24,67 +23,9 @@ class QTimer;
 
 namespace ckpt::ui {
 
+namespace graph_detail {
 class PolylineItem;
-
-/** The view: wheel zoom around the cursor, drag to pan, fit. Reports every change of the visible area. */
-class GraphCanvas : public QGraphicsView
-{
-    Q_OBJECT
-public:
-    explicit GraphCanvas(QWidget* parent = nullptr);
-    void zoomBy(double factor);
-    void fit();
-    /** Keep fitting the whole graph on resizes until the user zooms. */
-    void setAutoFit(bool on) { m_autoFit = on; }
-    bool autoFit() const { return m_autoFit; }
-    /** The scene rectangle currently visible. */
-    QRectF visibleSceneRect() const;
-
-Q_SIGNALS:
-    void viewportChanged();
-    void itemDoubleClicked(QGraphicsItem* item);
-    void resized();
-
-protected:
-    void wheelEvent(QWheelEvent* event) override;
-    void resizeEvent(QResizeEvent* event) override;
-    void scrollContentsBy(int dx, int dy) override;
-    void mouseDoubleClickEvent(QMouseEvent* event) override;
-
-private:
-    bool m_autoFit = true;
-};
-
-/**
- * Overview of the whole graph: a QGraphicsView over its own scene whose background is a cached
- * rendering of the main scene (re-rendered on demand, not per frame: 100,000 nodes stay cheap), with
- * the main view's visible rectangle drawn on top. Clicking or dragging centres the main view there.
- */
-class GraphMinimap : public QGraphicsView
-{
-    Q_OBJECT
-public:
-    GraphMinimap(QGraphicsScene* source, GraphCanvas* canvas, QWidget* parent = nullptr);
-    /** Re-renders the overview (after the graph, its collapsed groups or its highlights changed). */
-    void refresh();
-    /** Follows the main view's visible rectangle. */
-    void updateViewRect();
-    QRectF viewRect() const;
-    const QImage& overview() const { return m_overview; }
-
-protected:
-    void drawBackground(QPainter* painter, const QRectF& rect) override;
-    void resizeEvent(QResizeEvent* event) override;
-    void mousePressEvent(QMouseEvent* event) override;
-    void mouseMoveEvent(QMouseEvent* event) override;
-
-private:
-    QGraphicsScene* m_source;
-    GraphCanvas* m_canvas;
-    QGraphicsRectItem* m_rect;
-    QImage m_overview;
-    QRectF m_bounds;
-};
+}
 
 /**
  * A GradientCheckpoint's computation graph, readable at 100,000 nodes. The view never lays out the
@@ -226,7 +167,7 @@ private:
     std::vector<QGraphicsItem*> m_items;              ///< by index into the cut's visible list
     std::vector<std::pair<uint32_t, uint32_t>> m_shownEdges; ///< (from, to) visible indices of the drawn edges
     std::vector<QPolygonF> m_edgeLines;              ///< polyline of each drawn edge
-    PolylineItem* m_highlight = nullptr;
+    graph_detail::PolylineItem* m_highlight = nullptr;
     int m_arrowheads = 0;
     int m_selected = -1;                              ///< graph node index
     int m_selectedCluster = -1;
