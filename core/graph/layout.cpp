@@ -75,31 +75,67 @@ uint64_t countCrossings(std::vector<std::pair<uint32_t, uint32_t>>& segments, ui
     return crossings;
 }
 
-} // namespace
-
-Result<LayoutResult> layoutGraph(const LayoutInput& input, const LayoutOptions& options, const Progress& progress)
-{
+/**
+ * What the phases of layoutGraph share: the input and options, the result being filled, and what
+ * each phase leaves for the later ones. Vertices 0..n-1 are the input's nodes, n..total-1 the
+ * dummies phase 3 adds for long edges.
+ */
+struct LayoutState {
+    const LayoutInput& input;
+    const LayoutOptions& options;
     const uint32_t n = uint32_t(input.nodes.size());
-    if (input.nodes.size() >= UINT32_MAX / 2)
-        return fail(ErrorCode::Limit, "too many nodes to lay out");
-    for (const auto& [a, b] : input.edges)
-        if (a >= n || b >= n)
-            return fail(ErrorCode::Usage, "edge names node " + std::to_string(std::max(a, b)) + " of " + std::to_string(n));
-    LayoutResult result;
-    result.nodes.resize(n);
-    result.edges.resize(input.edges.size());
     const size_t m = input.edges.size();
+    LayoutResult result;
 
-    // ---- 1. cycle breaking: iterative DFS in node order; edges into a vertex on the stack are back edges.
+    // 1. cycle breaking
+    std::vector<uint32_t> discovery;                     ///< node -> DFS discovery order
+    std::vector<uint8_t> reversed, selfLoop;             ///< per edge
+    // 2. ranking
+    std::vector<std::pair<uint32_t, uint32_t>> dagPairs; ///< (upper, lower) of every edge but the self loops
+    std::vector<uint32_t> inDegree, outDegree, rank;
+    uint32_t layers = 0;
+    // 3. vertices
+    std::vector<uint32_t> vLayer;
+    std::vector<double> vWidth, vHeight;
+    std::vector<double> vKey;                            ///< in-layer sort key
+    std::vector<std::pair<uint32_t, uint32_t>> segments; ///< (upper vertex, lower vertex)
+    std::vector<uint32_t> chainStart, chainLength;       ///< dummies of edge e: [chainStart, +chainLength)
+    uint32_t total = 0;                                  ///< vertices, dummies included
+    Csr down, up;
+    std::vector<std::vector<uint32_t>> layerVertices;
+    std::vector<double> pos;                             ///< normalised position in [0, 1)
+    // 5. coordinates
+    std::vector<double> layerTop, layerHeight;
+    std::vector<double> cx;                              ///< vertex -> centre x
+    std::vector<double> rowHeight, vRowTop;              ///< wrapping
+    std::vector<uint32_t> vRow;
+    std::vector<uint32_t> layerColumn;                   ///< folding
+    std::vector<double> columnBottom;
+    double pitch = 0;
+
+    uint32_t upper(uint32_t e) const { return reversed[e] ? input.edges[e].second : input.edges[e].first; }
+    uint32_t lower(uint32_t e) const { return reversed[e] ? input.edges[e].first : input.edges[e].second; }
+};
+
+// ---- 1. cycle breaking: iterative DFS in node order; edges into a vertex on the stack are back edges.
+void breakCycles(LayoutState& s)
+{
+    const LayoutInput& input = s.input;
+    const uint32_t n = s.n;
+    const size_t m = s.m;
+    auto& discovery = s.discovery;
+    auto& reversed = s.reversed;
+    auto& selfLoop = s.selfLoop;
     std::vector<std::pair<uint32_t, uint32_t>> outPairs;
     outPairs.reserve(m);
     for (uint32_t i = 0; i < m; ++i)
         outPairs.push_back({input.edges[i].first, i});
     const Csr outEdges = Csr::build(n, outPairs); // vertex -> edge indices
     std::vector<uint8_t> state(n, 0);
-    std::vector<uint32_t> discovery(n, 0);
+    discovery.assign(n, 0);
     uint32_t discovered = 0;
-    std::vector<uint8_t> reversed(m, 0), selfLoop(m, 0);
+    reversed.assign(m, 0);
+    selfLoop.assign(m, 0);
     {
         std::vector<std::pair<uint32_t, uint32_t>> stack; // vertex, next edge slot
         for (uint32_t root = 0; root < n; ++root) {
@@ -129,6 +165,7 @@ Result<LayoutResult> layoutGraph(const LayoutInput& input, const LayoutOptions& 
             }
         }
     }
+    LayoutResult& result = s.result;
     for (uint32_t e = 0; e < m; ++e) {
         result.edges[e].from = input.edges[e].first;
         result.edges[e].to = input.edges[e].second;
@@ -137,23 +174,30 @@ Result<LayoutResult> layoutGraph(const LayoutInput& input, const LayoutOptions& 
         if (reversed[e] || selfLoop[e])
             result.backEdges.push_back(e);
     }
-    auto upper = [&](uint32_t e) { return reversed[e] ? input.edges[e].second : input.edges[e].first; };
-    auto lower = [&](uint32_t e) { return reversed[e] ? input.edges[e].first : input.edges[e].second; };
-    progress.report(0.1);
+}
 
-    // ---- 2. ranking: longest path from the sources, then sources pulled down next to their consumers.
-    std::vector<std::pair<uint32_t, uint32_t>> dagPairs;
+// ---- 2. ranking: longest path from the sources, then sources pulled down next to their consumers.
+void rankLayers(LayoutState& s)
+{
+    const uint32_t n = s.n;
+    const size_t m = s.m;
+    auto& dagPairs = s.dagPairs;
+    auto& inDegree = s.inDegree;
+    auto& outDegree = s.outDegree;
+    auto& rank = s.rank;
     dagPairs.reserve(m);
     for (uint32_t e = 0; e < m; ++e)
-        if (!selfLoop[e])
-            dagPairs.push_back({upper(e), lower(e)});
+        if (!s.selfLoop[e])
+            dagPairs.push_back({s.upper(e), s.lower(e)});
     const Csr succ = Csr::build(n, dagPairs);
-    std::vector<uint32_t> inDegree(n, 0), outDegree(n, 0);
+    inDegree.assign(n, 0);
+    outDegree.assign(n, 0);
     for (const auto& [a, b] : dagPairs) {
         ++inDegree[b];
         ++outDegree[a];
     }
-    std::vector<uint32_t> rank(n, 0), topo;
+    rank.assign(n, 0);
+    std::vector<uint32_t> topo;
     topo.reserve(n);
     {
         std::vector<uint32_t> remaining = inDegree;
@@ -181,28 +225,57 @@ Result<LayoutResult> layoutGraph(const LayoutInput& input, const LayoutOptions& 
     uint32_t layers = n ? 1 : 0;
     for (uint32_t v = 0; v < n; ++v)
         layers = std::max(layers, rank[v] + 1);
-    result.layerCount = layers;
+    s.layers = layers;
+    s.result.layerCount = layers;
+}
 
-    // ---- 3. vertices: real nodes, then dummies for every layer a long edge crosses (within budget).
-    std::vector<uint32_t> vLayer(rank);
-    std::vector<double> vWidth(n), vHeight(n);
-    std::vector<double> vKey(n); // initial in-layer order: DFS discovery
+/** Sorts layer \a r by the vertices' keys (stable) and records their normalised positions. */
+void sortLayer(LayoutState& s, uint32_t r)
+{
+    auto& lv = s.layerVertices[r];
+    std::stable_sort(lv.begin(), lv.end(), [&](uint32_t a, uint32_t b) { return s.vKey[a] < s.vKey[b]; });
+    const double size = double(lv.size());
+    for (uint32_t i = 0; i < lv.size(); ++i)
+        s.pos[lv[i]] = (i + 0.5) / size;
+}
+
+// ---- 3. vertices: real nodes, then dummies for every layer a long edge crosses (within budget).
+void addVertices(LayoutState& s)
+{
+    const LayoutInput& input = s.input;
+    const LayoutOptions& options = s.options;
+    const uint32_t n = s.n;
+    const size_t m = s.m;
+    const uint32_t layers = s.layers;
+    const auto& rank = s.rank;
+    const auto& discovery = s.discovery;
+    auto& vLayer = s.vLayer;
+    auto& vWidth = s.vWidth;
+    auto& vHeight = s.vHeight;
+    auto& vKey = s.vKey;
+    auto& segments = s.segments;
+    auto& chainStart = s.chainStart;
+    auto& chainLength = s.chainLength;
+    vLayer = rank;
+    vWidth.resize(n);
+    vHeight.resize(n);
+    vKey.resize(n); // initial in-layer order: DFS discovery
     for (uint32_t v = 0; v < n; ++v) {
         vWidth[v] = input.nodes[v].width;
         vHeight[v] = input.nodes[v].height;
         vKey[v] = discovery[v];
     }
-    std::vector<std::pair<uint32_t, uint32_t>> segments; // (upper vertex, lower vertex)
     segments.reserve(m);
-    std::vector<uint32_t> chainStart(m, 0), chainLength(m, 0); // dummies of edge e: [chainStart, +chainLength)
+    chainStart.assign(m, 0);
+    chainLength.assign(m, 0);
     uint64_t budget = options.maxDummies;
     for (uint32_t e = 0; e < m; ++e) {
-        if (selfLoop[e])
+        if (s.selfLoop[e])
             continue;
-        const uint32_t a = upper(e), b = lower(e);
+        const uint32_t a = s.upper(e), b = s.lower(e);
         const uint32_t span = rank[b] - rank[a];
         if (span > 1 && (uint64_t(span - 1) > budget || span > options.maxDummySpan)) {
-            result.edges[e].straight = true;
+            s.result.edges[e].straight = true;
             continue;
         }
         uint32_t prev = a;
@@ -221,9 +294,12 @@ Result<LayoutResult> layoutGraph(const LayoutInput& input, const LayoutOptions& 
         segments.push_back({prev, b});
     }
     const uint32_t total = uint32_t(vLayer.size());
-    result.dummyCount = total - n;
-    const Csr down = Csr::build(total, segments), up = Csr::build(total, segments, /*reverse=*/true);
-    std::vector<std::vector<uint32_t>> layerVertices(layers);
+    s.total = total;
+    s.result.dummyCount = total - n;
+    s.down = Csr::build(total, segments);
+    s.up = Csr::build(total, segments, /*reverse=*/true);
+    auto& layerVertices = s.layerVertices;
+    layerVertices.resize(layers);
     {
         std::vector<uint32_t> count(layers, 0);
         for (uint32_t v = 0; v < total; ++v)
@@ -233,48 +309,60 @@ Result<LayoutResult> layoutGraph(const LayoutInput& input, const LayoutOptions& 
         for (uint32_t v = 0; v < total; ++v)
             layerVertices[vLayer[v]].push_back(v);
     }
-    std::vector<double> pos(total, 0); // normalised position in [0, 1)
-    auto sortLayer = [&](uint32_t r) {
-        auto& lv = layerVertices[r];
-        std::stable_sort(lv.begin(), lv.end(), [&](uint32_t a, uint32_t b) { return vKey[a] < vKey[b]; });
-        const double size = double(lv.size());
-        for (uint32_t i = 0; i < lv.size(); ++i)
-            pos[lv[i]] = (i + 0.5) / size;
-    };
+    s.pos.assign(total, 0);
     for (uint32_t r = 0; r < layers; ++r)
-        sortLayer(r);
-    progress.report(0.3);
+        sortLayer(s, r);
+}
 
-    // ---- 4. crossing reduction: barycenter sweeps, alternating direction.
-    for (int sweep = 0; sweep < options.crossingSweeps; ++sweep) {
+// ---- 4. crossing reduction: barycenter sweeps, alternating direction.
+Result<void> reduceCrossings(LayoutState& s, const Progress& progress)
+{
+    const uint32_t layers = s.layers;
+    auto& vKey = s.vKey;
+    const auto& pos = s.pos;
+    for (int sweep = 0; sweep < s.options.crossingSweeps; ++sweep) {
         if (progress.cancelled())
             return fail(ErrorCode::Cancelled, "layout cancelled");
         const bool downward = sweep % 2 == 0;
         for (uint32_t step = 1; step < layers; ++step) {
             const uint32_t r = downward ? step : layers - 1 - step;
-            for (uint32_t v : layerVertices[r]) {
-                const auto nb = downward ? up.of(v) : down.of(v);
+            for (uint32_t v : s.layerVertices[r]) {
+                const auto nb = downward ? s.up.of(v) : s.down.of(v);
                 if (nb.empty()) {
                     vKey[v] = pos[v];
                     continue;
                 }
-                double s = 0;
+                double sum = 0;
                 for (uint32_t u : nb)
-                    s += pos[u];
-                vKey[v] = s / double(nb.size());
+                    sum += pos[u];
+                vKey[v] = sum / double(nb.size());
             }
-            sortLayer(r);
+            sortLayer(s, r);
         }
     }
-    progress.report(0.6);
+    return {};
+}
 
-    // ---- 5. coordinates: y per layer, x by least squares towards neighbours, order and spacing kept.
-    std::vector<double> layerTop(layers, 0), layerHeight(layers, 0);
+// ---- 5. coordinates: y per layer, x by least squares towards neighbours, order and spacing kept.
+Result<void> assignCoordinates(LayoutState& s, const Progress& progress)
+{
+    const LayoutOptions& options = s.options;
+    const uint32_t n = s.n;
+    const uint32_t layers = s.layers;
+    const uint32_t total = s.total;
+    const auto& vLayer = s.vLayer;
+    const auto& vWidth = s.vWidth;
+    const auto& layerVertices = s.layerVertices;
+    auto& layerTop = s.layerTop;
+    auto& layerHeight = s.layerHeight;
+    auto& cx = s.cx;
+    layerTop.assign(layers, 0);
+    layerHeight.assign(layers, 0);
     for (uint32_t v = 0; v < total; ++v)
-        layerHeight[vLayer[v]] = std::max(layerHeight[vLayer[v]], vHeight[v]);
+        layerHeight[vLayer[v]] = std::max(layerHeight[vLayer[v]], s.vHeight[v]);
     for (uint32_t r = 1; r < layers; ++r)
         layerTop[r] = layerTop[r - 1] + layerHeight[r - 1] + options.layerGap;
-    std::vector<double> cx(total, 0);
+    cx.assign(total, 0);
     std::vector<std::vector<double>> separation(layers);
     for (uint32_t r = 0; r < layers; ++r) {
         const auto& lv = layerVertices[r];
@@ -306,27 +394,34 @@ Result<LayoutResult> layoutGraph(const LayoutInput& input, const LayoutOptions& 
             desired.resize(lv.size());
             for (size_t i = 0; i < lv.size(); ++i) {
                 const uint32_t v = lv[i];
-                double s = 0;
+                double sum = 0;
                 size_t c = 0;
                 auto take = [&](std::span<const uint32_t> nb) {
                     for (uint32_t u : nb)
-                        s += cx[u];
+                        sum += cx[u];
                     c += nb.size();
                 };
                 if (last || downward)
-                    take(up.of(v));
+                    take(s.up.of(v));
                 if (last || !downward)
-                    take(down.of(v));
-                desired[i] = c ? s / double(c) : cx[v];
+                    take(s.down.of(v));
+                desired[i] = c ? sum / double(c) : cx[v];
             }
             placeLayer(desired, separation[r], placed);
             for (size_t i = 0; i < lv.size(); ++i)
                 cx[lv[i]] = placed[i];
         }
     }
-    progress.report(0.85);
+    return {};
+}
 
-    // Shift into [0, width].
+// Shift into [0, width].
+void shiftIntoBounds(LayoutState& s)
+{
+    auto& cx = s.cx;
+    const auto& vWidth = s.vWidth;
+    const uint32_t total = s.total;
+    const uint32_t layers = s.layers;
     double minX = 0, maxX = 0;
     bool any = false;
     for (uint32_t v = 0; v < total; ++v) {
@@ -337,163 +432,221 @@ Result<LayoutResult> layoutGraph(const LayoutInput& input, const LayoutOptions& 
     }
     for (uint32_t v = 0; v < total; ++v)
         cx[v] -= minX;
-    result.width = any ? maxX - minX : 0;
-    result.height = layers ? layerTop[layers - 1] + layerHeight[layers - 1] : 0;
+    s.result.width = any ? maxX - minX : 0;
+    s.result.height = layers ? s.layerTop[layers - 1] + s.layerHeight[layers - 1] : 0;
+}
 
-    // Wrapping: a graph much wider than tall (one input fanning out to thousands of branches) breaks
-    // its wide layers into rows, like a paragraph, until width / height comes near foldAspect.
-    std::vector<double> rowHeight = layerHeight, vRowTop(total, 0);
-    std::vector<uint32_t> vRow(total, 0);
+/** Wrapping: the row width whose wrapped shape comes nearest the wanted aspect (result.width: none nearer). */
+double bestRowWidth(const LayoutState& s, const std::vector<double>& left, const std::vector<double>& right, double rowGap)
+{
+    const LayoutOptions& options = s.options;
+    const LayoutResult& result = s.result;
+    const uint32_t layers = s.layers;
+    const auto& layerHeight = s.layerHeight;
+    auto shape = [&](double rowWidth) {
+        double height = result.height, width = 0;
+        for (uint32_t r = 0; r < layers; ++r) {
+            const double w = right[r] - left[r];
+            const double rows = std::max(1.0, std::ceil(w / rowWidth - 1e-9));
+            height += (rows - 1) * (layerHeight[r] + rowGap);
+            width = std::max(width, rows > 1 ? rowWidth + options.nodeGap + 2 * options.dummyWidth : w);
+        }
+        return std::pair{width, height};
+    };
+    double bestWidth = result.width, bestScore = 1e300;
+    for (int k = 1; k <= 256; ++k) {
+        const double rowWidth = result.width / k;
+        if (rowWidth < 4 * options.nodeGap)
+            break;
+        const auto [w, h] = shape(rowWidth);
+        const double score = std::abs(std::log(w / h / options.foldAspect));
+        if (score < bestScore) {
+            bestScore = score;
+            bestWidth = rowWidth;
+        }
+    }
+    return bestWidth;
+}
+
+/** Wrapping: the layers wider than \a bestWidth cut into rows, each centred on its own; the rest centred as before. */
+void cutIntoRows(LayoutState& s, const std::vector<double>& left, const std::vector<double>& right, double rowGap, double bestWidth)
+{
+    const LayoutOptions& options = s.options;
+    LayoutResult& result = s.result;
+    const uint32_t layers = s.layers;
+    const auto& layerVertices = s.layerVertices;
+    const auto& vWidth = s.vWidth;
+    const auto& rowHeight = s.rowHeight;
+    auto& cx = s.cx;
+    auto& layerTop = s.layerTop;
+    auto& layerHeight = s.layerHeight;
+    // rows: consecutive vertices by their place in the layer, cut every bestWidth
+    struct Row {
+        uint32_t layer, row;
+        size_t begin, end;
+        double left, right;
+    };
+    std::vector<Row> rows;
+    std::vector<uint32_t> rowCount(layers, 1);
+    double width = 0;
+    for (uint32_t r = 0; r < layers; ++r) {
+        const auto& lv = layerVertices[r];
+        const double w = right[r] - left[r];
+        const uint32_t count = uint32_t(std::max(1.0, std::ceil(w / bestWidth - 1e-9)));
+        if (count == 1) {
+            width = std::max(width, w);
+            continue;
+        }
+        const double pitch = w / count;
+        uint32_t row = 0;
+        for (size_t begin = 0; begin < lv.size(); ++row) {
+            size_t end = begin + 1; // never an empty row
+            while (end < lv.size() && (row + 1 == count || cx[lv[end]] - left[r] < (row + 1) * pitch))
+                ++end;
+            rows.push_back({r, row, begin, end, cx[lv[begin]] - vWidth[lv[begin]] / 2, cx[lv[end - 1]] + vWidth[lv[end - 1]] / 2});
+            width = std::max(width, rows.back().right - rows.back().left);
+            begin = end;
+        }
+        rowCount[r] = row;
+    }
+    for (uint32_t r = 0; r < layers; ++r)
+        if (rowCount[r] == 1) { // kept whole: centred as before, inside the new width
+            const double shift = std::clamp(width / 2 - result.width / 2, -left[r], width - right[r]);
+            for (uint32_t v : layerVertices[r])
+                cx[v] += shift;
+        } else {
+            layerHeight[r] = rowCount[r] * rowHeight[r] + (rowCount[r] - 1) * rowGap;
+        }
+    for (const Row& row : rows) { // each row centred on its own
+        const double shift = (width - (row.right - row.left)) / 2 - row.left;
+        for (size_t i = row.begin; i < row.end; ++i) {
+            const uint32_t v = layerVertices[row.layer][i];
+            cx[v] += shift;
+            s.vRow[v] = row.row;
+            s.vRowTop[v] = row.row * (rowHeight[row.layer] + rowGap);
+        }
+    }
+    for (uint32_t r = 1; r < layers; ++r)
+        layerTop[r] = layerTop[r - 1] + layerHeight[r - 1] + options.layerGap;
+    result.width = width;
+    result.height = layerTop[layers - 1] + layerHeight[layers - 1];
+}
+
+// Wrapping: a graph much wider than tall (one input fanning out to thousands of branches) breaks
+// its wide layers into rows, like a paragraph, until width / height comes near foldAspect.
+void wrapWideLayers(LayoutState& s)
+{
+    const LayoutOptions& options = s.options;
+    const LayoutResult& result = s.result;
+    const uint32_t layers = s.layers;
+    const auto& layerVertices = s.layerVertices;
+    s.rowHeight = s.layerHeight;
+    s.vRowTop.assign(s.total, 0);
+    s.vRow.assign(s.total, 0);
     size_t widestLayer = 0;
     for (const auto& lv : layerVertices)
         widestLayer = std::max(widestLayer, lv.size());
-    if (options.foldAspect > 0 && layers > 0 && result.height > 0 && result.width / result.height > 2 * options.foldAspect
-        && widestLayer > options.foldMinCount) {
-        std::vector<double> left(layers, 0), right(layers, 0);
-        for (uint32_t r = 0; r < layers; ++r)
-            if (!layerVertices[r].empty()) {
-                left[r] = cx[layerVertices[r].front()] - vWidth[layerVertices[r].front()] / 2;
-                right[r] = cx[layerVertices[r].back()] + vWidth[layerVertices[r].back()] / 2;
-            }
-        const double rowGap = options.layerGap / 2;
-        // the row width whose wrapped shape comes nearest the wanted aspect
-        auto shape = [&](double rowWidth) {
-            double height = result.height, width = 0;
-            for (uint32_t r = 0; r < layers; ++r) {
-                const double w = right[r] - left[r];
-                const double rows = std::max(1.0, std::ceil(w / rowWidth - 1e-9));
-                height += (rows - 1) * (layerHeight[r] + rowGap);
-                width = std::max(width, rows > 1 ? rowWidth + options.nodeGap + 2 * options.dummyWidth : w);
-            }
-            return std::pair{width, height};
-        };
-        double bestWidth = result.width, bestScore = 1e300;
-        for (int k = 1; k <= 256; ++k) {
-            const double rowWidth = result.width / k;
-            if (rowWidth < 4 * options.nodeGap)
-                break;
-            const auto [w, h] = shape(rowWidth);
-            const double score = std::abs(std::log(w / h / options.foldAspect));
-            if (score < bestScore) {
-                bestScore = score;
-                bestWidth = rowWidth;
-            }
-        }
-        if (bestWidth < result.width) {
-            // rows: consecutive vertices by their place in the layer, cut every bestWidth
-            struct Row {
-                uint32_t layer, row;
-                size_t begin, end;
-                double left, right;
-            };
-            std::vector<Row> rows;
-            std::vector<uint32_t> rowCount(layers, 1);
-            double width = 0;
-            for (uint32_t r = 0; r < layers; ++r) {
-                const auto& lv = layerVertices[r];
-                const double w = right[r] - left[r];
-                const uint32_t count = uint32_t(std::max(1.0, std::ceil(w / bestWidth - 1e-9)));
-                if (count == 1) {
-                    width = std::max(width, w);
-                    continue;
-                }
-                const double pitch = w / count;
-                uint32_t row = 0;
-                for (size_t begin = 0; begin < lv.size(); ++row) {
-                    size_t end = begin + 1; // never an empty row
-                    while (end < lv.size() && (row + 1 == count || cx[lv[end]] - left[r] < (row + 1) * pitch))
-                        ++end;
-                    rows.push_back({r, row, begin, end, cx[lv[begin]] - vWidth[lv[begin]] / 2, cx[lv[end - 1]] + vWidth[lv[end - 1]] / 2});
-                    width = std::max(width, rows.back().right - rows.back().left);
-                    begin = end;
-                }
-                rowCount[r] = row;
-            }
-            for (uint32_t r = 0; r < layers; ++r)
-                if (rowCount[r] == 1) { // kept whole: centred as before, inside the new width
-                    const double shift = std::clamp(width / 2 - result.width / 2, -left[r], width - right[r]);
-                    for (uint32_t v : layerVertices[r])
-                        cx[v] += shift;
-                } else {
-                    layerHeight[r] = rowCount[r] * rowHeight[r] + (rowCount[r] - 1) * rowGap;
-                }
-            for (const Row& row : rows) { // each row centred on its own
-                const double shift = (width - (row.right - row.left)) / 2 - row.left;
-                for (size_t i = row.begin; i < row.end; ++i) {
-                    const uint32_t v = layerVertices[row.layer][i];
-                    cx[v] += shift;
-                    vRow[v] = row.row;
-                    vRowTop[v] = row.row * (rowHeight[row.layer] + rowGap);
-                }
-            }
-            for (uint32_t r = 1; r < layers; ++r)
-                layerTop[r] = layerTop[r - 1] + layerHeight[r - 1] + options.layerGap;
-            result.width = width;
-            result.height = layerTop[layers - 1] + layerHeight[layers - 1];
-        }
-    }
-
-    // Folding: a deep graph wraps into columns of consecutive layers, like text into lines.
-    std::vector<uint32_t> layerColumn(layers, 0);
-    std::vector<double> columnBottom{result.height};
-    double pitch = 0;
-    if (options.foldAspect > 0 && layers > 1 && layers > options.foldMinCount && result.width > 0) {
-        pitch = result.width + options.columnGap;
-        const double wanted = std::sqrt(options.foldAspect * result.height / pitch);
-        if (wanted >= 1.5) {
-            const double columnHeight = result.height / std::round(wanted);
-            std::vector<double> columnX(layers, 0);
-            double start = 0;
-            uint32_t column = 0;
-            columnBottom.assign(1, 0);
-            for (uint32_t r = 0; r < layers; ++r) {
-                if (r > 0 && layerTop[r] + layerHeight[r] - start > columnHeight && layerTop[r] > start) {
-                    ++column;
-                    start = layerTop[r];
-                    columnBottom.push_back(0);
-                }
-                layerColumn[r] = column;
-                layerTop[r] -= start;
-                columnX[r] = column * pitch;
-                columnBottom[column] = layerTop[r] + layerHeight[r];
-            }
-            for (uint32_t v = 0; v < total; ++v)
-                cx[v] += columnX[vLayer[v]];
-            result.columns = column + 1;
-            result.width = result.columns * pitch - options.columnGap;
-            result.height = *std::max_element(columnBottom.begin(), columnBottom.end());
-        }
-    }
+    if (!(options.foldAspect > 0 && layers > 0 && result.height > 0 && result.width / result.height > 2 * options.foldAspect
+            && widestLayer > options.foldMinCount))
+        return;
+    std::vector<double> left(layers, 0), right(layers, 0);
     for (uint32_t r = 0; r < layers; ++r)
-        for (uint32_t i = 0; i < layerVertices[r].size(); ++i) {
-            const uint32_t v = layerVertices[r][i];
-            if (v >= n)
+        if (!layerVertices[r].empty()) {
+            left[r] = s.cx[layerVertices[r].front()] - s.vWidth[layerVertices[r].front()] / 2;
+            right[r] = s.cx[layerVertices[r].back()] + s.vWidth[layerVertices[r].back()] / 2;
+        }
+    const double rowGap = options.layerGap / 2;
+    const double bestWidth = bestRowWidth(s, left, right, rowGap);
+    if (bestWidth < result.width)
+        cutIntoRows(s, left, right, rowGap, bestWidth);
+}
+
+// Folding: a deep graph wraps into columns of consecutive layers, like text into lines.
+void foldIntoColumns(LayoutState& s)
+{
+    const LayoutOptions& options = s.options;
+    LayoutResult& result = s.result;
+    const uint32_t layers = s.layers;
+    auto& layerTop = s.layerTop;
+    const auto& layerHeight = s.layerHeight;
+    auto& layerColumn = s.layerColumn;
+    auto& columnBottom = s.columnBottom;
+    auto& pitch = s.pitch;
+    layerColumn.assign(layers, 0);
+    columnBottom.assign(1, result.height);
+    pitch = 0;
+    if (!(options.foldAspect > 0 && layers > 1 && layers > options.foldMinCount && result.width > 0))
+        return;
+    pitch = result.width + options.columnGap;
+    const double wanted = std::sqrt(options.foldAspect * result.height / pitch);
+    if (wanted >= 1.5) {
+        const double columnHeight = result.height / std::round(wanted);
+        std::vector<double> columnX(layers, 0);
+        double start = 0;
+        uint32_t column = 0;
+        columnBottom.assign(1, 0);
+        for (uint32_t r = 0; r < layers; ++r) {
+            if (r > 0 && layerTop[r] + layerHeight[r] - start > columnHeight && layerTop[r] > start) {
+                ++column;
+                start = layerTop[r];
+                columnBottom.push_back(0);
+            }
+            layerColumn[r] = column;
+            layerTop[r] -= start;
+            columnX[r] = column * pitch;
+            columnBottom[column] = layerTop[r] + layerHeight[r];
+        }
+        for (uint32_t v = 0; v < s.total; ++v)
+            s.cx[v] += columnX[s.vLayer[v]];
+        result.columns = column + 1;
+        result.width = result.columns * pitch - options.columnGap;
+        result.height = *std::max_element(columnBottom.begin(), columnBottom.end());
+    }
+}
+
+/** The boxes of the real nodes where the coordinates, the wrapping and the folding put them. */
+void placeNodes(LayoutState& s)
+{
+    const auto& cx = s.cx;
+    const auto& vWidth = s.vWidth;
+    const auto& vHeight = s.vHeight;
+    for (uint32_t r = 0; r < s.layers; ++r)
+        for (uint32_t i = 0; i < s.layerVertices[r].size(); ++i) {
+            const uint32_t v = s.layerVertices[r][i];
+            if (v >= s.n)
                 continue;
-            auto& node = result.nodes[v];
+            auto& node = s.result.nodes[v];
             node.width = vWidth[v];
             node.height = vHeight[v];
             node.x = cx[v] - vWidth[v] / 2;
-            node.y = layerTop[r] + vRowTop[v] + (rowHeight[r] - vHeight[v]) / 2;
+            node.y = s.layerTop[r] + s.vRowTop[v] + (s.rowHeight[r] - vHeight[v]) / 2;
             node.layer = r;
             node.order = i;
-            node.row = vRow[v];
+            node.row = s.vRow[v];
         }
+}
 
-    // ---- 6. routing: bottom centre of the upper box, through the dummies, top centre of the lower box.
-    for (uint32_t e = 0; e < m; ++e) {
+// ---- 6. routing: bottom centre of the upper box, through the dummies, top centre of the lower box.
+void routeEdges(LayoutState& s)
+{
+    const LayoutOptions& options = s.options;
+    LayoutResult& result = s.result;
+    const auto& layerColumn = s.layerColumn;
+    const auto& vLayer = s.vLayer;
+    for (uint32_t e = 0; e < s.m; ++e) {
         auto& edge = result.edges[e];
-        if (selfLoop[e])
+        if (s.selfLoop[e])
             continue;
-        const auto& a = result.nodes[upper(e)];
-        const auto& b = result.nodes[lower(e)];
-        edge.points.reserve(chainLength[e] + 2);
+        const auto& a = result.nodes[s.upper(e)];
+        const auto& b = result.nodes[s.lower(e)];
+        edge.points.reserve(s.chainLength[e] + 2);
         uint32_t column = layerColumn[a.layer];
         // into a later column: down out of this one, along its foot to the gap beside it, up the gap
         // (no box there) and along the top to where the edge enters the next column
         auto add = [&](double x, double y, uint32_t layer) {
             if (layerColumn[layer] != column) {
                 const auto [px, py] = edge.points.back();
-                const double foot = columnBottom[column] + options.layerGap / 2, gap = (column + 1) * pitch - options.columnGap / 2;
+                const double foot = s.columnBottom[column] + options.layerGap / 2, gap = (column + 1) * s.pitch - options.columnGap / 2;
                 edge.points.push_back({px, foot});
                 edge.points.push_back({gap, foot});
                 edge.points.push_back({gap, -options.layerGap / 2});
@@ -503,61 +656,101 @@ Result<LayoutResult> layoutGraph(const LayoutInput& input, const LayoutOptions& 
             edge.points.push_back({x, y});
         };
         edge.points.push_back({a.x + a.width / 2, a.y + a.height});
-        for (uint32_t k = 0; k < chainLength[e]; ++k) {
-            const uint32_t d = chainStart[e] + k;
-            add(cx[d], layerTop[vLayer[d]] + vRowTop[d] + rowHeight[vLayer[d]] / 2, vLayer[d]);
+        for (uint32_t k = 0; k < s.chainLength[e]; ++k) {
+            const uint32_t d = s.chainStart[e] + k;
+            add(s.cx[d], s.layerTop[vLayer[d]] + s.vRowTop[d] + s.rowHeight[vLayer[d]] / 2, vLayer[d]);
         }
         add(b.x + b.width / 2, b.y, b.layer);
-        if (reversed[e])
+        if (s.reversed[e])
             std::reverse(edge.points.begin(), edge.points.end());
     }
+}
 
-    // ---- 7. chains of single-successor -> single-predecessor links, reported as groups.
-    {
-        std::vector<uint32_t> next(n, UINT32_MAX), prev(n, UINT32_MAX);
-        for (const auto& [a, b] : dagPairs)
-            if (outDegree[a] == 1 && inDegree[b] == 1) {
-                next[a] = b;
-                prev[b] = a;
-            }
-        for (uint32_t v = 0; v < n; ++v) {
-            if (prev[v] != UINT32_MAX || next[v] == UINT32_MAX)
-                continue;
-            LayoutGroup g;
-            for (uint32_t w = v; w != UINT32_MAX; w = next[w])
-                g.nodes.push_back(w);
-            if (g.nodes.size() < options.minGroupLength)
-                continue;
-            double x0 = 1e300, y0 = 1e300, x1 = -1e300, y1 = -1e300;
-            for (uint32_t w : g.nodes) {
-                const auto& b = result.nodes[w];
-                x0 = std::min(x0, b.x);
-                y0 = std::min(y0, b.y);
-                x1 = std::max(x1, b.x + b.width);
-                y1 = std::max(y1, b.y + b.height);
-            }
-            g.x = x0;
-            g.y = y0;
-            g.width = x1 - x0;
-            g.height = y1 - y0;
-            result.groups.push_back(std::move(g));
+// ---- 7. chains of single-successor -> single-predecessor links, reported as groups.
+void collectChains(LayoutState& s)
+{
+    const uint32_t n = s.n;
+    LayoutResult& result = s.result;
+    std::vector<uint32_t> next(n, UINT32_MAX), prev(n, UINT32_MAX);
+    for (const auto& [a, b] : s.dagPairs)
+        if (s.outDegree[a] == 1 && s.inDegree[b] == 1) {
+            next[a] = b;
+            prev[b] = a;
         }
+    for (uint32_t v = 0; v < n; ++v) {
+        if (prev[v] != UINT32_MAX || next[v] == UINT32_MAX)
+            continue;
+        LayoutGroup g;
+        for (uint32_t w = v; w != UINT32_MAX; w = next[w])
+            g.nodes.push_back(w);
+        if (g.nodes.size() < s.options.minGroupLength)
+            continue;
+        double x0 = 1e300, y0 = 1e300, x1 = -1e300, y1 = -1e300;
+        for (uint32_t w : g.nodes) {
+            const auto& b = result.nodes[w];
+            x0 = std::min(x0, b.x);
+            y0 = std::min(y0, b.y);
+            x1 = std::max(x1, b.x + b.width);
+            y1 = std::max(y1, b.y + b.height);
+        }
+        g.x = x0;
+        g.y = y0;
+        g.width = x1 - x0;
+        g.height = y1 - y0;
+        result.groups.push_back(std::move(g));
     }
+}
 
-    // ---- 8. crossings left, counted exactly per pair of adjacent layers.
-    {
-        std::vector<uint32_t> order(total, 0);
-        for (uint32_t r = 0; r < layers; ++r)
-            for (uint32_t i = 0; i < layerVertices[r].size(); ++i)
-                order[layerVertices[r][i]] = i;
-        std::vector<std::vector<std::pair<uint32_t, uint32_t>>> byLayer(layers);
-        for (const auto& [a, b] : segments)
-            byLayer[vLayer[a]].push_back({order[a], order[b]});
-        for (uint32_t r = 0; r + 1 < layers; ++r)
-            result.crossings += countCrossings(byLayer[r], uint32_t(layerVertices[r + 1].size()));
-    }
+// ---- 8. crossings left, counted exactly per pair of adjacent layers.
+void countLayerCrossings(LayoutState& s)
+{
+    const uint32_t layers = s.layers;
+    const auto& layerVertices = s.layerVertices;
+    std::vector<uint32_t> order(s.total, 0);
+    for (uint32_t r = 0; r < layers; ++r)
+        for (uint32_t i = 0; i < layerVertices[r].size(); ++i)
+            order[layerVertices[r][i]] = i;
+    std::vector<std::vector<std::pair<uint32_t, uint32_t>>> byLayer(layers);
+    for (const auto& [a, b] : s.segments)
+        byLayer[s.vLayer[a]].push_back({order[a], order[b]});
+    for (uint32_t r = 0; r + 1 < layers; ++r)
+        s.result.crossings += countCrossings(byLayer[r], uint32_t(layerVertices[r + 1].size()));
+}
+
+} // namespace
+
+Result<LayoutResult> layoutGraph(const LayoutInput& input, const LayoutOptions& options, const Progress& progress)
+{
+    const uint32_t n = uint32_t(input.nodes.size());
+    if (input.nodes.size() >= UINT32_MAX / 2)
+        return fail(ErrorCode::Limit, "too many nodes to lay out");
+    for (const auto& [a, b] : input.edges)
+        if (a >= n || b >= n)
+            return fail(ErrorCode::Usage, "edge names node " + std::to_string(std::max(a, b)) + " of " + std::to_string(n));
+    LayoutState s{input, options};
+    s.result.nodes.resize(n);
+    s.result.edges.resize(input.edges.size());
+
+    breakCycles(s);
+    progress.report(0.1);
+    rankLayers(s);
+    addVertices(s);
+    progress.report(0.3);
+    if (auto swept = reduceCrossings(s, progress); !swept)
+        return std::unexpected(std::move(swept.error()));
+    progress.report(0.6);
+    if (auto placed = assignCoordinates(s, progress); !placed)
+        return std::unexpected(std::move(placed.error()));
+    progress.report(0.85);
+    shiftIntoBounds(s);
+    wrapWideLayers(s);
+    foldIntoColumns(s);
+    placeNodes(s);
+    routeEdges(s);
+    collectChains(s);
+    countLayerCrossings(s);
     progress.report(1.0);
-    return result;
+    return std::move(s.result);
 }
 
 LayoutInput layoutInputFor(const ComputationGraphStore& graph, std::vector<std::string>* names)
