@@ -3,7 +3,7 @@
 //! The `ckpt-train` layout: the Rust types of the TrainingRecords the reference trainer
 //! (app/train) writes, so that the real rmp-serde / serde_json / bincode decode them typed.
 //!
-//! Mirrors app/train/trainer.cpp (writeModule, writeOptimizer, writeGradients, the schedulers of
+//! Mirrors app/train/recordwriter.cpp (writeModule, writeOptimizer, writeGradients, the schedulers of
 //! optim.h) and app/train/config.cpp (writeCallerState: field order and Rust widths). Field order
 //! only matters on the wire for bincode; for MessagePack and JSON `reencode` checks it (a re-encode
 //! in declaration order must give the file's bytes back).
