@@ -4,7 +4,8 @@
 # Installs everything the project needs on Debian bookworm, from Debian's archive only (run as root).
 # Why each library: Qt 6 Widgets/Concurrent/Svg + QCustomPlot for the app; Eigen for the trainer and
 # statistics; nlohmann_json for CLI reports and schema files; zlib + libdeflate for gzip (libdeflate
-# inflates whole members ~2x faster than zlib, zlib streams the rest); cargo + librust-*-dev build the
+# inflates whole members ~2x faster than zlib, zlib streams the rest); libssl-dev for libcrypto's
+# SHA-256 of CAR blocks (faster than our own portable code, issue 32); cargo + librust-*-dev build the
 # Rust oracle that checks us against the real serializer crates (librust-ciborium-ll-dev: the CBOR
 # encoder under ciborium, for burnpack files); python3-msgpack/numpy, graphviz and
 # time are the peers of the benchmarks; xvfb and fonts let screenshots and GUI tests run headless;
@@ -18,7 +19,7 @@ packages=(
   build-essential cmake ninja-build pkg-config
   qt6-base-dev qt6-base-dev-tools qt6-svg-dev libgl-dev
   libqcustomplot-dev libqcustomplot2.1-qt6
-  nlohmann-json3-dev libeigen3-dev zlib1g-dev libdeflate-dev
+  nlohmann-json3-dev libeigen3-dev zlib1g-dev libdeflate-dev libssl-dev
   cargo librust-serde-dev librust-serde-derive-dev librust-rmp-serde-dev librust-serde-json-dev
   librust-bincode-dev librust-flate2-dev librust-half-dev librust-serde-bytes-dev
   librust-data-encoding-dev librust-indexmap-dev librust-ciborium-ll-dev

@@ -2,11 +2,48 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/graph/sha256.h"
 
+#include <openssl/err.h>
+#include <openssl/evp.h>
+
+#include <algorithm>
 #include <cstring>
+#include <utility>
+
+// SHA-256 goes through OpenSSL's libcrypto (issue 32): it hashes CAR-sized blocks faster than our
+// portable code at every size measured; that code stays below as the fallback (the figures: README
+// "Benchmarks", from tests/bench/results/latest.json, rows sha256.*).
+//
+// Failures. libcrypto can refuse in two places only, both before any byte is hashed: the fetch of
+// SHA2-256 from its providers (a broken OPENSSL_CONF that loads no provider offering it; the default
+// and the FIPS provider both do) and the allocation of a context. In both cases the hash is computed
+// by detail::PortableSha256 - the same digest, only slower - so no caller sees a difference, nothing
+// throws and nothing aborts; the error queue of the thread is cleared so that no other user of
+// libcrypto in the process finds our entries. After a successful init, OpenSSL 3's SHA-256 update and
+// final return 1 unconditionally; should they report a failure anyway, the one-shot sha256() hashes
+// the same bytes again with the fallback, and the incremental Sha256 (whose earlier bytes are gone)
+// returns the all-zero digest described in the header.
 
 namespace ckpt {
 
 namespace {
+
+/**
+ * SHA2-256, fetched once from libcrypto's providers; null if they refuse. EVP_Digest with
+ * EVP_sha256() fetches it again on every call, which at 64-byte blocks costs more than the hash
+ * itself (the bench's rows sha256.evp and sha256.core at 64 B). Thread-safe: a function-local
+ * static, and a fetched method is immutable and reference-counted. Never freed: it lives as long as
+ * the process, and this pointer keeps it reachable (LeakSanitizer does not count it).
+ */
+const EVP_MD* fetchedSha256()
+{
+    static EVP_MD* const md = [] {
+        EVP_MD* fetched = EVP_MD_fetch(nullptr, "SHA2-256", nullptr);
+        if (!fetched)
+            ERR_clear_error();
+        return fetched;
+    }();
+    return md;
+}
 
 constexpr uint32_t kRound[64] = {
     0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
@@ -23,12 +60,9 @@ inline uint32_t rotr(uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
 
 } // namespace
 
-Sha256::Sha256()
-    : m_h{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19}
-{
-}
+namespace detail {
 
-void Sha256::block(const uint8_t* p)
+void PortableSha256::block(const uint8_t* p)
 {
     uint32_t w[64];
     for (int i = 0; i < 16; ++i)
@@ -65,7 +99,7 @@ void Sha256::block(const uint8_t* p)
     m_h[7] += h;
 }
 
-void Sha256::update(std::span<const uint8_t> data)
+void PortableSha256::update(std::span<const uint8_t> data)
 {
     const uint8_t* p = data.data();
     size_t n = data.size();
@@ -89,7 +123,7 @@ void Sha256::update(std::span<const uint8_t> data)
     }
 }
 
-Sha256Digest Sha256::finish()
+Sha256Digest PortableSha256::finish()
 {
     const uint64_t bits = m_total * 8;
     uint8_t pad[72] = {0x80};
@@ -109,11 +143,80 @@ Sha256Digest Sha256::finish()
     return out;
 }
 
-Sha256Digest sha256(std::span<const uint8_t> data)
+Sha256Digest portableSha256(std::span<const uint8_t> data)
 {
-    Sha256 h;
+    PortableSha256 h;
     h.update(data);
     return h.finish();
+}
+
+} // namespace detail
+
+Sha256::Sha256()
+{
+    const EVP_MD* md = fetchedSha256();
+    m_ctx = md ? EVP_MD_CTX_new() : nullptr;
+    if (m_ctx && EVP_DigestInit_ex2(m_ctx, md, nullptr) != 1) {
+        EVP_MD_CTX_free(m_ctx);
+        m_ctx = nullptr;
+    }
+    if (!m_ctx)
+        ERR_clear_error(); // hashed by m_fallback from here on
+}
+
+Sha256::~Sha256()
+{
+    EVP_MD_CTX_free(m_ctx); // null is a no-op
+}
+
+Sha256::Sha256(Sha256&& other) noexcept
+    : m_ctx(std::exchange(other.m_ctx, nullptr))
+    , m_failed(other.m_failed)
+    , m_fallback(other.m_fallback)
+{
+}
+
+Sha256& Sha256::operator=(Sha256&& other) noexcept
+{
+    if (this != &other) {
+        EVP_MD_CTX_free(m_ctx);
+        m_ctx = std::exchange(other.m_ctx, nullptr);
+        m_failed = other.m_failed;
+        m_fallback = other.m_fallback;
+    }
+    return *this;
+}
+
+void Sha256::update(std::span<const uint8_t> data)
+{
+    if (!m_ctx)
+        m_fallback.update(data);
+    else if (!m_failed && EVP_DigestUpdate(m_ctx, data.data(), data.size()) != 1)
+        m_failed = true;
+}
+
+Sha256Digest Sha256::finish()
+{
+    if (!m_ctx)
+        return m_fallback.finish();
+    Sha256Digest out{};
+    unsigned int len = 0;
+    if (m_failed || EVP_DigestFinal_ex(m_ctx, out.data(), &len) != 1 || len != out.size()) {
+        ERR_clear_error();
+        return Sha256Digest{};
+    }
+    return out;
+}
+
+Sha256Digest sha256(std::span<const uint8_t> data)
+{
+    Sha256Digest out;
+    unsigned int len = 0;
+    if (const EVP_MD* md = fetchedSha256();
+        md && EVP_Digest(data.data(), data.size(), out.data(), &len, md, nullptr) == 1 && len == out.size())
+        return out;
+    ERR_clear_error();
+    return detail::portableSha256(data);
 }
 
 std::string toHex(std::span<const uint8_t> data)

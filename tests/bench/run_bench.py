@@ -19,6 +19,7 @@ the stored results:
 
     run_bench.py --build BUILD_DIR --only-probes graphview --merge-into tests/bench/results/latest.json
     run_bench.py --build BUILD_DIR --only-sections timeline --merge-into tests/bench/results/latest.json
+    run_bench.py --build BUILD_DIR --only-sections sha256 --merge-into tests/bench/results/latest.json
 
 Every row compares equal work: ours and the peer either both read every payload byte or neither does.
 --quick is the smoke version (tiny inputs, one round): it checks that every measurement produced a
@@ -132,6 +133,13 @@ SECTIONS = {
         "prefixes": ("timeline.", "peer.timeline.", "bisect.", "probe.runpanel."),
         "probes": ("runpanel",),
     },
+    # Issue 32: SHA-256 of CAR-sized blocks, our portable code against OpenSSL's libcrypto, one thread
+    # each, in the same processes (ckpt-bench sha256).
+    "sha256": {
+        "title": "SHA-256 (issue 32)",
+        "prefixes": ("sha256.",),
+        "probes": (),
+    },
 }
 
 
@@ -159,6 +167,11 @@ def parse_run(text):
 
 def run_name(checkpoints, size):
     return f"{checkpoints}x{size_name(size)}"
+
+
+def block_name(n):
+    """A SHA-256 block size: '64B', '4K', '16M'."""
+    return size_name(n) if n >= 1024 else f"{n}B"
 
 
 def node_name(n):
@@ -775,6 +788,21 @@ def measure_timeline(r, a, tools, work):
     shutil.rmtree(prun, ignore_errors=True)
 
 
+def measure_sha256(r, a, tools):
+    """Issue 32: SHA-256 of the same bytes in blocks of each size (consecutive blocks of one buffer, as a
+    CAR's blocks lie in the file), our portable code against libcrypto's EVP_Digest(EVP_sha256()) and
+    ckpt::sha256 as core computes it, all on the driver's one thread and in the same process: every
+    round is one process, so each round gives one ratio of like with like (tests/bench/README.md)."""
+    rounds = 1 if a.quick else a.sha256_rounds
+    volume = parse_size(a.sha256_bytes)
+    for block in [parse_size(b) for b in a.sha256_blocks.split(",") if b]:
+        r.measure([tools["ours"], "sha256", str(block), str(volume)], [
+            ("sha256.portable", "ours", "our portable SHA-256 (FIPS 180-4 in C++; core's own until issue 32), 1 thread", "portable_s"),
+            ("sha256.evp", "peer", "OpenSSL libcrypto EVP_Digest(EVP_sha256()), 1 thread", "evp_s", "sha256.portable"),
+            ("sha256.core", "ours", "ckpt::sha256 as built (libcrypto, SHA2-256 fetched once), 1 thread", "core_s", "sha256.portable"),
+        ], block_name(block), rounds=rounds, extra={"block_bytes": block})
+
+
 # ------------------------------------------------------------------------------------------------
 # Targets (computed from stored rows, so --check and --readme judge a stored run the same way)
 # ------------------------------------------------------------------------------------------------
@@ -1090,6 +1118,7 @@ def merge_into(path, partial, probes, sections=()):
              "sizes": list(dict.fromkeys(e["size"] for e in partial["measurements"])), "rows": sorted(f"{k} {s}" for k, s in fresh)}
     if sections:
         entry["sections"] = sorted(sections)
+    if "timeline" in sections:
         stored["timeline_rounds"] = partial.get("timeline_rounds")
     # an earlier partial run of the same probes and sections measured rows that are replaced now: its note goes too
     stored["partial_runs"] = [p for p in stored.get("partial_runs", [])
@@ -1201,6 +1230,7 @@ def headline_table(report):
         small = next((s for s in gcs if node_count(s) == 10000), None)
         if small:
             section(f"GradientCheckpoint, {small} nodes", GC_HEADLINES[:2] + GC_HEADLINES[3:], small)
+    lines += sha256_table(rows)
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -1227,6 +1257,51 @@ TIMELINE_HEADLINES = [
     ("re-run after one new checkpoint (cache)", "timeline.rerun", "timeline.one_new_stats", "of"),
     ("re-run: computeTimeline alone, without the JSON document", "timeline.rerun.compute", "timeline.one_new", "of"),
 ]
+
+
+def fmt_rate(nbytes, seconds):
+    rate = nbytes / seconds / 1e6
+    return f"{rate / 1000:.2f} GB/s" if rate >= 1000 else f"{rate:.0f} MB/s"
+
+
+def round_ratios(num, den):
+    """num ÷ den round by round: both rows come from the same processes (one round each), in order."""
+    a, b = num.get("samples") or [], den.get("samples") or []
+    return [x / y for x, y in zip(a, b) if y] if len(a) == len(b) else []
+
+
+def sha256_table(rows):
+    """Issue 32: per block size, our portable SHA-256 and libcrypto's (and core's, which is libcrypto now),
+    each the minimum over the rounds, with the ratio of each round (same process) as min / median / max."""
+    blocks = sorted(set(rows.sizes("sha256.portable")), key=lambda b: parse_size(b.rstrip("B")))
+    if not blocks:
+        return []
+    first = rows.get("sha256.portable", blocks[0])
+    volume = first.get("detail", {}).get("bytes")
+    lines = [f"| {SECTIONS['sha256']['title']}: {fmt_b(volume) if volume and volume >= MIB else volume} hashed per pass in blocks of "
+             f"the size, 1 thread each; {first.get('rounds', 0)} rounds, each one process timing every side twice "
+             "(portable, libcrypto, core, core, libcrypto, portable; the faster pass counts) | ours: portable C++ "
+             "(min over the rounds) | libcrypto EVP_Digest(EVP_sha256()) | ours ÷ libcrypto, per round: min / median / max "
+             "| ckpt::sha256 as built (libcrypto) | ours ÷ ckpt::sha256, per round: min / median / max |",
+             "|---|---:|---:|---:|---:|---:|"]
+
+    def cell(e):
+        if not e or e.get("min") is None:
+            return shown(e) if e else "-"
+        n = e.get("detail", {}).get("bytes")
+        return f"{fmt_s(e['min'])} ({fmt_rate(n, e['min'])})" if n else fmt_s(e["min"])
+
+    def ratios(num, den):
+        v = round_ratios(num, den) if num and den else []
+        if not v:
+            return "-"
+        return f"{min(v):.2f}x / {statistics.median(v):.2f}x / {max(v):.2f}x"
+    for b in blocks:
+        p, e, c = rows.get("sha256.portable", b), rows.get("sha256.evp", b), rows.get("sha256.core", b)
+        label = f"{b[:-1]} B" if b.endswith("B") else f"{b[:-1]} {b[-1]}iB"
+        lines.append(f"| blocks of {label} | {cell(p)} | {cell(e)} | {ratios(p, e)} | {cell(c)} | {ratios(p, c)} |")
+    lines.append("")
+    return lines
 
 
 def panel_run_text(e, size):
@@ -1348,6 +1423,11 @@ def main():
     ap.add_argument("--timeline-rounds", type=int, default=5,
                     help="rounds of the timeline rows (ours, the references and the numpy peer interleaved; default 5)")
     ap.add_argument("--no-timeline", action="store_true", help="skip the run timeline section (issue 30)")
+    ap.add_argument("--sha256-blocks", default="64,4K,256K,16M",
+                    help="block sizes of the SHA-256 section (issue 32; default 64,4K,256K,16M: a CAR's small and large blocks)")
+    ap.add_argument("--sha256-bytes", default="64M", help="bytes hashed per pass and side in the SHA-256 section (default 64M)")
+    ap.add_argument("--sha256-rounds", type=int, default=7, help="rounds (processes) of the SHA-256 section (default 7)")
+    ap.add_argument("--no-sha256", action="store_true", help="skip the SHA-256 section (issue 32)")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--gc-rounds", type=int, default=7,
                     help="rounds of the GradientCheckpoint load rows (cheap; ours and the peers interleaved; default 7)")
@@ -1398,6 +1478,7 @@ def main():
         args.sizes, args.json_max, args.gc_nodes, args.rounds, args.gc_rounds, args.dot_timeout = "2M", "2M", "300,1000", 1, 1, 20
         args.transformer_sizes = "8M"
         args.timeline_run, args.bisect_run, args.runpanel_run, args.timeline_rounds = "4x2M", "16x256K", "20x64K", 1
+        args.sha256_bytes = "4M"
     build = os.path.abspath(args.build)
     out_path = args.out or (os.path.join(build, "bench-smoke.json") if args.quick else DEFAULT_RESULTS)
     bindir = os.path.join(build, "bin")
@@ -1444,6 +1525,8 @@ def main():
             measure_transformer(r, args, size, tools, work)
         if not args.no_timeline and (not args.partial or "timeline" in args.only_sections or "runpanel" in args.only_probes):
             measure_timeline(r, args, tools, work)
+        if not args.no_sha256 and (not args.partial or "sha256" in args.only_sections):
+            measure_sha256(r, args, tools)
     finally:
         if not args.workdir:
             shutil.rmtree(work, ignore_errors=True)

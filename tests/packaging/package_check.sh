@@ -41,7 +41,7 @@ echo "deb: $(basename "$deb") ($(stat -c %s "$deb") bytes)"
 
 depends=$(dpkg-deb -f "$deb" Depends)
 echo "Depends: $depends"
-for lib in libqt6widgets6 libqcustomplot libc6 libstdc++6 zlib1g libdeflate0; do
+for lib in libqt6widgets6 libqcustomplot libc6 libstdc++6 zlib1g libdeflate0 libssl3; do
   grep -q "$lib" <<<"$depends" || fail "Depends lacks $lib (shlibdeps did not see the binaries?)"
 done
 # apt resolves the package against this machine's archive state without installing it.
@@ -71,7 +71,7 @@ if ls "$build"/python/ckpt.*.so >/dev/null 2>&1; then
   [[ -f $pydeb ]] || fail "no python3-ckpt .deb although the build has the Python module"
   pydepends=$(dpkg-deb -f "$pydeb" Depends)
   echo "python3-ckpt Depends: $pydepends"
-  for dep in "python3 (>= 3." "python3 (<< 3." python3-numpy libstdc++6; do
+  for dep in "python3 (>= 3." "python3 (<< 3." python3-numpy libstdc++6 libssl3; do
     grep -qF "$dep" <<<"$pydepends" || fail "python3-ckpt's Depends lacks $dep"
   done
   [[ $(dpkg-deb -f "$pydeb" Section) == python ]] || fail "python3-ckpt is not in section python"

@@ -36,6 +36,16 @@
 //                                                 release), without histogram as the timeline computes them
 //                                                 (core/run/loadedcheckpoint.cpp statsOf): the peer of the
 //                                                 timeline's cost (issue 30)
+//   ckpt-bench sha256 BLOCK BYTES                 not a file: SHA-256 of BYTES bytes as consecutive blocks of
+//                                                 BLOCK bytes of one buffer (as a CAR's blocks lie in the file),
+//                                                 on this one thread, three ways: our portable FIPS 180-4 code
+//                                                 (detail::portableSha256, core's own until issue 32), OpenSSL
+//                                                 libcrypto's EVP_Digest(EVP_sha256()), and ckpt::sha256 as core
+//                                                 computes it now. Untimed first: all three give the same
+//                                                 digests. Then each is timed twice, in the order portable,
+//                                                 evp, core, core, evp, portable (a drift of the machine falls
+//                                                 on all three alike); each figure is the faster of its two
+//                                                 passes. No memory sampler in this one (one thread only).
 //
 // Memory: a sampler thread reads /proc/self/statm every millisecond; resident minus shared pages is
 // the anonymous memory (RssAnon: heap, not the file mapping), and its maximum is reported as
@@ -45,11 +55,15 @@
 #include "core/graph/analysis.h"
 #include "core/graph/checkpoint.h"
 #include "core/graph/layout.h"
+#include "core/graph/sha256.h"
 #include "core/io/bytes.h"
 #include "core/record/record.h"
 #include "core/run/timeline.h"
 #include "workers/parallelfor.h"
 
+#include <openssl/evp.h>
+
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -268,8 +282,82 @@ int usage()
 {
     std::fprintf(stderr, "usage: ckpt-bench open|touch|stats|stats-both|sum|convert|diff|gc|gc-verify|layout FILE [OUT|B] [--schema-from MPK]\n"
                          "       ckpt-bench timeline RUN [--threads N] [--no-cache]\n"
-                         "       ckpt-bench stats-files FILE...|RUN [--threads N]\n");
+                         "       ckpt-bench stats-files FILE...|RUN [--threads N]\n"
+                         "       ckpt-bench sha256 BLOCK BYTES\n");
     return 2;
+}
+
+/// `ckpt-bench sha256 BLOCK BYTES` (issue 32): our portable SHA-256 against libcrypto's, one thread.
+int sha256Bench(const std::string& blockArg, const std::string& bytesArg)
+{
+    const uint64_t block = std::strtoull(blockArg.c_str(), nullptr, 10);
+    const uint64_t wanted = std::strtoull(bytesArg.c_str(), nullptr, 10);
+    if (block == 0 || wanted == 0 || block > (uint64_t(1) << 32))
+        return usage();
+    // one buffer of 16 MiB (or one block, if larger), filled from splitmix64, walked block by block
+    const uint64_t blocksInBuffer = std::max<uint64_t>(1, (uint64_t(16) << 20) / block);
+    std::vector<uint8_t> buffer(blocksInBuffer * block);
+    uint64_t state = 0x9e3779b97f4a7c15ull;
+    for (size_t i = 0; i < buffer.size(); i += 8) {
+        uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        z ^= z >> 31;
+        std::memcpy(buffer.data() + i, &z, std::min<size_t>(8, buffer.size() - i));
+    }
+    const uint64_t calls = std::max<uint64_t>(1, wanted / block);
+    const auto blockAt = [&](uint64_t i) {
+        return std::span<const uint8_t>(buffer.data() + (i % blocksInBuffer) * block, size_t(block));
+    };
+
+    bool evpFailed = false;
+    const auto portable = [](std::span<const uint8_t> d) { return detail::portableSha256(d); };
+    const auto evp = [&evpFailed](std::span<const uint8_t> d) {
+        Sha256Digest out{};
+        unsigned int len = 0;
+        if (EVP_Digest(d.data(), d.size(), out.data(), &len, EVP_sha256(), nullptr) != 1 || len != out.size())
+            evpFailed = true;
+        return out;
+    };
+    const auto core = [](std::span<const uint8_t> d) { return sha256(d); };
+
+    // untimed: the same digest all three ways (the first blocks, and the buffer's last one)
+    for (uint64_t i : {uint64_t(0), uint64_t(1), uint64_t(2), blocksInBuffer - 1}) {
+        const auto a = portable(blockAt(i));
+        const bool same = evp(blockAt(i)) == a && core(blockAt(i)) == a;
+        if (evpFailed)
+            return failWith(fail(ErrorCode::Invalid, "sha256: EVP_Digest(EVP_sha256()) failed").error());
+        if (!same)
+            return failWith(fail(ErrorCode::Invalid, "sha256: libcrypto, ckpt::sha256 and the portable code disagree "
+                                                     "on block " + std::to_string(i)).error());
+    }
+
+    uint8_t sink = 0; // every digest feeds it, so no pass can be optimised away
+    const auto pass = [&](const auto& hash) {
+        const auto t = Clock::now();
+        for (uint64_t i = 0; i < calls; ++i)
+            sink ^= hash(blockAt(i))[i & 31];
+        return secondsSince(t);
+    };
+    double portableS = pass(portable), evpS = pass(evp), coreS = pass(core);
+    coreS = std::min(coreS, pass(core));
+    evpS = std::min(evpS, pass(evp));
+    portableS = std::min(portableS, pass(portable));
+    if (evpFailed)
+        return failWith(fail(ErrorCode::Invalid, "sha256: EVP_Digest(EVP_sha256()) failed").error());
+
+    Output out;
+    out.add("block_bytes", block);
+    out.add("calls", calls);
+    out.add("bytes", calls * block);
+    out.add("portable_s", portableS);
+    out.add("evp_s", evpS);
+    out.add("core_s", coreS);
+    out.add("portable_over_evp", portableS / evpS);
+    out.add("portable_over_core", portableS / coreS);
+    out.add("sink", uint64_t(sink));
+    std::printf("%s}\n", out.text.c_str());
+    return 0;
 }
 
 } // namespace
@@ -295,6 +383,8 @@ int main(int argc, char** argv)
     const std::string& cmd = args[0];
     if (cmd == "gc-verify" && args.size() == 2)
         return verifyFastReader(args[1]);
+    if (cmd == "sha256" && args.size() == 3)
+        return sha256Bench(args[1], args[2]);
     AnonSampler sampler;
     Output out;
     const auto t0 = Clock::now();
