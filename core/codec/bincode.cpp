@@ -868,9 +868,7 @@ public:
         case SchemaKind::I32:
         case SchemaKind::I64: {
             int64_t x;
-            if (tn.kind == Kind::Int)
-                x = static_cast<int64_t>(tn.payload);
-            else if (tn.kind == Kind::UInt && tn.payload <= uint64_t(std::numeric_limits<int64_t>::max()))
+            if (tn.kind == Kind::Int || (tn.kind == Kind::UInt && tn.payload <= uint64_t(std::numeric_limits<int64_t>::max())))
                 x = static_cast<int64_t>(tn.payload);
             else if (auto k = m_inKey && tn.kind == Kind::Str ? keyNumber<int64_t>(ti) : std::nullopt)
                 x = *k;

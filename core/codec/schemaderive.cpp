@@ -359,7 +359,7 @@ private:
             // Ruda Fp32MasterState = (master tensor, Option<inner state>)
             const uint32_t second = m_t[v + 1].end;
             const uint32_t inner = m_t[second].kind == Kind::Nil ? prim(SchemaKind::Empty) : optimState(second, appendIndexToPath(path, 1), "");
-            return tuple({tensorData(), m_t[second].kind == Kind::Nil ? option(inner) : option(inner)});
+            return tuple({tensorData(), option(inner)});
         }
         if (n.kind == Kind::Array)
             return seq(n.count ? optimState(v + 1, appendIndexToPath(path, 0), "") : tensorData());

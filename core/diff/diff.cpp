@@ -676,7 +676,7 @@ Result<RecordDiff> diffRecords(const Record& a, const Record& b, const DiffOptio
         if (const auto j = partner[i].first) {
             const auto& tb = b.tensors[*j];
             matchedB[*j] = true;
-            e.b = *j;
+            e.b = j;
             e.match = partner[i].second;
             e.paramIdB = tb.paramId;
             if (tb.path != ta.path)

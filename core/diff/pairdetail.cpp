@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 namespace ckpt {
 
@@ -57,7 +58,7 @@ PairValues readCarPair(const CarStore& carA, const std::string& cidA, const CarS
 
 SharedHistograms sharedRangeHistograms(const PairValues& v, uint32_t bins)
 {
-    double lo = INFINITY, hi = -INFINITY;
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
     for (const auto* side : {&v.a, &v.b})
         for (double x : *side)
             if (std::isfinite(x)) {

@@ -101,7 +101,7 @@ struct SafetensorsFile {
  * `__metadata__` maps strings to strings, and the entries cover the data exactly (no overlap, no
  * hole, nothing after the last). Errors give the byte offset in the file.
  */
-Result<SafetensorsFile> readSafetensors(BytesPtr bytes, const std::string& name);
+Result<SafetensorsFile> readSafetensors(const BytesPtr& bytes, const std::string& name);
 Result<SafetensorsFile> openSafetensors(const std::string& path);
 
 struct ImportSummary {

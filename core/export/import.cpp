@@ -70,7 +70,7 @@ Result<std::vector<std::pair<size_t, std::span<const uint8_t>>>> importPlan(cons
             continue;
         auto meta = readJson(makeBytes(std::string_view(value)), JsonReadOptions{128, false, true});
         if (!meta || !meta->isMap(0)) {
-            summary.warnings.push_back("the file's ckpt metadata is not a JSON object; ignored");
+            summary.warnings.emplace_back("the file's ckpt metadata is not a JSON object; ignored");
             break;
         }
         if (auto kind = meta->find(0, "kind"); kind && meta->isStr(*kind) && meta->str(*kind) != recordKindName(target.kind))
@@ -78,7 +78,7 @@ Result<std::vector<std::pair<size_t, std::span<const uint8_t>>>> importPlan(cons
                 std::string(recordKindName(target.kind)));
         if (auto state = meta->find(0, "state"); state && target.stateNode
             && jsonText(*meta, *state, JsonStyle::Compact) != jsonText(target.tape, *target.stateNode, JsonStyle::Compact))
-            summary.warnings.push_back("the file's continuation state differs from the target's; the target's is kept (change it with ckpt edit)");
+            summary.warnings.emplace_back("the file's continuation state differs from the target's; the target's is kept (change it with ckpt edit)");
     }
     return replace;
 }

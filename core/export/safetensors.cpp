@@ -73,7 +73,7 @@ const SafetensorsTensor* SafetensorsFile::find(std::string_view name) const
     return nullptr;
 }
 
-Result<SafetensorsFile> readSafetensors(BytesPtr bytes, const std::string& name)
+Result<SafetensorsFile> readSafetensors(const BytesPtr& bytes, const std::string& name)
 {
     const auto all = bytes->span();
     auto bad = [&](ErrorCode code, std::string what, uint64_t offset) {
@@ -190,6 +190,7 @@ Result<SafetensorsFile> readSafetensors(BytesPtr bytes, const std::string& name)
         return std::unexpected(std::move(status.error()));
     // The format leaves no holes and no overlaps: sorted by begin, each tensor starts where the last ended.
     std::vector<const SafetensorsTensor*> sorted;
+    sorted.reserve(file.tensors.size());
     for (const auto& st : file.tensors)
         sorted.push_back(&st);
     std::stable_sort(sorted.begin(), sorted.end(), [](auto* a, auto* b) { return a->begin != b->begin ? a->begin < b->begin : a->end < b->end; });

@@ -51,7 +51,7 @@ KahnRun runKahn(const ComputationGraphStore& g)
         edges.emplace_back(index[i], index[i + 1]);
     const size_t n = k.ids.size();
     k.hasInDegree.assign(n, 0);
-    std::fill(k.hasInDegree.begin(), k.hasInDegree.begin() + k.keyCount, 1);
+    std::fill_n(k.hasInDegree.begin(), k.keyCount, 1);
     k.inDegree.assign(n, 0);
     for (const auto& [f, t] : edges) {
         k.hasInDegree[t] = 1;
@@ -105,7 +105,7 @@ std::vector<std::string> findCycle(const KahnRun& k)
     for (uint32_t s : starts) {
         if (color[s] != White)
             continue;
-        stack.push_back({s, 0});
+        stack.emplace_back(s, 0);
         color[s] = Gray;
         while (!stack.empty()) {
             auto& [u, next] = stack.back();
@@ -129,7 +129,7 @@ std::vector<std::string> findCycle(const KahnRun& k)
             }
             if (color[v] == White) {
                 color[v] = Gray;
-                stack.push_back({v, 0});
+                stack.emplace_back(v, 0);
             }
         }
     }
@@ -265,7 +265,7 @@ GraphAnalysis analyzeGraph(const ComputationGraphStore& graph, const std::option
         while (j < keyed.size() && keyed[j].first == keyed[i].first)
             ++j;
         if (j - i > 1)
-            repeated.push_back({keyed[i].second, j - i});
+            repeated.emplace_back(keyed[i].second, j - i);
         i = j;
     }
     std::sort(repeated.begin(), repeated.end());
@@ -280,7 +280,7 @@ GraphAnalysis analyzeGraph(const ComputationGraphStore& graph, const std::option
     for (uint32_t i = 0; i < graph.nodes.size(); ++i)
         if (const auto& oc = graph.nodes[i].second.outputCid)
             if (const uint32_t first = producer.find(*oc)->second; first != i)
-                shared.push_back({first, i});
+                shared.emplace_back(first, i);
     std::stable_sort(shared.begin(), shared.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
     for (size_t i = 0; i < shared.size();) {
         const uint32_t first = shared[i].first;

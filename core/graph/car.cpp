@@ -86,8 +86,8 @@ public:
             return {};
         }
         case 6: return skip(depth + 1);
+        default: return {}; // a major type is 3 bits: 0-7 are all above
         }
-        return {};
     }
 
     size_t pos() const { return m_pos; }
@@ -225,7 +225,7 @@ const char* blockCheckName(BlockCheck c)
     return "unverifiable";
 }
 
-Result<CarStore> CarStore::open(BytesPtr bytes)
+Result<CarStore> CarStore::open(const BytesPtr& bytes)
 {
     CarStore store;
     store.m_bytes = bytes;

@@ -41,7 +41,7 @@ const char* blockCheckName(BlockCheck c);
  */
 class CarStore {
 public:
-    static Result<CarStore> open(BytesPtr bytes);
+    static Result<CarStore> open(const BytesPtr& bytes);
 
     const CarHeader& header() const { return m_header; }
     const std::vector<CarBlock>& blocks() const { return m_blocks; }

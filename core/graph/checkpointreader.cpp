@@ -387,7 +387,7 @@ std::optional<GradientCheckpoint> readGradientCheckpointFast(std::span<const uin
         if (FastReader(json).checkpoint(c))
             return c;
     } catch (const std::bad_alloc&) {
-        // The general reader reports running out of memory as an error value.
+        return std::nullopt; // the general reader then reports running out of memory as an error value
     }
     return std::nullopt;
 }

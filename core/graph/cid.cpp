@@ -186,9 +186,11 @@ Result<Cid> parseCidBytes(std::span<const uint8_t> in, size_t& consumed, uint64_
     cid.version = 1;
     cid.codec = *codec;
     cid.hashCode = *hash;
-    cid.digest.assign(in.begin() + pos, in.begin() + pos + *len);
+    const auto digest = in.subspan(pos, size_t(*len));
+    cid.digest.assign(digest.begin(), digest.end());
     pos += *len;
-    cid.bytes.assign(in.begin(), in.begin() + pos);
+    const auto whole = in.first(pos);
+    cid.bytes.assign(whole.begin(), whole.end());
     consumed = pos;
     return cid;
 }

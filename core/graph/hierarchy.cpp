@@ -175,8 +175,9 @@ private:
         for (uint32_t i = begin; i < end; ++i)
             ++count[opOf(m_h.order[i])];
         std::vector<std::pair<uint32_t, std::string_view>> top;
+        top.reserve(count.size());
         for (const auto& [op, k] : count)
-            top.push_back({k, op});
+            top.emplace_back(k, op);
         std::stable_sort(top.begin(), top.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
         std::string out;
         for (size_t i = 0; i < top.size() && i < 3; ++i)
@@ -443,7 +444,7 @@ HierarchyCut::HierarchyCut(const GraphHierarchy& hierarchy, uint32_t budget)
     auto offer = [&](uint32_t c) {
         for (const auto& item : hierarchy.clusters[c].items)
             if (item.cluster)
-                closed.push({hierarchy.clusters[item.index].size(), UINT32_MAX - item.index});
+                closed.emplace(hierarchy.clusters[item.index].size(), UINT32_MAX - item.index);
     };
     offer(0);
     while (!closed.empty()) {
@@ -475,7 +476,7 @@ void HierarchyCut::rebuild()
         }
         const HierarchyItem item = items[next++];
         if (item.cluster && m_open[item.index]) {
-            stack.push_back({item.index, 0});
+            stack.emplace_back(item.index, 0);
             continue;
         }
         const uint32_t u = uint32_t(m_visible.size());

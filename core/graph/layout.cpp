@@ -60,7 +60,7 @@ uint64_t countCrossings(std::vector<std::pair<uint32_t, uint32_t>>& segments, ui
     uint32_t size = 1;
     while (size < lowerSize)
         size <<= 1;
-    std::vector<uint64_t> tree(2 * size, 0);
+    std::vector<uint64_t> tree(2 * size_t(size), 0);
     uint64_t crossings = 0;
     for (const auto& [up, low] : segments) {
         uint32_t index = low + size;
@@ -129,7 +129,7 @@ void breakCycles(LayoutState& s)
     std::vector<std::pair<uint32_t, uint32_t>> outPairs;
     outPairs.reserve(m);
     for (uint32_t i = 0; i < m; ++i)
-        outPairs.push_back({input.edges[i].first, i});
+        outPairs.emplace_back(input.edges[i].first, i);
     const Csr outEdges = Csr::build(n, outPairs); // vertex -> edge indices
     std::vector<uint8_t> state(n, 0);
     discovery.assign(n, 0);
@@ -143,7 +143,7 @@ void breakCycles(LayoutState& s)
                 continue;
             state[root] = 1;
             discovery[root] = discovered++;
-            stack.push_back({root, outEdges.offset[root]});
+            stack.emplace_back(root, outEdges.offset[root]);
             while (!stack.empty()) {
                 auto& [v, next] = stack.back();
                 if (next == outEdges.offset[v + 1]) {
@@ -160,7 +160,7 @@ void breakCycles(LayoutState& s)
                 } else if (state[w] == 0) {
                     state[w] = 1;
                     discovery[w] = discovered++;
-                    stack.push_back({w, outEdges.offset[w]});
+                    stack.emplace_back(w, outEdges.offset[w]);
                 }
             }
         }
@@ -188,7 +188,7 @@ void rankLayers(LayoutState& s)
     dagPairs.reserve(m);
     for (uint32_t e = 0; e < m; ++e)
         if (!s.selfLoop[e])
-            dagPairs.push_back({s.upper(e), s.lower(e)});
+            dagPairs.emplace_back(s.upper(e), s.lower(e));
     const Csr succ = Csr::build(n, dagPairs);
     inDegree.assign(n, 0);
     outDegree.assign(n, 0);
@@ -286,12 +286,12 @@ void addVertices(LayoutState& s)
             vWidth.push_back(options.dummyWidth);
             vHeight.push_back(0);
             vKey.push_back(discovery[a] + 0.5);
-            segments.push_back({prev, d});
+            segments.emplace_back(prev, d);
             prev = d;
         }
         chainLength[e] = span - 1;
         budget -= span - 1;
-        segments.push_back({prev, b});
+        segments.emplace_back(prev, b);
     }
     const uint32_t total = uint32_t(vLayer.size());
     s.total = total;
@@ -647,15 +647,15 @@ void routeEdges(LayoutState& s)
             if (layerColumn[layer] != column) {
                 const auto [px, py] = edge.points.back();
                 const double foot = s.columnBottom[column] + options.layerGap / 2, gap = (column + 1) * s.pitch - options.columnGap / 2;
-                edge.points.push_back({px, foot});
-                edge.points.push_back({gap, foot});
-                edge.points.push_back({gap, -options.layerGap / 2});
-                edge.points.push_back({x, -options.layerGap / 2});
+                edge.points.emplace_back(px, foot);
+                edge.points.emplace_back(gap, foot);
+                edge.points.emplace_back(gap, -options.layerGap / 2);
+                edge.points.emplace_back(x, -options.layerGap / 2);
                 column = layerColumn[layer];
             }
-            edge.points.push_back({x, y});
+            edge.points.emplace_back(x, y);
         };
-        edge.points.push_back({a.x + a.width / 2, a.y + a.height});
+        edge.points.emplace_back(a.x + a.width / 2, a.y + a.height);
         for (uint32_t k = 0; k < s.chainLength[e]; ++k) {
             const uint32_t d = s.chainStart[e] + k;
             add(s.cx[d], s.layerTop[vLayer[d]] + s.vRowTop[d] + s.rowHeight[vLayer[d]] / 2, vLayer[d]);
@@ -712,7 +712,7 @@ void countLayerCrossings(LayoutState& s)
             order[layerVertices[r][i]] = i;
     std::vector<std::vector<std::pair<uint32_t, uint32_t>>> byLayer(layers);
     for (const auto& [a, b] : s.segments)
-        byLayer[s.vLayer[a]].push_back({order[a], order[b]});
+        byLayer[s.vLayer[a]].emplace_back(order[a], order[b]);
     for (uint32_t r = 0; r + 1 < layers; ++r)
         s.result.crossings += countCrossings(byLayer[r], uint32_t(layerVertices[r + 1].size()));
 }
@@ -783,7 +783,7 @@ LayoutInput layoutInputFor(const ComputationGraphStore& graph, std::vector<std::
     for (const auto& [from, to] : graph.edges) {
         const uint32_t a = idOf(from);
         const uint32_t b = idOf(to);
-        in.edges.push_back({a, b});
+        in.edges.emplace_back(a, b);
     }
     return in;
 }

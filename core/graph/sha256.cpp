@@ -65,7 +65,7 @@ namespace detail {
 void PortableSha256::block(const uint8_t* p)
 {
     uint32_t w[64];
-    for (int i = 0; i < 16; ++i)
+    for (size_t i = 0; i < 16; ++i)
         w[i] = uint32_t(p[4 * i]) << 24 | uint32_t(p[4 * i + 1]) << 16 | uint32_t(p[4 * i + 2]) << 8 | uint32_t(p[4 * i + 3]);
     for (int i = 16; i < 64; ++i) {
         const uint32_t s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
@@ -134,7 +134,7 @@ Sha256Digest PortableSha256::finish()
     update(std::span<const uint8_t>(pad, padLen + 8));
     m_total = total;
     Sha256Digest out;
-    for (int i = 0; i < 8; ++i) {
+    for (size_t i = 0; i < 8; ++i) {
         out[4 * i] = uint8_t(m_h[i] >> 24);
         out[4 * i + 1] = uint8_t(m_h[i] >> 16);
         out[4 * i + 2] = uint8_t(m_h[i] >> 8);

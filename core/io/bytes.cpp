@@ -50,6 +50,7 @@ void onBusError(int sig, siginfo_t* info, void* /*context*/)
             // The file ends before this page, so every later page of the mapping would fault as well:
             // zeros for all of them in one call. The faulting read then runs again and completes.
             const uintptr_t page = addr & ~(g_pageSize - 1);
+            // NOLINTNEXTLINE(performance-no-int-to-ptr): the page address comes from the fault's siginfo
             void* zeros = ::mmap(reinterpret_cast<void*>(page), end - page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
             if (zeros != MAP_FAILED) {
                 slot.zeroed.store(true, std::memory_order_release);

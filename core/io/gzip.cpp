@@ -70,7 +70,7 @@ public:
             void* grown = std::realloc(m_data.get(), capacity);
             if (!grown)
                 return false;
-            m_data.release();
+            (void)m_data.release(); // realloc has taken the old block: it must not be freed again
             m_data.reset(static_cast<uint8_t*>(grown));
             m_capacity = capacity;
         }
@@ -84,7 +84,7 @@ public:
         if (m_size == m_capacity || m_size == 0)
             return;
         if (void* shrunk = std::realloc(m_data.get(), m_size)) {
-            m_data.release();
+            (void)m_data.release(); // as in resize: the old block is realloc's now
             m_data.reset(static_cast<uint8_t*>(shrunk));
             m_capacity = m_size;
         }

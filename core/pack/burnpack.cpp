@@ -1294,6 +1294,8 @@ Result<BurnpackFile> readBurnpack(const BytesPtr& bytes, const BurnpackReadOptio
             }
             return true;
         };
+        // The tests in the precedence of §5.3: a layout may follow from several, the first decides.
+        // NOLINTBEGIN(bugprone-branch-clone)
         if (A == mend || L == A + E)
             f.layout = BurnpackLayout::Aligned256;
         else if (L == mend + E)
@@ -1306,6 +1308,7 @@ Result<BurnpackFile> readBurnpack(const BytesPtr& bytes, const BurnpackReadOptio
             f.layout = BurnpackLayout::Aligned256;
             f.warnings.push_back({L, "unknown layout (file length " + std::to_string(L) + " fits neither the aligned nor the 0.19 layout): read as aligned, as Burn >= 0.20 does"});
         }
+        // NOLINTEND(bugprone-branch-clone)
         f.dataStart = f.layout == BurnpackLayout::Aligned256 ? A : mend;
         if (f.layout == BurnpackLayout::Unaligned)
             f.warnings.push_back({mend, "Burn 0.19 / 0.20.0-pre.1-4 layout (data right after the metadata): Burn >= 0.20.0-pre.5 reads it at the wrong offsets"});

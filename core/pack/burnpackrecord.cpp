@@ -29,6 +29,7 @@ std::optional<std::pair<uint64_t, std::string_view>> splitOptimizerName(std::str
     if (dot == 0 || dot == std::string_view::npos)
         return std::nullopt;
     uint64_t id = 0;
+    // NOLINTNEXTLINE(bugprone-suspicious-stringview-data-usage): from_chars reads [first, last), no terminator
     const auto r = std::from_chars(name.data(), name.data() + dot, id);
     if (r.ec != std::errc() || r.ptr != name.data() + dot)
         return std::nullopt;
@@ -224,7 +225,8 @@ SchedulerInfo schedulerOf(const BurnpackFile& f, uint32_t node)
         }
         case BurnpackScalar::Kind::Bool: v = value.b ? "true" : "false"; break;
         }
-        parts.push_back(name + "=" + v);
+        parts.push_back(name);
+        parts.back().append("=").append(v);
     }
     std::ranges::sort(kinds);
     kinds.erase(std::unique(kinds.begin(), kinds.end()), kinds.end());
@@ -354,7 +356,7 @@ std::string_view burnpackRoleName(BurnpackPart::Role role)
     return "model";
 }
 
-Result<std::shared_ptr<const Record>> openBurnpackRecord(BytesPtr bytes, const std::string& name, const OpenOptions& options)
+Result<std::shared_ptr<const Record>> openBurnpackRecord(const BytesPtr& bytes, const std::string& name, const OpenOptions& options)
 {
     if (options.burnpackTriple)
         if (auto triple = burnpackTripleOf(name); triple && (!triple->optim.empty() || !triple->scheduler.empty()))

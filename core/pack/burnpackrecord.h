@@ -24,7 +24,7 @@ std::string_view burnpackRoleName(BurnpackPart::Role role);
  * (tensors `{id}.{state}`, `{id}.__rank` scalars) or scheduler_record (scalars only), recorder
  * Burnpack. Tensor paths are the stored names; payloads stay views into \a bytes.
  */
-Result<std::shared_ptr<const Record>> openBurnpackRecord(BytesPtr bytes, const std::string& name, const OpenOptions& options = {});
+Result<std::shared_ptr<const Record>> openBurnpackRecord(const BytesPtr& bytes, const std::string& name, const OpenOptions& options = {});
 
 /** The three files of one burn-train 0.22 epoch; optim and scheduler may be missing (empty). */
 struct BurnpackTriple {

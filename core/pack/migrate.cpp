@@ -196,9 +196,9 @@ void schedulerScalars(const Tape& t, uint32_t node, const std::string& prefix, c
             lost.push_back("scheduler: the position " + std::to_string(v)
                 + " is a usize of a linear, cosine or noam scheduler and the record does not say which: pass --scheduler linear|cosine|noam");
         if (usizeKind == "cosine")
-            lost.push_back("scheduler: a cosine schedule past num_iters restarts in 0.21 and keeps decaying in 0.22 (format-burnpack.md §10.4)");
+            lost.emplace_back("scheduler: a cosine schedule past num_iters restarts in 0.21 and keeps decaying in 0.22 (format-burnpack.md §10.4)");
         if (usizeKind == "noam")
-            lost.push_back("scheduler: noam's step was truncated to an integer by 0.21; 0.22 keeps the float");
+            lost.emplace_back("scheduler: noam's step was truncated to an integer by 0.21; 0.22 keeps the float");
         return;
     }
     case Kind::Map: {
@@ -343,7 +343,7 @@ Result<MigratedTriple> migrateContent(const MigrateSources& sources, const Migra
         cb.report(r.file + " (optimizer)");
         out.optim = std::move(c);
     } else if (sources.model) {
-        out.lost.push_back("no optimizer record: no optim file is written (Burn 0.22 starts the optimizer from scratch)");
+        out.lost.emplace_back("no optimizer record: no optim file is written (Burn 0.22 starts the optimizer from scratch)");
     }
 
     const Record* schedRecord = training ? training : sources.scheduler.get();
@@ -353,7 +353,7 @@ Result<MigratedTriple> migrateContent(const MigrateSources& sources, const Migra
         schedulerScalars(schedRecord->tape, *schedRecord->schedulerNode, "0.", usize, c, out.lost);
         out.scheduler = std::move(c);
     } else if (sources.model) {
-        out.lost.push_back("no scheduler record: no scheduler file is written (Burn 0.22 starts the scheduler from scratch)");
+        out.lost.emplace_back("no scheduler record: no scheduler file is written (Burn 0.22 starts the scheduler from scratch)");
     }
     return out;
 }
@@ -503,7 +503,7 @@ Result<Tape> burnpackToEnvelope(const Record& r, Recorder recorder, Precision pr
             tb.end();
         });
         if (std::ranges::any_of(r.tensors, [](const TensorEntry& t) { return t.paramId.empty(); }))
-            lost.push_back("tensors without a param_id get an empty id: Burn 0.21 would give them new ones");
+            lost.emplace_back("tensors without a param_id get an empty id: Burn 0.21 would give them new ones");
         break;
     }
     case BurnpackPart::Role::Optimizer: {

@@ -49,5 +49,5 @@ private:
         auto tryAssign_ = (expr);                   \
         if (!tryAssign_)                            \
             return std::unexpected(tryAssign_.error()); \
-        lhs = *tryAssign_;                          \
+        (lhs) = *tryAssign_;                        \
     } while (0)

@@ -528,7 +528,7 @@ Result<void> indexEnvelope(Record& r, bool lenient)
     if (!item)
         return std::unexpected(invalidAt(t, 0, "", "missing field `item` in the record envelope"));
     if (!t.find(0, "_b"))
-        r.warnings.push_back("the envelope has no `_b` field; Burn's deserializer requires it (the file will not load in Burn)");
+        r.warnings.emplace_back("the envelope has no `_b` field; Burn's deserializer requires it (the file will not load in Burn)");
     if (!t.isMap(*meta))
         return std::unexpected(invalidAt(t, *meta, "metadata", std::string("expected the metadata struct, found a ") + kindName(t[*meta].kind)));
     auto field = [&](const char* name, std::string& out) -> Result<void> {

@@ -82,7 +82,7 @@ Result<std::shared_ptr<const Record>> openRecord(const std::string& path, const 
     return openRecordBytes(*bytes, path, options, progress);
 }
 
-Result<std::shared_ptr<const Record>> openRecordBytes(BytesPtr bytes, const std::string& name, const OpenOptions& options, const Progress& progress)
+Result<std::shared_ptr<const Record>> openRecordBytes(const BytesPtr& bytes, const std::string& name, const OpenOptions& options, const Progress& progress)
 {
     auto rec = std::make_shared<Record>();
     rec->file = name;

@@ -186,7 +186,7 @@ struct OpenOptions {
 Result<std::shared_ptr<const Record>> openRecord(const std::string& path, const OpenOptions& options = {},
     const Progress& progress = Progress::none());
 /** The same for bytes already in memory; \a name is used in messages. */
-Result<std::shared_ptr<const Record>> openRecordBytes(BytesPtr bytes, const std::string& name,
+Result<std::shared_ptr<const Record>> openRecordBytes(const BytesPtr& bytes, const std::string& name,
     const OpenOptions& options = {}, const Progress& progress = Progress::none());
 /** Indexes an envelope tape built in memory (the trainer, tests). */
 Result<std::shared_ptr<const Record>> indexRecord(Tape tape, Recorder recorder, const std::string& name);

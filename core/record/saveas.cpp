@@ -18,7 +18,7 @@ Result<SaveAsResult> saveBurnpackAs(const Record& record, Recorder recorder, Pre
     if (record.recorder == Recorder::Burnpack && recorder == Recorder::Burnpack) {
         if (auto w = resaveBurnpack(record, path); !w)
             return std::unexpected(Error(w.error()).withFile(path));
-        result.notes.push_back("burnpack keeps each tensor's own dtype: --precision does not apply");
+        result.notes.emplace_back("burnpack keeps each tensor's own dtype: --precision does not apply");
         return result;
     }
     if (recorder == Recorder::Burnpack) {

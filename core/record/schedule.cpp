@@ -109,7 +109,7 @@ Result<void> readLrSchedulerState(const Tape& t, uint32_t node, const LrSchedule
     if (node >= t.nodes.size())
         return FieldReader::failAt("item[2]", "scheduler record node out of range");
     const Node& n = t[node];
-    auto bad = [&](std::string expected) {
+    auto bad = [&](const std::string& expected) {
         return FieldReader::failAt("item[2]", "the " + std::string(lrSchedulerName(c.kind)) + " scheduler's record is " + expected
                 + ", found " + kindName(n.kind));
     };

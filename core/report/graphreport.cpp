@@ -493,7 +493,7 @@ std::string nodeText(const ComputationNode& n, const ComputationGraphStore& g)
     o += "  output   " + (n.outputCid ? *n.outputCid : std::string("(none)")) + "\n";
     o += "  gradient " + (n.gradientCid ? *n.gradientCid : std::string("(none)")) + "\n";
     for (const auto& [k, v] : n.metadata)
-        o += "  " + k + " = " + v + "\n";
+        o.append("  ").append(k).append(" = ").append(v).append("\n");
     if (n.outputCid)
         for (const auto& id : findConsumers(g, *n.outputCid))
             o += "  consumed by " + id + "\n";

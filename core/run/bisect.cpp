@@ -15,7 +15,7 @@ Result<BisectPredicate> parseBisectPredicate(std::string_view text)
 {
     BisectPredicate p;
     p.text = std::string(text);
-    auto usage = [&](std::string what) {
+    auto usage = [&](const std::string& what) {
         return std::unexpected(Error{ErrorCode::Usage, "--until '" + std::string(text) + "': " + what, ""});
     };
     if (text == "nan")
@@ -128,8 +128,11 @@ Result<BisectResult> bisectRun(const RunCheckpoints& run, const BisectPredicate&
         if (predicate.kind == BisectPredicate::Kind::UpdateRatio) {
             // the predecessor: the nearest earlier checkpoint that can be read
             for (size_t j = i; j-- > 0;) {
-                if (state[j] != 3 && (prev = open(j)))
-                    break;
+                if (state[j] != 3) {
+                    prev = open(j);
+                    if (prev)
+                        break;
+                }
                 state[j] = 3;
             }
         }

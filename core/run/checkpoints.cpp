@@ -228,7 +228,7 @@ Result<RunCheckpoints> listRunCheckpoints(const std::string& dir)
         for (auto& [step, json] : graphs) {
             std::vector<fs::path> files{json};
             if (auto car = carBeside(json.string()))
-                files.push_back(*car);
+                files.emplace_back(*car);
             add(files, step, std::nullopt);
         }
     } else {

@@ -262,8 +262,8 @@ namespace {
 using V8 = double __attribute__((vector_size(64)));
 /// Eight lanes of a payload's element type (a vector type cannot depend on a template parameter directly).
 template<class T> struct Lanes8;
-template<> struct Lanes8<float> { typedef float type __attribute__((vector_size(32))); };
-template<> struct Lanes8<double> { typedef double type __attribute__((vector_size(64))); };
+template<> struct Lanes8<float> { using type = float __attribute__((vector_size(32))); };
+template<> struct Lanes8<double> { using type = double __attribute__((vector_size(64))); };
 
 /**
  * Sum of squared differences over the pairs finite on both sides, eight lanes at a time (lanes summed

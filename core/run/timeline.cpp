@@ -359,11 +359,12 @@ std::unordered_map<std::string, CheckpointScan> decodeCache(std::span<const uint
 double median(std::vector<double> v)
 {
     const size_t m = v.size() / 2;
-    std::nth_element(v.begin(), v.begin() + m, v.end());
+    const auto middle = v.begin() + std::ptrdiff_t(m);
+    std::nth_element(v.begin(), middle, v.end());
     const double hi = v[m];
     if (v.size() % 2)
         return hi;
-    return (*std::max_element(v.begin(), v.begin() + m) + hi) / 2;
+    return (*std::max_element(v.begin(), middle) + hi) / 2;
 }
 
 std::string fmt(double v)
@@ -814,6 +815,7 @@ Result<Timeline> computeTimeline(const RunCheckpoints& run, const TimelineOption
     const bool cacheCurrent = tl.read == 0 && cachedEntries == tl.checkpoints.size();
     if (options.useCache && !cacheCurrent) {
         std::vector<const CheckpointScan*> keep;
+        keep.reserve(tl.checkpoints.size());
         for (size_t i = 0; i < tl.checkpoints.size(); ++i)
             keep.push_back(&scans[i]);
         std::error_code ec;

@@ -379,7 +379,8 @@ CKPT_VECTOR_CLONES void chunkHistogram(const uint8_t* p, size_t n, const BinRang
     const uint32_t bins = r.bins, dropped = bins;
     const double last = double(bins - 1);
     std::vector<uint32_t> counts(4 * size_t(bins + 1), 0);
-    uint32_t* c[4] = {counts.data(), counts.data() + (bins + 1), counts.data() + 2 * (bins + 1), counts.data() + 3 * (bins + 1)};
+    const size_t stride = size_t(bins) + 1;
+    uint32_t* c[4] = {counts.data(), counts.data() + stride, counts.data() + 2 * stride, counts.data() + 3 * stride};
     uint32_t idx[BlockElements];
     for (size_t i = 0; i < n; i += BlockElements) {
         const size_t m = std::min(BlockElements, n - i);

@@ -279,6 +279,48 @@ std::string appendIndexToPath(const std::string& base, uint64_t index)
     return base + "[" + std::to_string(index) + "]";
 }
 
+namespace {
+
+/// One backslash escape of a quoted path key, p[i] being the character after the backslash: appends
+/// what it stands for to \a key and leaves i on its last character. Returns what is wrong, if anything.
+std::optional<std::string> appendPathEscape(std::string_view p, size_t& i, std::string& key)
+{
+    switch (p[i]) {
+    case 'n': key += '\n'; return std::nullopt;
+    case 't': key += '\t'; return std::nullopt;
+    case 'r': key += '\r'; return std::nullopt;
+    case 'u': break;
+    default: key += p[i]; return std::nullopt;
+    }
+    // as in JSON: four hex digits, a UTF-16 unit; a surrogate pair is one code point
+    const auto unit = [&](size_t at) -> std::optional<uint32_t> {
+        uint32_t v = 0;
+        if (at + 4 > p.size())
+            return std::nullopt;
+        const auto r = std::from_chars(p.data() + at, p.data() + at + 4, v, 16);
+        if (r.ec != std::errc() || r.ptr != p.data() + at + 4)
+            return std::nullopt;
+        return v;
+    };
+    auto cp = unit(i + 1);
+    if (!cp)
+        return "expected four hex digits after \\u";
+    i += 4;
+    if (*cp >= 0xDC00 && *cp <= 0xDFFF)
+        return "\\u escape of a lone low surrogate";
+    if (*cp >= 0xD800 && *cp <= 0xDBFF) {
+        const auto low = i + 2 < p.size() && p[i + 1] == '\\' && p[i + 2] == 'u' ? unit(i + 3) : std::nullopt;
+        if (!low || *low < 0xDC00 || *low > 0xDFFF)
+            return "\\u escape of a high surrogate without its low surrogate";
+        cp = 0x10000 + ((*cp - 0xD800) << 10) + (*low - 0xDC00);
+        i += 6;
+    }
+    appendUtf8(key, *cp);
+    return std::nullopt;
+}
+
+} // namespace
+
 Result<std::vector<PathStep>> parsePath(std::string_view p)
 {
     std::vector<PathStep> steps;
@@ -305,39 +347,8 @@ Result<std::vector<PathStep>> parsePath(std::string_view p)
                 while (i < p.size() && p[i] != '"') {
                     if (p[i] == '\\' && i + 1 < p.size()) {
                         ++i;
-                        switch (p[i]) {
-                        case 'n': key += '\n'; break;
-                        case 't': key += '\t'; break;
-                        case 'r': key += '\r'; break;
-                        case 'u': {
-                            // as in JSON: four hex digits, a UTF-16 unit; a surrogate pair is one code point
-                            const auto unit = [&](size_t at) -> std::optional<uint32_t> {
-                                uint32_t v = 0;
-                                if (at + 4 > p.size())
-                                    return std::nullopt;
-                                const auto r = std::from_chars(p.data() + at, p.data() + at + 4, v, 16);
-                                if (r.ec != std::errc() || r.ptr != p.data() + at + 4)
-                                    return std::nullopt;
-                                return v;
-                            };
-                            auto cp = unit(i + 1);
-                            if (!cp)
-                                return bad("expected four hex digits after \\u");
-                            i += 4;
-                            if (*cp >= 0xDC00 && *cp <= 0xDFFF)
-                                return bad("\\u escape of a lone low surrogate");
-                            if (*cp >= 0xD800 && *cp <= 0xDBFF) {
-                                const auto low = i + 2 < p.size() && p[i + 1] == '\\' && p[i + 2] == 'u' ? unit(i + 3) : std::nullopt;
-                                if (!low || *low < 0xDC00 || *low > 0xDFFF)
-                                    return bad("\\u escape of a high surrogate without its low surrogate");
-                                cp = 0x10000 + ((*cp - 0xD800) << 10) + (*low - 0xDC00);
-                                i += 6;
-                            }
-                            appendUtf8(key, *cp);
-                            break;
-                        }
-                        default: key += p[i];
-                        }
+                        if (auto wrong = appendPathEscape(p, i, key))
+                            return bad(*wrong);
                     } else {
                         key += p[i];
                     }
