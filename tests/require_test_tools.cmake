@@ -7,6 +7,7 @@
 #   cargo + rustc + Debian's librust-*-dev crates   tests/interop (the Rust oracle), tests/interopcheck,
 #                                                    the train_interop_* tests, bench_smoke's Rust peers
 #   /usr/bin/python3 with msgpack and numpy         tst_msgpack's oracle, bench_smoke's peers
+#   clang-tidy-19 (and its run-clang-tidy-19)       tests/lint (clang_tidy_core)
 #
 # -DCKPT_REQUIRE_TEST_TOOLS=OFF is the deliberate way out (say, a developer without Rust): the
 # configure then warns, loudly and once, which suites are left out.
@@ -54,6 +55,14 @@ if(EXISTS /usr/bin/python3)
 else()
   list(APPEND _missing "/usr/bin/python3 (Debian packages python3 python3-msgpack python3-numpy)")
   list(APPEND _dropped "bench_smoke")
+endif()
+
+# clang-tidy 19 for the lint suite (tests/lint): 14, Debian's default, cannot parse <expected>.
+find_program(CKPT_TOOL_CLANG_TIDY NAMES clang-tidy-19)
+find_program(CKPT_TOOL_RUN_CLANG_TIDY NAMES run-clang-tidy-19)
+if(NOT CKPT_TOOL_CLANG_TIDY OR NOT CKPT_TOOL_RUN_CLANG_TIDY)
+  list(APPEND _missing "clang-tidy-19 and run-clang-tidy-19 (Debian package clang-tidy-19)")
+  list(APPEND _dropped "tests/lint (clang_tidy_core)")
 endif()
 
 if(_missing)
