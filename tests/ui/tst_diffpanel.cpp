@@ -4,11 +4,13 @@
 // GradientCheckpoints; rows sorted by the size of the change, tinted by status, with a detail.
 #include "ui/graph/graphview.h"
 #include "ui/mainwindow.h"
+#include "ui/models/diffmodel.h"
 #include "ui/widgets/diffpanel.h"
 
 #include "core/edit/edit.h"
 #include "core/record/record.h"
 
+#include <QAbstractItemModelTester>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -118,6 +120,9 @@ private Q_SLOTS:
         DiffPanel panel;
         panel.resize(1200, 800);
         panel.show();
+        // the rows' model and the sorted, filtered view of it keep Qt's model contract through the reset
+        QAbstractItemModelTester rows(panel.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester shown(panel.table()->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
         auto a = open(m_run + QStringLiteral("/checkpoint/record-3.mpk"));
         auto b = open(m_run + QStringLiteral("/checkpoint/record-6.mpk"));
         QVERIFY(a && b);
