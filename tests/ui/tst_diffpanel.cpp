@@ -178,6 +178,25 @@ private Q_SLOTS:
         QCOMPARE(cell(w.diffPanel()->table(), 0, 2).toString(), QStringLiteral("op_position"));
     }
 
+    void aDamagedCarIsNamedAndTheGraphsAreStillCompared()
+    {
+        // B's CAR beside it is not a CAR: the graphs are compared (nodes by CID), B has no values, and
+        // the summary names the file and what is wrong with it instead of passing it off as missing.
+        QTemporaryDir dir;
+        const QString a = m_run + QStringLiteral("/graph/step-3.json"), b = dir.filePath(QStringLiteral("step-6.json"));
+        QVERIFY(QFile::copy(m_run + QStringLiteral("/graph/step-6.json"), b));
+        QFile car(dir.filePath(QStringLiteral("step-6.car")));
+        QVERIFY(car.open(QIODevice::WriteOnly) && car.write("not a CAR file") > 0);
+        car.close();
+        DiffPanel panel;
+        panel.compareGraphs(a, b);
+        QTRY_VERIFY_WITH_TIMEOUT(!panel.isBusy(), 30000);
+        const QString s = panel.summary();
+        QVERIFY2(s.contains(QLatin1String("CARs one")), qPrintable(s));
+        QVERIFY2(s.contains(dir.filePath(QStringLiteral("step-6.car"))), qPrintable(s));
+        QCOMPARE(panel.table()->model()->rowCount() > 0, true);
+    }
+
     void graphDiffColoursTheGraphByStatus()
     {
         // B: A's checkpoint with relu replaced by a new dropout node (added / removed) and the first

@@ -71,6 +71,7 @@ struct GraphJob {
     std::shared_ptr<DiffPanel::GraphSides> sides;
     std::optional<double> lossA, lossB;
     QString error;
+    QStringList carErrors; ///< a CAR beside a checkpoint that could not be read: that side has no values
 };
 
 GraphJob loadAndDiffGraphs(const QString& pa, const QString& pb)
@@ -84,7 +85,9 @@ GraphJob loadAndDiffGraphs(const QString& pa, const QString& pb)
             job.error = qs(f.error().message());
             return job;
         }
-        files[i] = std::move(*f); // a CAR that cannot be read leaves that side without values (carError)
+        if (f->carError) // the graph is still worth comparing; the summary says why that side has no values
+            job.carErrors << qs(f->carError->message());
+        files[i] = std::move(*f);
     }
     const std::shared_ptr<const CarStore> cars[2] = {files[0]->car, files[1]->car};
     job.diff = diffGradientCheckpoints(files[0]->checkpoint, files[1]->checkpoint, cars[0].get(), cars[1].get());
@@ -421,7 +424,8 @@ void DiffPanel::compareGraphs(const QString& a, const QString& b)
                      .arg(d.edgesAdded.size()).arg(d.edgesRemoved.size())
                      .arg(lossText(d.lossCidA), lossText(d.lossCidB))
                      .arg(d.hasCarA && d.hasCarB ? tr("both") : d.hasCarA || d.hasCarB ? tr("one") : tr("none"))
-                     .arg(formatBytes(d.blockBytesRead)));
+                     .arg(formatBytes(d.blockBytesRead))
+            + (job.carErrors.isEmpty() ? QString() : QStringLiteral("<br>") + job.carErrors.join(QStringLiteral("<br>")).toHtmlEscaped()));
     });
 }
 
