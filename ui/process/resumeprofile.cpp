@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/process/resumeprofile.h"
 
+#include "core/run/placeholders.h"
+
 #include <QCoreApplication>
 #include <QSettings>
 
@@ -65,29 +67,11 @@ QStringList sbatchArguments(const ResumeProfile& profile, const ResolvedCommand&
 
 QString expandPlaceholders(const QString& text, const PlaceholderValues& values)
 {
-    const std::pair<QLatin1StringView, const QString*> names[] = {
-        {QLatin1StringView("{record}"), &values.record},
-        {QLatin1StringView("{dir}"), &values.dir},
-        {QLatin1StringView("{step}"), &values.step},
-        {QLatin1StringView("{out}"), &values.out},
-    };
-    QString out;
-    out.reserve(text.size());
-    qsizetype i = 0;
-    while (i < text.size()) {
-        bool replaced = false;
-        if (text[i] == u'{')
-            for (const auto& [name, value] : names)
-                if (QStringView(text).mid(i).startsWith(name)) {
-                    out += *value;
-                    i += name.size();
-                    replaced = true;
-                    break;
-                }
-        if (!replaced)
-            out += text[i++];
-    }
-    return out;
+    // core's one-pass expansion (shared with `ckpt verify-resume`) over UTF-8: the placeholders are
+    // ASCII, so matching bytes is matching characters
+    const ckpt::PlaceholderValues v{values.record.toStdString(), values.dir.toStdString(), values.step.toStdString(),
+        values.out.toStdString()};
+    return QString::fromStdString(ckpt::expandPlaceholders(text.toStdString(), v));
 }
 
 ResolvedCommand resolveProfile(const ResumeProfile& profile, const PlaceholderValues& values, const QString& bundledTrainer,
