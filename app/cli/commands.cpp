@@ -8,14 +8,17 @@
 #include "app/cli/diffcommands.h"
 #include "app/cli/exportcommands.h"
 #include "app/cli/graphcommands.h"
+#include "app/cli/verifyresume.h"
 #include "core/codec/schema.h"
 #include "core/diff/diff.h"
 #include "core/edit/edit.h"
 #include "core/io/bytes.h"
 #include "core/pack/burnpack.h"
 #include "core/record/bincoderecord.h"
+#include "core/record/optimizerforensics.h"
 #include "core/record/record.h"
 #include "core/record/saveas.h"
+#include "core/report/optimizerjson.h"
 #include "core/report/report.h"
 #include "core/run/run.h"
 #include "workers/parallelfor.h"
@@ -55,15 +58,6 @@ bool isDirectory(const std::string& p)
 {
     std::error_code ec;
     return std::filesystem::is_directory(p, ec);
-}
-
-std::string fmt(double v)
-{
-    if (std::isnan(v))
-        return "nan";
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.6g", v);
-    return buf;
 }
 
 /// Colours only on a terminal, as the contract says.
@@ -537,6 +531,80 @@ int cmdCheckResume(const std::vector<std::string>& argv)
     return ready ? 0 : 1;
 }
 
+/// `--betas B1,B2`: two numbers; the range is checked by the engine, with the recorded values.
+std::optional<std::pair<double, double>> parseBetas(const std::string& text)
+{
+    const auto comma = text.find(',');
+    if (comma == std::string::npos)
+        return std::nullopt;
+    auto b1 = parseNumber<double>(std::string_view(text).substr(0, comma));
+    auto b2 = parseNumber<double>(std::string_view(text).substr(comma + 1));
+    if (!b1 || !b2)
+        return std::nullopt;
+    return std::pair {*b1, *b2};
+}
+
+std::string fmtOpt(const std::optional<double>& v) { return v ? fmt(*v) : "-"; }
+
+void printForensicsRow(const ParamForensics& p)
+{
+    std::string flags;
+    for (const auto& f : p.flags)
+        flags += (flags.empty() ? "" : ",") + f;
+    std::printf("%-14s %6s %11s %11s %10s %10s %9s %9s %9s %9s %10s  %s\n", p.paramId.c_str(),
+        p.time ? std::to_string(*p.time).c_str() : "-", fmtOpt(p.mL2).c_str(), fmtOpt(p.vL2).c_str(),
+        p.effectiveStep ? fmt(p.effectiveStep->mean).c_str() : "-", p.effectiveStep ? fmt(p.effectiveStep->max).c_str() : "-",
+        p.effectiveStep ? fmt(p.effectiveStep->saturated).c_str() : "-", fmtOpt(p.vFloorFraction).c_str(),
+        fmtOpt(p.deadFraction).c_str(), std::to_string(p.nonfinite).c_str(), fmtOpt(p.g2OverV).c_str(), flags.c_str());
+}
+
+int cmdOptimizer(const std::vector<std::string>& argv)
+{
+    Args a(argv, withSchemaOptions({"--betas", "--epsilon"}), {"--json"});
+    if (!a.error().empty())
+        return usageError(a.error());
+    if (a.positional().size() != 1)
+        return usageError("optimizer takes one FILE");
+    ForensicsOptions options;
+    if (auto b = a.value("--betas")) {
+        auto betas = parseBetas(*b);
+        if (!betas)
+            return usageError("--betas takes two numbers B1,B2, got \"" + *b + "\"");
+        options.beta1 = betas->first;
+        options.beta2 = betas->second;
+    }
+    if (auto e = a.value("--epsilon")) {
+        options.epsilon = parseNumber<double>(*e);
+        if (!options.epsilon)
+            return usageError("--epsilon takes a number, got \"" + *e + "\"");
+    }
+    auto r = open(a.positional()[0], a);
+    if (!r)
+        return failWith(r.error());
+    auto f = optimizerForensics(**r, options);
+    if (!f)
+        return failWith(f.error());
+    if (a.flag("--json")) {
+        printDocument(optimizerForensicsJson(**r, *f));
+        return 0;
+    }
+    std::printf("%s%s%s: %s, betas %s,%s, epsilon %s, lr %s; %zu parameters, %zu suspect\n", bold(), (*r)->file.c_str(), reset(),
+        f->optimizer.c_str(), fmt(f->hyper.beta1).c_str(), fmt(f->hyper.beta2).c_str(), fmt(f->hyper.epsilon).c_str(),
+        fmtOpt(f->learningRate).c_str(), f->parameters.size(), f->suspects.size());
+    std::printf("%-14s %6s %11s %11s %10s %10s %9s %9s %9s %9s %10s  %s\n", "param", "time", "m_l2", "v_l2", "step_mean", "step_max",
+        "saturated", "v_floor", "dead", "nonfinite", "g2_over_v", "flags");
+    // Suspects first, worst first; then the rest in file order.
+    std::vector<bool> shown(f->parameters.size(), false);
+    for (size_t i : f->suspects) {
+        printForensicsRow(f->parameters[i]);
+        shown[i] = true;
+    }
+    for (size_t i = 0; i < f->parameters.size(); ++i)
+        if (!shown[i])
+            printForensicsRow(f->parameters[i]);
+    return 0;
+}
+
 } // namespace
 
 const std::map<std::string, Command>& commandTable()
@@ -559,9 +627,11 @@ const std::map<std::string, Command>& commandTable()
         {"bisect", cmdBisect},
         {"schema", cmdSchema},
         {"check-resume", cmdCheckResume},
+        {"optimizer", cmdOptimizer},
         {"export", cmdExport},
         {"import", cmdImport},
         {"migrate", cmdMigrate},
+        {"verify-resume", verifyResumeCommand},
     };
     return table;
 }

@@ -25,13 +25,6 @@ std::string brief(const std::optional<std::string>& cid)
     return cid->size() > 20 ? cid->substr(0, 8) + "…" + cid->substr(cid->size() - 8) : *cid;
 }
 
-std::string fmt(double v)
-{
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.6g", v);
-    return buf;
-}
-
 void printText(const GraphDiff& d)
 {
     std::printf("%s vs %s: %llu added, %llu removed, %llu changed, %llu unchanged nodes (%llu matched by op and position); %zu edges added, %zu removed\n",

@@ -23,6 +23,16 @@ inline void printDocument(const std::string& s)
         std::fputc('\n', stdout);
 }
 
+/** A number as the text outputs show it: 6 significant digits, "nan" for any NaN. */
+inline std::string fmt(double v)
+{
+    if (v != v)
+        return "nan";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", v);
+    return buf;
+}
+
 /** A usage error: one line pointing at --help; exit code 2. */
 inline int usageError(const std::string& msg)
 {

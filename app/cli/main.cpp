@@ -50,6 +50,10 @@ commands:
                                 the type layout of a self-describing record (for bincode files),
                                 or the layout a bincode FILE's bytes settled with --schema-from
   check-resume FILE             the resume-readiness checklist
+  optimizer FILE [--betas B1,B2] [--epsilon E]
+                                optimizer-state forensics per parameter (moment norms, Adam's effective
+                                step, v at the epsilon floor, dead and non-finite moments, g^2/v), suspects
+                                first; betas/epsilon default to the recorded ones, else Burn's 0.9,0.999,1e-5
   export FILE OUT.safetensors|OUT.npz [--what params,optimizer,gradients,other]
                                 the record's tensors for PyTorch/numpy, named by their paths
   import FILE IN.safetensors -o OUT
@@ -57,6 +61,12 @@ commands:
   migrate IN OUT_DIR [--epoch N]
                                 a Burn <= 0.21 record (TrainingRecord, burn-train files, run directory)
                                 as Burn 0.22's model/optim/scheduler-N.bpk; says what it cannot carry
+  verify-resume RECORD --against LATER [--profile NAME | -- PROGRAM ARGS...] [--tolerance exact|strict|relaxed]
+                                resume from RECORD up to LATER's step in a temporary directory under $TMPDIR
+                                (default: ckpt-train --resume {record} --out {out} --steps {step}; NAME: one of
+                                the app's resume profiles) and diff the checkpoint it writes against LATER:
+                                identical, within tolerance or diverged; --keep leaves the directory; exit 1
+                                when the resumption fails
 
 Bincode records take --schema-from OTHER.mpk or --schema S.json on every reading command, and
 --scheduler step|linear|cosine|noam|exponential|constant where the bytes cannot tell StepLr's i32

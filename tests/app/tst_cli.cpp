@@ -563,6 +563,54 @@ private Q_SLOTS:
         QCOMPARE(st[0].toObject()[QLatin1String("b")].toInt(), 30);
     }
 
+    /** `ckpt optimizer`: the contract's document on a ckpt-train record, its exit codes and usage errors. */
+    void optimizerForensicsContract()
+    {
+        QTemporaryDir dir;
+        // 2 micro-batches per optimizer step and an odd step count: the record carries pending gradients.
+        QVERIFY(!train(dir.path(), {QStringLiteral("--steps"), QStringLiteral("5"), QStringLiteral("--checkpoint-every"), QStringLiteral("5"),
+                                    QStringLiteral("--grad-accum"), QStringLiteral("2")})
+                     .isEmpty());
+        const QString rec = dir.filePath(QStringLiteral("checkpoint/record-5.mpk"));
+        const Run r = ckpt({QStringLiteral("optimizer"), rec, QStringLiteral("--json")});
+        QVERIFY2(r.code == 0, r.err.constData());
+        const QJsonObject doc = jsonObject(r);
+        QCOMPARE(doc[QLatin1String("file")].toString(), rec);
+        QCOMPARE(doc[QLatin1String("optimizer")].toString(), QStringLiteral("adam"));
+        QVERIFY(doc[QLatin1String("suspects")].isArray());
+        const QJsonArray params = doc[QLatin1String("parameters")].toArray();
+        QCOMPARE(params.size(), 6);
+        for (const auto& v : params) {
+            const QJsonObject p = v.toObject();
+            QVERIFY(p[QLatin1String("param_id")].isString() && p[QLatin1String("path")].isString());
+            QCOMPARE(p[QLatin1String("time")].toInt(), 2);
+            for (const char* k : {"m_l2", "v_l2", "v_floor_fraction", "dead_fraction", "g2_over_v"})
+                QVERIFY2(p[QLatin1String(k)].isDouble(), k);
+            QVERIFY(p[QLatin1String("nonfinite")].isDouble());
+            const QJsonObject step = p[QLatin1String("effective_step")].toObject();
+            for (const char* k : {"mean", "max", "saturated"})
+                QVERIFY2(step[QLatin1String(k)].isDouble(), k);
+            QVERIFY(p[QLatin1String("flags")].isArray());
+        }
+        // The text form: a header line and a table row per parameter.
+        const Run text = ckpt({QStringLiteral("optimizer"), rec, QStringLiteral("--betas"), QStringLiteral("0.8,0.99"), QStringLiteral("--epsilon"),
+            QStringLiteral("1e-8")});
+        QCOMPARE(text.code, 0);
+        QVERIFY(text.out.contains("betas 0.8,0.99, epsilon 1e-08"));
+        QCOMPARE(text.out.count('\n'), 2 + 6);
+        // Usage errors: exit 2 with one line; a record without optimizer state: exit 1.
+        for (const QString& bad : {QStringLiteral("0.9"), QStringLiteral("0.9,x"), QStringLiteral("1.5,0.999")}) {
+            const Run u = ckpt({QStringLiteral("optimizer"), rec, QStringLiteral("--betas"), bad});
+            QVERIFY2(u.code == 2, qPrintable(bad));
+            QCOMPARE(u.err.count('\n'), 1);
+        }
+        QCOMPARE(ckpt({QStringLiteral("optimizer"), rec, QStringLiteral("--epsilon"), QStringLiteral("0")}).code, 2);
+        QCOMPARE(ckpt({QStringLiteral("optimizer")}).code, 2);
+        const Run model = ckpt({QStringLiteral("optimizer"), fixture("models/burn-0.16.1_full_connect4.mpk")});
+        QCOMPARE(model.code, 1);
+        QVERIFY(model.err.contains("no optimizer state"));
+    }
+
     /** `ckpt tree`: the record as an order-preserving tree, tensors found where `ckpt tensors` lists them. */
     void treeIsTheRecordInFileOrder()
     {

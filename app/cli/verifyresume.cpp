@@ -1,0 +1,374 @@
+// SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
+// SPDX-License-Identifier: GPL-3.0-or-later
+// `ckpt verify-resume`: the only ckpt command that starts another program. The child process lives
+// here, in the app layer (core starts nothing); the judgement and the JSON are core's.
+#include "app/cli/verifyresume.h"
+
+#include "app/cli/args.h"
+#include "app/cli/exits.h"
+#include "app/cli/resumeprofiles.h"
+#include "core/diff/diff.h"
+#include "core/diff/resumeverify.h"
+#include "core/record/record.h"
+#include "core/report/verifyresumejson.h"
+#include "core/run/placeholders.h"
+#include "core/run/timeline.h"
+#include "workers/parallelfor.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <spawn.h>
+#include <sstream>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char** environ;
+
+namespace ckpt::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+/// The default resumption (cli-contract.md): ckpt-train continues RECORD up to LATER's step.
+/// ckpt-train's --steps is the total step to stop at, not a number of further steps.
+const std::vector<std::string> kDefaultArguments = {"--resume", "{record}", "--out", "{out}", "--steps", "{step}"};
+constexpr const char* kBundledTrainer = "ckpt-train";
+
+/// ckpt-train beside this executable (an installed or built tree keeps them together), else the
+/// bare name for a PATH lookup.
+std::string trainerPath()
+{
+    std::error_code ec;
+    const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+    if (!ec) {
+        const fs::path beside = self.parent_path() / kBundledTrainer;
+        if (::access(beside.c_str(), X_OK) == 0)
+            return beside.string();
+    }
+    return kBundledTrainer;
+}
+
+/// A fresh private directory under $TMPDIR (/tmp when unset): never next to the user's files.
+std::optional<std::string> makeTempDir(std::string& why)
+{
+    const char* env = std::getenv("TMPDIR");
+    std::string templ = std::string(env && *env ? env : "/tmp") + "/ckpt-verify-resume-XXXXXX";
+    if (::mkdtemp(templ.data()) == nullptr) {
+        why = "cannot create a temporary directory " + templ + ": " + std::strerror(errno);
+        return std::nullopt;
+    }
+    std::error_code ec;
+    const fs::path abs = fs::absolute(templ, ec); // the child may run in another working directory
+    return ec ? templ : abs.string();
+}
+
+struct ChildResult {
+    bool started = false;
+    std::string startError;
+    int exitCode = -1;  ///< when it exited
+    int signal = 0;     ///< when a signal ended it
+};
+
+/// Runs \a argv (argv[0] looked up in PATH when it has no '/') with stdin from /dev/null and
+/// stdout and stderr into \a logPath, and waits for it.
+ChildResult runChild(const std::vector<std::string>& argv, const std::string& logPath, const std::vector<std::string>& extraEnv,
+    const std::string& workingDirectory)
+{
+    ChildResult r;
+    // ckpt's environment with the profile's NAME=VALUE entries over it.
+    std::vector<std::string> env;
+    for (char** e = environ; *e; ++e) {
+        const std::string entry = *e;
+        const std::string name = entry.substr(0, entry.find('=') + 1);
+        const bool overridden = std::any_of(extraEnv.begin(), extraEnv.end(), [&](const std::string& x) { return x.starts_with(name); });
+        if (!overridden)
+            env.push_back(entry);
+    }
+    env.insert(env.end(), extraEnv.begin(), extraEnv.end());
+    std::vector<char*> cenv;
+    cenv.reserve(env.size() + 1);
+    for (auto& e : env)
+        cenv.push_back(e.data());
+    cenv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    if (!workingDirectory.empty())
+        posix_spawn_file_actions_addchdir_np(&actions, workingDirectory.c_str());
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, 1, logPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    posix_spawn_file_actions_adddup2(&actions, 1, 2);
+    std::vector<char*> cargv;
+    cargv.reserve(argv.size() + 1);
+    for (const auto& a : argv)
+        cargv.push_back(const_cast<char*>(a.c_str()));
+    cargv.push_back(nullptr);
+    pid_t pid = 0;
+    const int rc = ::posix_spawnp(&pid, cargv[0], &actions, nullptr, cargv.data(), cenv.data());
+    posix_spawn_file_actions_destroy(&actions);
+    if (rc != 0) {
+        r.startError = std::strerror(rc);
+        return r;
+    }
+    r.started = true;
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0) {
+        if (errno != EINTR) {
+            r.startError = std::string("waitpid: ") + std::strerror(errno);
+            return r;
+        }
+    }
+    if (WIFEXITED(status))
+        r.exitCode = WEXITSTATUS(status);
+    else if (WIFSIGNALED(status))
+        r.signal = WTERMSIG(status);
+    return r;
+}
+
+/// The last \a maxLines lines of the child's output, for the failure message.
+std::string tailOf(const std::string& path, size_t maxLines = 40)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    std::string text = ss.str();
+    size_t pos = text.size(), lines = 0;
+    if (pos > 0 && text[pos - 1] == '\n')
+        --pos;
+    while (pos > 0) {
+        if (text[pos - 1] == '\n' && ++lines == maxLines)
+            break;
+        --pos;
+    }
+    return text.substr(pos);
+}
+
+/// Removes the temporary directory unless asked to keep it.
+struct TempDirGuard {
+    std::string dir;
+    bool keep = false;
+    ~TempDirGuard()
+    {
+        if (dir.empty())
+            return;
+        if (keep) {
+            std::fprintf(stderr, "ckpt: kept the resumption's directory %s\n", dir.c_str());
+            return;
+        }
+        std::error_code ec;
+        fs::remove_all(dir, ec);
+    }
+};
+
+std::string joined(const std::vector<std::string>& v)
+{
+    std::string s;
+    for (const auto& a : v)
+        s += (s.empty() ? "" : " ") + a;
+    return s;
+}
+
+} // namespace
+
+int verifyResumeCommand(const std::vector<std::string>& argvIn)
+{
+    // Everything after the first `--` is the resume program and its arguments, untouched.
+    std::vector<std::string> argv = argvIn;
+    std::optional<std::vector<std::string>> program;
+    if (auto dd = std::find(argv.begin(), argv.end(), "--"); dd != argv.end()) {
+        program.emplace(dd + 1, argv.end());
+        argv.erase(dd, argv.end());
+        if (program->empty())
+            return usageError("verify-resume: `--` must be followed by the resume PROGRAM and its arguments");
+    }
+    Args a(argv, withSchemaOptions({"--against", "--profile", "--tolerance"}), {"--json", "--keep"});
+    if (!a.error().empty())
+        return usageError(a.error());
+    if (a.positional().size() != 1)
+        return usageError("verify-resume takes one RECORD");
+    const auto against = a.value("--against");
+    if (!against)
+        return usageError("verify-resume needs --against LATER");
+    ResumeTolerance tolerance = ResumeTolerance::Exact;
+    if (auto t = a.value("--tolerance")) {
+        auto parsed = resumeToleranceFromName(*t);
+        if (!parsed)
+            return usageError("--tolerance takes exact, strict or relaxed, got \"" + *t + "\"");
+        tolerance = *parsed;
+    }
+    // A profile of the app (its QSettings file, read without Qt): program, arguments, environment, working directory.
+    std::optional<CliResumeProfile> profile;
+    if (auto name = a.value("--profile")) {
+        if (program)
+            return usageError("verify-resume takes --profile NAME or -- PROGRAM ARGS, not both");
+        const std::string settings = resumeSettingsPath();
+        std::string names;
+        for (auto& p : loadResumeProfiles(settings)) {
+            names += (names.empty() ? "\"" : ", \"") + p.name + "\"";
+            if (p.name == *name)
+                profile = std::move(p);
+        }
+        if (!profile)
+            return usageError("no resume profile \"" + *name + "\" in " + settings + " (there are: " + names + ")");
+        if (profile->slurm)
+            return usageError("resume profile \"" + *name + "\" submits to Slurm; verify-resume runs the resumption here: use a local profile");
+        for (const auto& e : profile->environment)
+            if (e.find('=') == std::string::npos || e.front() == '=')
+                return usageError("resume profile \"" + *name + "\" has an environment entry that is not NAME=VALUE: \"" + e + "\"");
+    }
+    const std::string& recordArg = a.positional()[0];
+    std::error_code ec;
+    if (!fs::exists(recordArg, ec))
+        return inputError(recordArg, Error{ErrorCode::Io, "no such file"});
+
+    // LATER: its step is where the resumption stops, and what it is compared with.
+    const OpenOptions options = openOptions(a);
+    auto later = openRecord(*against, options);
+    if (!later)
+        return inputError(*against, later.error());
+    auto laterStep = stepOfCheckpoint(**later, *against);
+    if (!laterStep)
+        return failWith(laterStep.error());
+    // RECORD's step (for `steps`): the record's own when it opens (a GradientCheckpoint need not), else its name.
+    std::optional<uint64_t> recordStep;
+    if (auto rec = openRecord(recordArg, options)) {
+        if (auto s = stepOfCheckpoint(**rec, recordArg))
+            recordStep = s->step;
+    } else if (auto place = checkpointPlaceOf(recordArg); place.step) {
+        recordStep = place.step;
+    }
+    if (recordStep && *recordStep > laterStep->step)
+        return usageError("RECORD is at step " + std::to_string(*recordStep) + ", beyond LATER's step " + std::to_string(laterStep->step));
+
+    std::string why;
+    TempDirGuard guard;
+    guard.keep = a.flag("--keep");
+    auto tmp = makeTempDir(why);
+    if (!tmp) {
+        std::fprintf(stderr, "ckpt: %s\n", why.c_str());
+        return 1;
+    }
+    guard.dir = *tmp;
+    const std::string outDir = *tmp + "/out";
+    const std::string logPath = *tmp + "/resume.log";
+
+    PlaceholderValues values;
+    const fs::path recordAbs = fs::absolute(recordArg, ec);
+    values.record = recordAbs.string();
+    values.dir = recordAbs.parent_path().string();
+    values.step = std::to_string(laterStep->step);
+    values.out = outDir;
+    std::vector<std::string> command;
+    std::vector<std::string> environment;
+    std::string workingDirectory;
+    const std::vector<std::string>& templ = program ? *program : kDefaultArguments;
+    if (profile) {
+        // As the app resolves a profile (ui/process/resumeprofile.cpp resolveProfile), {step} being LATER's step.
+        command.push_back(profile->program == kBundledTrainer ? trainerPath() : profile->program);
+        for (const auto& t : profile->arguments)
+            command.push_back(expandPlaceholders(t, values));
+        if (profile->passSteps) {
+            command.emplace_back("--steps");
+            command.push_back(values.step);
+        }
+        for (const auto& e : profile->environment) {
+            const auto eq = e.find('=');
+            environment.push_back(e.substr(0, eq + 1) + expandPlaceholders(e.substr(eq + 1), values));
+        }
+        workingDirectory = expandPlaceholders(profile->workingDirectory, values);
+    } else if (program) {
+        // `ckpt-train` means the trainer installed beside ckpt, as in the app's profiles.
+        command.push_back((*program)[0] == kBundledTrainer ? trainerPath() : expandPlaceholders((*program)[0], values));
+        for (size_t i = 1; i < templ.size(); ++i)
+            command.push_back(expandPlaceholders(templ[i], values));
+    } else {
+        command.push_back(trainerPath());
+        for (const auto& t : templ)
+            command.push_back(expandPlaceholders(t, values));
+    }
+
+    const ChildResult child = runChild(command, logPath, environment, workingDirectory);
+    if (!child.started || child.exitCode != 0) {
+        std::string how = !child.started ? "could not be started: " + child.startError
+            : child.signal            ? "was killed by signal " + std::to_string(child.signal)
+                                      : "exited with code " + std::to_string(child.exitCode);
+        std::fprintf(stderr, "ckpt: the resumption failed: %s %s\n  command: %s\n", command[0].c_str(), how.c_str(), joined(command).c_str());
+        if (child.started) {
+            const std::string tail = tailOf(logPath);
+            if (!tail.empty())
+                std::fprintf(stderr, "  its output (last lines):\n%s%s", tail.c_str(), tail.back() == '\n' ? "" : "\n");
+        }
+        return 1;
+    }
+
+    // The checkpoint it wrote at LATER's step, as the run timeline lists a run's checkpoints.
+    auto run = listRunCheckpoints(outDir);
+    if (!run) {
+        std::fprintf(stderr, "ckpt: the resumption wrote no checkpoint into {out}: %s\n  command: %s\n", run.error().message().c_str(),
+            joined(command).c_str());
+        return 1;
+    }
+    const RunPoint* point = nullptr;
+    for (const auto& p : run->points)
+        if (p.step == laterStep->step)
+            point = &p;
+    if (!point) {
+        std::string have;
+        for (const auto& p : run->points)
+            have += (have.empty() ? "" : ", ") + p.file;
+        std::fprintf(stderr, "ckpt: the resumption wrote no checkpoint at step %llu (it wrote: %s)\n  command: %s\n",
+            static_cast<unsigned long long>(laterStep->step), have.empty() ? "none" : have.c_str(), joined(command).c_str());
+        return 1;
+    }
+    const std::string producedPath = outDir + "/" + point->file;
+    auto produced = openRecord(producedPath, options);
+    if (!produced) {
+        std::fprintf(stderr, "ckpt: the resumed checkpoint %s cannot be read: %s\n", point->file.c_str(), produced.error().message().c_str());
+        return 1;
+    }
+    auto d = diffRecords(**later, **produced, resumeDiffOptions(), Progress::none(), workers::threadedFor());
+    if (!d)
+        return failWith(d.error());
+    const ResumeJudgement j = judgeResume(*d, tolerance);
+
+    VerifyResumeReport report;
+    report.record = recordArg;
+    report.against = *against;
+    report.produced = point->file;
+    report.step = laterStep->step;
+    report.steps = laterStep->step - recordStep.value_or(0);
+    report.stepSource = laterStep->source;
+    report.tolerance = tolerance;
+    report.command = command;
+    if (a.flag("--json")) {
+        printDocument(verifyResumeJson(report, j));
+        return 0;
+    }
+    std::printf("%s resumed to step %llu (%llu steps) and compared with %s: %s (tolerance %s)\n", recordArg.c_str(),
+        static_cast<unsigned long long>(report.step), static_cast<unsigned long long>(report.steps), against->c_str(),
+        std::string(resumeVerdictName(j.verdict)).c_str(), std::string(resumeToleranceName(tolerance)).c_str());
+    constexpr size_t kShown = 20;
+    for (size_t i = 0; i < j.differences.size() && i < kShown; ++i) {
+        const auto& x = j.differences[i];
+        if (x.isState)
+            std::printf("  %-14s %-50s %s -> %s", x.status.c_str(), x.path.c_str(), x.later.value_or("(absent)").c_str(),
+                x.resumed.value_or("(absent)").c_str());
+        else
+            std::printf("  %-14s %-50s max_abs=%s rel_l2=%s", x.status.c_str(), x.path.c_str(), x.maxAbs ? fmt(*x.maxAbs).c_str() : "-",
+                x.relL2 ? fmt(*x.relL2).c_str() : "-");
+        std::printf("%s\n", x.aboveTolerance ? "" : " (within tolerance)");
+    }
+    if (j.differences.size() > kShown)
+        std::printf("  ... and %zu more\n", j.differences.size() - kShown);
+    return 0;
+}
+
+} // namespace ckpt::cli

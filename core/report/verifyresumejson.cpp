@@ -1,0 +1,56 @@
+// SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
+// SPDX-License-Identifier: GPL-3.0-or-later
+// `ckpt verify-resume --json`, written like the other contract documents (core/report/report.cpp): a
+// tape in the contract's key order, two-space pretty JSON, floats spelled as nlohmann::json::dump
+// spells them, non-finite floats as null.
+#include "core/report/verifyresumejson.h"
+
+#include "core/codec/json.h"
+#include "core/diff/resumeverify.h"
+
+namespace ckpt {
+
+std::string verifyResumeJson(const VerifyResumeReport& r, const ResumeJudgement& j)
+{
+    TapeBuilder b;
+    b.beginMap();
+    putStr(b, "record", r.record);
+    putStr(b, "against", r.against);
+    putU(b, "steps", r.steps);
+    putStr(b, "tolerance", resumeToleranceName(r.tolerance));
+    putStr(b, "verdict", resumeVerdictName(j.verdict));
+    b.key("differences");
+    b.beginArray();
+    for (const auto& d : j.differences) {
+        b.beginMap();
+        putStr(b, "path", d.path);
+        if (!d.isState) {
+            putOptF(b, "max_abs", d.maxAbs);
+            putOptF(b, "rel_l2", d.relL2);
+        }
+        putStr(b, "status", d.status);
+        putBool(b, "above_tolerance", d.aboveTolerance);
+        if (d.isState) {
+            // JSON text of each side, as the diff reports it; null where the field is absent
+            if (d.later)
+                putStr(b, "later", *d.later);
+            else
+                putNil(b, "later");
+            if (d.resumed)
+                putStr(b, "resumed", *d.resumed);
+            else
+                putNil(b, "resumed");
+        }
+        b.end();
+    }
+    b.end();
+    putU(b, "step", r.step);
+    putStr(b, "step_source", stepSourceName(r.stepSource));
+    putStr(b, "produced", r.produced);
+    putStrings(b, "command", r.command);
+    b.end();
+    const Tape t = std::move(b).finish();
+    return jsonText(t, t.root(), JsonStyle::Pretty, JsonFloats::Nlohmann);
+}
+
+} // namespace ckpt

@@ -1,0 +1,353 @@
+// SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
+// SPDX-License-Identifier: GPL-3.0-or-later
+// `ckpt verify-resume` as scripts use it (cli-contract.md, "Repair and verify"): the real ckpt and
+// ckpt-train, a resumption that is bit-exact for every optimizer, resume commands that change the
+// training (diverged, naming the tensors), a resumption that fails (exit 1) and usage errors (exit 2).
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QSettings>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cmath>
+
+namespace {
+
+struct Run {
+    int code = -1;
+    QByteArray out, err;
+};
+
+Run run(const QString& program, const QStringList& args)
+{
+    QProcess p;
+    p.start(QStringLiteral(CKPT_BIN_DIR "/") + program, args);
+    p.waitForFinished(120000);
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(), p.readAllStandardError()};
+}
+
+/// The small model every run here uses (structural flags: a fresh run needs the same ones).
+const QStringList kModel = {QStringLiteral("--hidden"), QStringLiteral("8"), QStringLiteral("--dataset-size"), QStringLiteral("64"),
+    QStringLiteral("--batch-size"), QStringLiteral("8")};
+
+QStringList verifyArgs(const QString& runDir, const QStringList& extra = {})
+{
+    return QStringList{QStringLiteral("verify-resume"), runDir + QStringLiteral("/checkpoint/record-4.mpk"), QStringLiteral("--against"),
+               runDir + QStringLiteral("/checkpoint/record-8.mpk"), QStringLiteral("--json")}
+        + extra;
+}
+
+/// The ckpt-verify-resume-* directories under \a tmp (the test points TMPDIR there).
+QStringList leftovers(const QString& tmp)
+{
+    return QDir(tmp).entryList({QStringLiteral("ckpt-verify-resume-*")}, QDir::Dirs | QDir::NoDotAndDotDot);
+}
+
+} // namespace
+
+class TestCliVerifyResume : public QObject {
+    Q_OBJECT
+    QTemporaryDir m_dir;
+    QString m_tmp;
+
+    /// A ckpt-train run with checkpoints at steps 4 and 8.
+    QString trainRun(const QString& name, const QStringList& optimizer)
+    {
+        const QString out = m_dir.filePath(name);
+        const Run t = run(QStringLiteral("ckpt-train"),
+            QStringList{QStringLiteral("--out"), out, QStringLiteral("--steps"), QStringLiteral("8"), QStringLiteral("--checkpoint-every"),
+                QStringLiteral("4"), QStringLiteral("--layout"), QStringLiteral("training-record")}
+                + kModel + optimizer);
+        if (t.code != 0)
+            qWarning("ckpt-train failed: %s", t.err.constData());
+        return t.code == 0 ? out : QString();
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        // The temporary directories go under $TMPDIR: a private one, so the test sees them cleaned up.
+        m_tmp = m_dir.filePath(QStringLiteral("tmp"));
+        QVERIFY(QDir().mkpath(m_tmp));
+        qputenv("TMPDIR", m_tmp.toUtf8());
+        // The app's settings (resume profiles) as ckpt finds them: a private XDG config directory.
+        qputenv("XDG_CONFIG_HOME", m_dir.filePath(QStringLiteral("config")).toUtf8());
+    }
+
+    void identicalForEveryOptimizer_data()
+    {
+        QTest::addColumn<QStringList>("optimizer");
+        QTest::newRow("adam") << QStringList{QStringLiteral("--optimizer"), QStringLiteral("adam")};
+        QTest::newRow("adam-amsgrad") << QStringList{QStringLiteral("--optimizer"), QStringLiteral("adam"), QStringLiteral("--amsgrad")};
+        QTest::newRow("adamw") << QStringList{QStringLiteral("--optimizer"), QStringLiteral("adamw")};
+        QTest::newRow("sgd") << QStringList{QStringLiteral("--optimizer"), QStringLiteral("sgd"), QStringLiteral("--momentum"), QStringLiteral("0")};
+        QTest::newRow("sgd-momentum") << QStringList{QStringLiteral("--optimizer"), QStringLiteral("sgd"), QStringLiteral("--momentum"),
+            QStringLiteral("0.9")};
+        QTest::newRow("sgd-nesterov") << QStringList{QStringLiteral("--optimizer"), QStringLiteral("sgd"), QStringLiteral("--momentum"),
+            QStringLiteral("0.9"), QStringLiteral("--nesterov")};
+    }
+
+    void identicalForEveryOptimizer()
+    {
+        QFETCH(QStringList, optimizer);
+        const QString dir = trainRun(QString::fromUtf8(QTest::currentDataTag()), optimizer);
+        QVERIFY(!dir.isEmpty());
+        const Run r = run(QStringLiteral("ckpt"), verifyArgs(dir));
+        QVERIFY2(r.code == 0, r.err.constData());
+        const QJsonObject o = QJsonDocument::fromJson(r.out).object();
+        for (const char* key : {"record", "against", "steps", "tolerance", "verdict", "differences"})
+            QVERIFY2(o.contains(QLatin1String(key)), key);
+        QCOMPARE(o[QLatin1String("verdict")].toString(), QStringLiteral("identical"));
+        QCOMPARE(o[QLatin1String("tolerance")].toString(), QStringLiteral("exact"));
+        QCOMPARE(o[QLatin1String("steps")].toInt(), 4);
+        QCOMPARE(o[QLatin1String("step")].toInt(), 8);
+        QCOMPARE(o[QLatin1String("step_source")].toString(), QStringLiteral("record"));
+        QVERIFY(o[QLatin1String("differences")].toArray().isEmpty());
+        QCOMPARE(o[QLatin1String("record")].toString(), dir + QStringLiteral("/checkpoint/record-4.mpk"));
+        QVERIFY(leftovers(m_tmp).isEmpty());
+    }
+
+    void changedTrainingDivergesAndNamesTheTensors()
+    {
+        const QString dir = trainRun(QStringLiteral("adam-changed"), {QStringLiteral("--optimizer"), QStringLiteral("adam")});
+        QVERIFY(!dir.isEmpty());
+        // Another seed: ckpt-train refuses to change it on --resume, so this command trains afresh with it.
+        QStringList seed = {QStringLiteral("--"), QStringLiteral("ckpt-train"), QStringLiteral("--out"), QStringLiteral("{out}"),
+            QStringLiteral("--steps"), QStringLiteral("{step}"), QStringLiteral("--checkpoint-every"), QStringLiteral("4"),
+            QStringLiteral("--seed"), QStringLiteral("99"), QStringLiteral("--optimizer"), QStringLiteral("adam")};
+        seed += kModel;
+        for (const QString& tolerance : {QStringLiteral("exact"), QStringLiteral("relaxed")}) {
+            const Run r = run(QStringLiteral("ckpt"), verifyArgs(dir, QStringList{QStringLiteral("--tolerance"), tolerance} + seed));
+            QVERIFY2(r.code == 0, r.err.constData());
+            const QJsonObject o = QJsonDocument::fromJson(r.out).object();
+            QCOMPARE(o[QLatin1String("verdict")].toString(), QStringLiteral("diverged"));
+            QCOMPARE(o[QLatin1String("tolerance")].toString(), tolerance);
+            const QJsonArray diffs = o[QLatin1String("differences")].toArray();
+            QVERIFY(!diffs.isEmpty());
+            bool param = false, seedField = false;
+            double previous = INFINITY;
+            for (const auto& v : diffs) {
+                const QJsonObject d = v.toObject();
+                const QString path = d[QLatin1String("path")].toString();
+                param |= path.startsWith(QLatin1String("item[0].")) && path.endsWith(QLatin1String(".param"));
+                seedField |= path == QLatin1String("item[4].config.seed");
+                if (d.contains(QLatin1String("rel_l2"))) { // tensors first, largest first
+                    const double rel = d[QLatin1String("rel_l2")].toDouble();
+                    QVERIFY(rel <= previous);
+                    previous = rel;
+                }
+            }
+            QVERIFY(param);
+            QVERIFY(seedField);
+        }
+        // Another learning rate on --resume: parameters and Adam's moments move, and the state says so.
+        const Run lr = run(QStringLiteral("ckpt"),
+            verifyArgs(dir,
+                {QStringLiteral("--"), QStringLiteral("ckpt-train"), QStringLiteral("--resume"), QStringLiteral("{record}"),
+                    QStringLiteral("--out"), QStringLiteral("{out}"), QStringLiteral("--steps"), QStringLiteral("{step}"),
+                    QStringLiteral("--lr"), QStringLiteral("0.01")}));
+        QVERIFY2(lr.code == 0, lr.err.constData());
+        const QJsonObject o = QJsonDocument::fromJson(lr.out).object();
+        QCOMPARE(o[QLatin1String("verdict")].toString(), QStringLiteral("diverged"));
+        bool moment = false, lrField = false;
+        for (const auto& v : o[QLatin1String("differences")].toArray()) {
+            const QString path = v.toObject()[QLatin1String("path")].toString();
+            moment |= path.contains(QLatin1String(".moment_1")) || path.contains(QLatin1String(".moment_2"));
+            lrField |= path == QLatin1String("item[4].config.optimizer.lr");
+            if (!v.toObject().contains(QLatin1String("rel_l2")))
+                QVERIFY(v.toObject().contains(QLatin1String("later"))); // a state field: path, both sides
+        }
+        QVERIFY(moment);
+        QVERIFY(lrField);
+        // The text form says it too.
+        const Run text = run(QStringLiteral("ckpt"),
+            {QStringLiteral("verify-resume"), dir + QStringLiteral("/checkpoint/record-4.mpk"), QStringLiteral("--against"),
+                dir + QStringLiteral("/checkpoint/record-8.mpk"), QStringLiteral("--"), QStringLiteral("ckpt-train"), QStringLiteral("--resume"),
+                QStringLiteral("{record}"), QStringLiteral("--out"), QStringLiteral("{out}"), QStringLiteral("--steps"), QStringLiteral("{step}"),
+                QStringLiteral("--lr"), QStringLiteral("0.01")});
+        QCOMPARE(text.code, 0);
+        QVERIFY(text.out.contains("diverged (tolerance exact)"));
+        QVERIFY(text.out.contains("rel_l2="));
+        QVERIFY(leftovers(m_tmp).isEmpty());
+    }
+
+    void droppedOptimizerStateDivergesAndNamesTheMoments()
+    {
+        // SGD with momentum, resumed with --momentum 0: the trainer drops the velocity buffers it was given.
+        const QString dir = trainRun(QStringLiteral("sgd-drop"),
+            {QStringLiteral("--optimizer"), QStringLiteral("sgd"), QStringLiteral("--momentum"), QStringLiteral("0.9")});
+        QVERIFY(!dir.isEmpty());
+        const Run r = run(QStringLiteral("ckpt"),
+            verifyArgs(dir,
+                {QStringLiteral("--tolerance"), QStringLiteral("strict"), QStringLiteral("--"), QStringLiteral("ckpt-train"),
+                    QStringLiteral("--resume"), QStringLiteral("{record}"), QStringLiteral("--out"), QStringLiteral("{out}"),
+                    QStringLiteral("--steps"), QStringLiteral("{step}"), QStringLiteral("--momentum"), QStringLiteral("0")}));
+        QVERIFY2(r.code == 0, r.err.constData());
+        const QJsonObject o = QJsonDocument::fromJson(r.out).object();
+        QCOMPARE(o[QLatin1String("verdict")].toString(), QStringLiteral("diverged"));
+        int velocities = 0;
+        bool param = false;
+        for (const auto& v : o[QLatin1String("differences")].toArray()) {
+            const QJsonObject d = v.toObject();
+            const QString path = d[QLatin1String("path")].toString();
+            if (path.endsWith(QLatin1String(".momentum.velocity"))) {
+                ++velocities;
+                QCOMPARE(d[QLatin1String("status")].toString(), QStringLiteral("removed"));
+                QVERIFY(d[QLatin1String("rel_l2")].isNull());
+            }
+            param |= path.endsWith(QLatin1String(".param")) && d[QLatin1String("rel_l2")].toDouble() > 1e-3;
+        }
+        QCOMPARE(velocities, 6); // one per parameter of the plain MLP
+        QVERIFY(param);
+        // The missing state sorts before every moved tensor.
+        QVERIFY(o[QLatin1String("differences")].toArray().first().toObject()[QLatin1String("path")].toString().endsWith(
+            QLatin1String(".momentum.velocity")));
+    }
+
+    void failedResumptionIsExitOne()
+    {
+        const QString dir = trainRun(QStringLiteral("adam-fail"), {QStringLiteral("--optimizer"), QStringLiteral("adam")});
+        QVERIFY(!dir.isEmpty());
+        const Run f = run(QStringLiteral("ckpt"), verifyArgs(dir, {QStringLiteral("--"), QStringLiteral("/bin/false")}));
+        QCOMPARE(f.code, 1);
+        QVERIFY(f.out.isEmpty());
+        QVERIFY2(f.err.startsWith("ckpt: the resumption failed: /bin/false exited with code 1"), f.err.constData());
+        // The child's own message is shown.
+        const Run refused = run(QStringLiteral("ckpt"),
+            verifyArgs(dir,
+                {QStringLiteral("--"), QStringLiteral("ckpt-train"), QStringLiteral("--resume"), QStringLiteral("{record}"),
+                    QStringLiteral("--out"), QStringLiteral("{out}"), QStringLiteral("--steps"), QStringLiteral("{step}"),
+                    QStringLiteral("--seed"), QStringLiteral("99")}));
+        QCOMPARE(refused.code, 1);
+        QVERIFY2(refused.err.contains("--seed 99 cannot override the record's 42"), refused.err.constData());
+        // A program that does not exist, and one that writes nothing at LATER's step.
+        const Run missing = run(QStringLiteral("ckpt"), verifyArgs(dir, {QStringLiteral("--"), QStringLiteral("/nonexistent/trainer")}));
+        QCOMPARE(missing.code, 1);
+        QVERIFY2(missing.err.contains("could not be started"), missing.err.constData());
+        const Run nothing = run(QStringLiteral("ckpt"), verifyArgs(dir, {QStringLiteral("--"), QStringLiteral("/bin/true")}));
+        QCOMPARE(nothing.code, 1);
+        QVERIFY2(nothing.err.contains("wrote no checkpoint"), nothing.err.constData());
+        QVERIFY(leftovers(m_tmp).isEmpty());
+        // --keep leaves the directory and says where.
+        const Run kept = run(QStringLiteral("ckpt"), verifyArgs(dir, {QStringLiteral("--keep")}));
+        QCOMPARE(kept.code, 0);
+        QVERIFY2(kept.err.contains("ckpt: kept the resumption's directory"), kept.err.constData());
+        const QStringList left = leftovers(m_tmp);
+        QCOMPARE(left.size(), 1);
+        QVERIFY(QFile::exists(m_tmp + QLatin1Char('/') + left[0] + QStringLiteral("/out/checkpoint/record-8.mpk")));
+        QVERIFY(QDir(m_tmp + QLatin1Char('/') + left[0]).removeRecursively());
+    }
+
+    void profilesOfTheApp()
+    {
+        const QString dir = trainRun(QStringLiteral("adam-profiles"), {QStringLiteral("--optimizer"), QStringLiteral("adam")});
+        QVERIFY(!dir.isEmpty());
+        const auto withProfile = [&](const QString& name) {
+            return run(QStringLiteral("ckpt"), verifyArgs(dir, {QStringLiteral("--profile"), name}));
+        };
+        // No settings yet: the app's default profile.
+        Run r = withProfile(QStringLiteral("ckpt-train (local)"));
+        QVERIFY2(r.code == 0, r.err.constData());
+        QCOMPARE(QJsonDocument::fromJson(r.out).object()[QLatin1String("verdict")].toString(), QStringLiteral("identical"));
+
+        // Profiles written by QSettings itself, where the app keeps them (ui/process/resumeprofile.cpp save()).
+        {
+            QSettings settings(m_dir.filePath(QStringLiteral("config/CheckpointInspector/checkpoint-inspector.conf")), QSettings::IniFormat);
+            struct P {
+                QString name, program;
+                QStringList arguments, environment;
+                bool passSteps;
+                QString launcher;
+            };
+            const QList<P> profiles = {
+                {QStringLiteral("local, \"quoted\" = trainer"), QStringLiteral("ckpt-train"),
+                    {QStringLiteral("--resume"), QStringLiteral("{record}"), QStringLiteral("--out"), QStringLiteral("{out}")}, {}, true,
+                    QStringLiteral("local")},
+                {QStringLiteral("faster"), QStringLiteral("ckpt-train"),
+                    {QStringLiteral("--resume"), QStringLiteral("{record}"), QStringLiteral("--out"), QStringLiteral("{out}"),
+                        QStringLiteral("--steps"), QStringLiteral("{step}"), QStringLiteral("--lr"), QStringLiteral("0.01")},
+                    {}, false, QStringLiteral("local")},
+                {QStringLiteral("echo"), QStringLiteral("/usr/bin/printenv"),
+                    {QStringLiteral("CKPT_VR_VALUE"), QStringLiteral(" a, \"b\" $(c) ;{step}\\ ")},
+                    {QStringLiteral("CKPT_VR_VALUE=at {step}, \"q\" \\ back \u00e9")}, false, QStringLiteral("local")},
+                {QStringLiteral("cluster"), QStringLiteral("ckpt-train"), {QStringLiteral("--resume"), QStringLiteral("{record}")}, {}, true,
+                    QStringLiteral("slurm")},
+            };
+            settings.beginWriteArray(QStringLiteral("resume/profiles"), int(profiles.size()));
+            for (int i = 0; i < profiles.size(); ++i) {
+                settings.setArrayIndex(i);
+                settings.setValue(QStringLiteral("name"), profiles[i].name);
+                settings.setValue(QStringLiteral("program"), profiles[i].program);
+                settings.setValue(QStringLiteral("arguments"), profiles[i].arguments);
+                settings.setValue(QStringLiteral("environment"), profiles[i].environment);
+                settings.setValue(QStringLiteral("workingDirectory"), QString());
+                settings.setValue(QStringLiteral("passSteps"), profiles[i].passSteps);
+                settings.setValue(QStringLiteral("launcher"), profiles[i].launcher);
+            }
+            settings.endArray();
+            settings.sync();
+            QCOMPARE(settings.status(), QSettings::NoError);
+        }
+        r = withProfile(QStringLiteral("local, \"quoted\" = trainer"));
+        QVERIFY2(r.code == 0, r.err.constData());
+        QJsonObject o = QJsonDocument::fromJson(r.out).object();
+        QCOMPARE(o[QLatin1String("verdict")].toString(), QStringLiteral("identical"));
+        QCOMPARE(o[QLatin1String("command")].toArray().last().toString(), QStringLiteral("8")); // passSteps: --steps LATER's step
+        r = withProfile(QStringLiteral("faster"));
+        QVERIFY2(r.code == 0, r.err.constData());
+        o = QJsonDocument::fromJson(r.out).object();
+        QCOMPARE(o[QLatin1String("verdict")].toString(), QStringLiteral("diverged"));
+        QCOMPARE(o[QLatin1String("command")].toArray().last().toString(), QStringLiteral("0.01")); // no passSteps
+        // Arguments and environment arrive as QSettings stored them, placeholders expanded, no shell:
+        // printenv prints the variable and fails on the second (unknown) name, so its output is shown.
+        r = withProfile(QStringLiteral("echo"));
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("\nat 8, \"q\" \\ back \xc3\xa9\n"), r.err.constData());
+        QVERIFY2(r.err.contains("command: /usr/bin/printenv CKPT_VR_VALUE  a, \"b\" $(c) ;8\\ \n"), r.err.constData());
+        // Slurm profiles and unknown names are usage errors.
+        r = withProfile(QStringLiteral("cluster"));
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("submits to Slurm"), r.err.constData());
+        r = withProfile(QStringLiteral("nope"));
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("no resume profile \"nope\"") && r.err.contains("\"faster\""), r.err.constData());
+        QVERIFY(leftovers(m_tmp).isEmpty());
+    }
+
+    void usageErrors()
+    {
+        const QString dir = trainRun(QStringLiteral("adam-usage"), {QStringLiteral("--optimizer"), QStringLiteral("adam")});
+        QVERIFY(!dir.isEmpty());
+        const QString rec = dir + QStringLiteral("/checkpoint/record-4.mpk"), later = dir + QStringLiteral("/checkpoint/record-8.mpk");
+        const struct {
+            QStringList args;
+            const char* message;
+        } cases[] = {
+            {{rec}, "needs --against LATER"},
+            {{rec, QStringLiteral("--against"), later, QStringLiteral("--tolerance"), QStringLiteral("loose")}, "--tolerance takes exact, strict or relaxed"},
+            {{rec, QStringLiteral("--against"), later, QStringLiteral("--profile"), QStringLiteral("x"), QStringLiteral("--"), QStringLiteral("/bin/true")},
+                "--profile NAME or -- PROGRAM ARGS, not both"},
+            {{rec, QStringLiteral("--against"), later, QStringLiteral("--")}, "must be followed by the resume PROGRAM"},
+            {{QStringLiteral("--against"), later}, "takes one RECORD"},
+            {{later, QStringLiteral("--against"), rec}, "beyond LATER's step"},
+        };
+        for (const auto& c : cases) {
+            const Run r = run(QStringLiteral("ckpt"), QStringList{QStringLiteral("verify-resume")} + c.args);
+            QCOMPARE(r.code, 2);
+            QVERIFY(r.out.isEmpty());
+            QVERIFY2(r.err.contains(c.message), r.err.constData());
+        }
+        // LATER that cannot be read is bad input, not a failed resumption.
+        const Run bad = run(QStringLiteral("ckpt"), {QStringLiteral("verify-resume"), rec, QStringLiteral("--against"), m_dir.filePath(QStringLiteral("nope.mpk"))});
+        QCOMPARE(bad.code, 1);
+        QVERIFY(leftovers(m_tmp).isEmpty());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliVerifyResume)
+#include "tst_cli_verify_resume.moc"
