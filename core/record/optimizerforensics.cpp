@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <functional>
 #include <map>
 
 namespace ckpt {
@@ -114,7 +115,8 @@ void addAdamElement(AdamSums& s, const AdamHyperparameters& h, double c1, double
     }
 }
 
-AdamSums adamSums(const Record& r, const AdamInputs& in, const AdamHyperparameters& h)
+/// \a alive is called after each chunk: a sign of life inside one large tensor.
+AdamSums adamSums(const Record& r, const AdamInputs& in, const AdamHyperparameters& h, const std::function<void()>& alive)
 {
     // Burn's AdaptiveMomentum: m̂ = m / (1 − β1^t), v̂ = v / (1 − β2^t).
     const double t = static_cast<double>(in.time);
@@ -130,6 +132,7 @@ AdamSums adamSums(const Record& r, const AdamInputs& in, const AdamHyperparamete
         const size_t k = std::min(m.size(), v.size());
         for (size_t i = 0; i < k; ++i)
             addAdamElement(s, h, c1, c2, m[i], v[i], i < g.size() ? std::optional<double>(g[i]) : std::nullopt);
+        alive();
     }
     return s;
 }
@@ -141,7 +144,7 @@ std::optional<double> fraction(uint64_t part, uint64_t whole)
     return static_cast<double>(part) / static_cast<double>(whole);
 }
 
-void analyseAdam(const Record& r, const OptimizerEntry& oe, const AdamHyperparameters& h, ParamForensics& p)
+void analyseAdam(const Record& r, const OptimizerEntry& oe, const AdamHyperparameters& h, ParamForensics& p, const std::function<void()>& alive)
 {
     const TensorEntry* m = stateTensor(r, oe, "moment_1");
     const TensorEntry* v = stateTensor(r, oe, "moment_2");
@@ -156,7 +159,7 @@ void analyseAdam(const Record& r, const OptimizerEntry& oe, const AdamHyperparam
     const TensorEntry* g = pendingGradient(r, oe.paramId);
     if (g && g->numel != m->numel)
         g = nullptr;
-    const AdamSums s = adamSums(r, {.m = *m, .v = *v, .g = g, .time = *oe.time}, h);
+    const AdamSums s = adamSums(r, {.m = *m, .v = *v, .g = g, .time = *oe.time}, h, alive);
     if (s.steps > 0)
         p.effectiveStep = ParamForensics::EffectiveStep {.mean = s.stepSum / static_cast<double>(s.steps),
             .max = s.stepMax,
@@ -238,7 +241,7 @@ Result<AdamHyperparameters> hyperparameters(const RecordedOptimizer& recorded, c
 
 } // namespace
 
-Result<OptimizerForensics> optimizerForensics(const Record& record, const ForensicsOptions& options)
+Result<OptimizerForensics> optimizerForensics(const Record& record, const ForensicsOptions& options, const Progress& progress)
 {
     if (record.optimizer.empty())
         return fail(ErrorCode::Invalid, record.file + ": no optimizer state in this record");
@@ -253,6 +256,8 @@ Result<OptimizerForensics> optimizerForensics(const Record& record, const Forens
     const StatsOptions noHistogram {.histogramBins = 0};
     out.parameters.reserve(record.optimizer.size());
     for (const auto& oe : record.optimizer) {
+        if (progress.cancelled())
+            return fail(ErrorCode::Cancelled, "cancelled");
         ParamForensics p;
         p.paramId = oe.paramId;
         p.path = oe.path;
@@ -264,12 +269,13 @@ Result<OptimizerForensics> optimizerForensics(const Record& record, const Forens
             p.nonfinite += st.nan + st.inf;
         }
         if (isAdamFamily(oe)) {
-            analyseAdam(record, oe, out.hyper, p);
+            analyseAdam(record, oe, out.hyper, p, [&] { progress.report(double(out.parameters.size()) / double(record.optimizer.size())); });
         } else if (const TensorEntry* velocity = stateTensor(record, oe, "velocity")) {
             p.mL2 = record.stats(*velocity, noHistogram).l2; // SGD with momentum: its velocity is the first moment
         }
         addFlags(p, common, out.hyper);
         out.parameters.push_back(std::move(p));
+        progress.report(double(out.parameters.size()) / double(record.optimizer.size()));
     }
     out.suspects = rankSuspects(out.parameters);
     return out;

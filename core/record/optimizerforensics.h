@@ -4,6 +4,7 @@
 
 #include "core/record/record.h"
 #include "core/util/error.h"
+#include "core/util/progress.h"
 
 #include <cstdint>
 #include <optional>
@@ -85,9 +86,11 @@ struct ForensicsOptions {
 
 /**
  * Reads every optimizer entry of \a record, one tensor chunk at a time (the record's tensors are
- * never widened whole). Errors: a record without optimizer state; hyperparameters out of range
- * (β in [0, 1), ε > 0 and finite).
+ * never widened whole), reporting progress after each entry (the app's watchdog wants a sign of life
+ * on records of gigabytes) and stopping when cancelled. Errors: a record without optimizer state;
+ * hyperparameters out of range (β in [0, 1), ε > 0 and finite); cancelled.
  */
-Result<OptimizerForensics> optimizerForensics(const Record& record, const ForensicsOptions& options = {});
+Result<OptimizerForensics> optimizerForensics(const Record& record, const ForensicsOptions& options = {},
+    const Progress& progress = Progress::none());
 
 } // namespace ckpt

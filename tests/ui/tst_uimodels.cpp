@@ -9,10 +9,14 @@
 #include "ui/models/tensortablemodel.h"
 #include "ui/run/metriclog.h"
 #include "ui/widgets/aboutdialog.h"
+#include "ui/widgets/optimizerpanel.h"
 
 #include <ckpt_version.h>
 
 #include <QAbstractItemModelTester>
+#include <QColor>
+#include <QFile>
+#include <QTemporaryDir>
 #include <QProgressBar>
 #include <QVBoxLayout>
 #include <QSortFilterProxyModel>
@@ -22,6 +26,9 @@
 #include <QTimer>
 
 #include <qcustomplot.h>
+
+#include <cstring>
+#include <limits>
 
 using namespace ckpt;
 using namespace ckpt::ui;
@@ -261,6 +268,59 @@ private Q_SLOTS:
         doc.setWorkspace(load({fixture("runs/mechint-0.20.0-pre.6/checkpoint/optim-3.mpk")}));
         const QString alone = tensors.index(0, TensorTableModel::NameColumn).data().toString();
         QVERIFY2(alone.startsWith(QLatin1String("param ")) && alone.contains(QStringLiteral(" · ")), qPrintable(alone));
+    }
+
+    // The Optimizer panel's forensics (`ckpt optimizer`'s engine) run in the background for each open
+    // record: on a genuine burn-train optimizer file with one moment element made NaN, that parameter,
+    // and only it, is flagged, tinted, and named in the caption's count.
+    void optimizerForensicsFlagTheParameterWithANonFiniteMoment()
+    {
+        const QString src = fixture("runs/mechint-0.20.0-pre.6/checkpoint/optim-3.mpk");
+        auto opened = openRecord(src.toStdString());
+        QVERIFY(opened);
+        const Record& genuine = **opened;
+        QVERIFY(!genuine.optimizer.empty());
+        const OptimizerEntry& victim = genuine.optimizer.front();
+        const TensorEntry* moment = nullptr;
+        for (size_t t : victim.tensors)
+            if (genuine.tensors[t].stateName == "moment_1" && genuine.tensors[t].offset)
+                moment = &genuine.tensors[t];
+        QVERIFY2(moment && (moment->dtype == DType::F16 || moment->dtype == DType::F32), "the fixture's first optimizer entry has an f16 or f32 moment_1 with a byte offset");
+        QFile in(src);
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        QByteArray bytes = in.readAll();
+        if (moment->dtype == DType::F16) { // this fixture's moments are half precision: 0x7E00 is a quiet NaN
+            bytes[qsizetype(*moment->offset)] = char(0x00);
+            bytes[qsizetype(*moment->offset) + 1] = char(0x7E);
+        } else {
+            const float nan = std::numeric_limits<float>::quiet_NaN();
+            std::memcpy(bytes.data() + *moment->offset, &nan, 4);
+        }
+        QTemporaryDir dir;
+        const QString planted = dir.filePath(QStringLiteral("optim-3.mpk"));
+        QFile out(planted);
+        QVERIFY(out.open(QIODevice::WriteOnly) && out.write(bytes) == bytes.size());
+        out.close();
+
+        CheckpointDocument doc;
+        OptimizerPanel panel(&doc);
+        QAbstractItemModelTester tester(panel.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        doc.setWorkspace(load({planted}));
+        QTRY_VERIFY_WITH_TIMEOUT(!panel.isBusy(), 30000);
+        const OptimizerStateModel* model = panel.model();
+        QCOMPARE(model->rowCount(), int(genuine.optimizer.size()));
+        const int row = model->rowOfParam(QString::fromStdString(victim.paramId));
+        QVERIFY(row >= 0);
+        const QModelIndex flags = model->index(row, OptimizerStateModel::FlagsColumn);
+        QVERIFY2(flags.data().toString().contains(QLatin1String("nonfinite_moments")), qPrintable(flags.data().toString()));
+        QCOMPARE(flags.data(Qt::BackgroundRole).value<QColor>(), QColor(248, 212, 212));
+        QCOMPARE(model->forensicsAt(row)->nonfinite, uint64_t(1));
+        for (int other = 0; other < model->rowCount(); ++other)
+            if (other != row)
+                QVERIFY(!model->index(other, OptimizerStateModel::FlagsColumn).data().toString().contains(QLatin1String("nonfinite")));
+        QVERIFY(panel.caption().contains(QLatin1String("suspect")));
+        QVERIFY(panel.selectParam(QString::fromStdString(victim.paramId)));
+        QVERIFY(panel.caption().contains(QLatin1String("nonfinite_moments")));
     }
 
     // A GradientCheckpoint's own fields are browsable in the Record tree like a record's.

@@ -6,6 +6,8 @@
 #include "ui/models/formatting.h"
 #include "ui/models/modelroles.h"
 
+#include <QColor>
+
 namespace ckpt::ui {
 
 OptimizerStateModel::OptimizerStateModel(CheckpointDocument* doc, QObject* parent)
@@ -21,6 +23,7 @@ void OptimizerStateModel::reset()
     beginResetModel();
     m_entries.clear();
     m_names.clear();
+    m_forensics.clear();
     const Workspace& ws = m_doc->workspace();
     const auto parameterNames = ws.parameterNames();
     for (size_t r = 0; r < ws.records.size(); ++r)
@@ -41,6 +44,23 @@ const OptimizerEntry* OptimizerStateModel::entryAt(int row, int* record) const
     if (record)
         *record = r;
     return &m_doc->workspace().records[size_t(r)].record->optimizer[e];
+}
+
+void OptimizerStateModel::setForensics(int record, OptimizerForensics forensics)
+{
+    m_forensics[record] = std::move(forensics);
+    for (size_t i = 0; i < m_entries.size(); ++i)
+        if (m_entries[i].first == record)
+            Q_EMIT dataChanged(index(int(i), FlagsColumn), index(int(i), EffectiveStepColumn));
+}
+
+const ParamForensics* OptimizerStateModel::forensicsAt(int row) const
+{
+    if (row < 0 || size_t(row) >= m_entries.size())
+        return nullptr;
+    const auto [r, e] = m_entries[size_t(row)];
+    const auto it = m_forensics.find(r);
+    return it != m_forensics.end() && e < it->second.parameters.size() ? &it->second.parameters[e] : nullptr;
 }
 
 int OptimizerStateModel::rowOfParam(const QString& id) const
@@ -122,6 +142,19 @@ QVariant OptimizerStateModel::data(const QModelIndex& index, int role) const
     }
     if (role == Qt::ToolTipRole && index.column() == NameColumn)
         return tr("parameter id %1").arg(qs(e->paramId));
+    const ParamForensics* f = forensicsAt(entryRow);
+    if (index.column() == FlagsColumn && f) {
+        if (role == Qt::BackgroundRole && !f->flags.empty())
+            return QColor(248, 212, 212); // a suspect stands out as a removed diff row does
+        if (role == Qt::ToolTipRole)
+            return tr("dead moments %1 · v at the ε² floor %2 · non-finite elements %3 · mean g²/v̂ %4")
+                .arg(f->deadFraction ? formatNumber(*f->deadFraction) : tr("—"), f->vFloorFraction ? formatNumber(*f->vFloorFraction) : tr("—"))
+                .arg(f->nonfinite)
+                .arg(f->g2OverV ? formatNumber(*f->g2OverV) : tr("—"));
+    }
+    if (index.column() == EffectiveStepColumn && f && f->effectiveStep && role == Qt::ToolTipRole)
+        return tr("|m̂/(√v̂+ε)|: mean %1, max %2, saturated (≥ 0.99) %3 of the elements")
+            .arg(formatNumber(f->effectiveStep->mean), formatNumber(f->effectiveStep->max), formatNumber(f->effectiveStep->saturated));
     if (role != Qt::DisplayRole && role != SortRole)
         return {};
     switch (index.column()) {
@@ -133,6 +166,20 @@ QVariant OptimizerStateModel::data(const QModelIndex& index, int role) const
     }
     case OptimizerColumn: return QString(qs(e->optimizer) + QStringLiteral(" rank ") + QString::number(e->rank));
     case TimeColumn: return e->time ? QVariant(qulonglong(*e->time)) : QVariant();
+    case FlagsColumn: {
+        if (!f)
+            return {};
+        QStringList flags;
+        for (const auto& flag : f->flags)
+            flags << qs(flag);
+        return flags.isEmpty() ? tr("ok") : flags.join(QStringLiteral(", "));
+    }
+    case EffectiveStepColumn:
+        if (!f || !f->effectiveStep)
+            return {};
+        if (role == SortRole)
+            return f->effectiveStep->mean;
+        return tr("%1 (max %2)").arg(formatNumber(f->effectiveStep->mean), formatNumber(f->effectiveStep->max));
     case DetailColumn: return e->amsgrad ? tr("AMSGrad (max_moment_2)") : QString();
     case IdColumn: return qs(e->paramId);
     default: return {};
@@ -148,6 +195,8 @@ QVariant OptimizerStateModel::headerData(int section, Qt::Orientation o, int rol
     case ModuleColumn: return tr("Module path");
     case OptimizerColumn: return tr("Optimizer");
     case TimeColumn: return tr("Step (time)");
+    case FlagsColumn: return tr("Forensics");
+    case EffectiveStepColumn: return tr("Effective step");
     case DetailColumn: return tr("Detail");
     case IdColumn: return tr("Parameter id");
     default: return {};

@@ -4,18 +4,26 @@
 
 #include "ui/workspace/workspace.h"
 
+#include "core/record/optimizerforensics.h"
+
 #include <QAbstractItemModel>
+
+#include <map>
 
 namespace ckpt::ui {
 
 class CheckpointDocument;
 
-/** Optimizer entries (one per parameter) with their state tensors as children. */
+/**
+ * Optimizer entries (one per parameter) with their state tensors as children, and what the
+ * optimizer forensics (core/record/optimizerforensics) says of each once it has been computed.
+ */
 class OptimizerStateModel final : public QAbstractItemModel
 {
     Q_OBJECT
 public:
-    enum Column { NameColumn, ModuleColumn, OptimizerColumn, TimeColumn, DetailColumn, IdColumn, NumColumns };
+    // the forensics right after the name: what a researcher looking for a bad parameter reads first
+    enum Column { NameColumn, FlagsColumn, EffectiveStepColumn, ModuleColumn, OptimizerColumn, TimeColumn, DetailColumn, IdColumn, NumColumns };
     explicit OptimizerStateModel(CheckpointDocument* doc, QObject* parent = nullptr);
 
     QModelIndex index(int row, int column, const QModelIndex& parent = {}) const override;
@@ -28,12 +36,17 @@ public:
     /** Top-level row of the entry for a parameter id, -1 if the optimizer has none. */
     int rowOfParam(const QString& id) const;
     const OptimizerEntry* entryAt(int row, int* record = nullptr) const;
+    /** The forensics of one open record (its parameters in the record's optimizer order). */
+    void setForensics(int record, OptimizerForensics forensics);
+    /** The forensics of a top-level row, when computed. */
+    const ParamForensics* forensicsAt(int row) const;
 
 private:
     void reset();
     CheckpointDocument* const m_doc;
     std::vector<std::pair<int, size_t>> m_entries; ///< (record, index into Record::optimizer)
     std::vector<QString> m_names;                  ///< the parameter's module name per entry
+    std::map<int, OptimizerForensics> m_forensics; ///< by record, as computed
 };
 
 } // namespace ckpt::ui

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/widgets/optimizerpanel.h"
 
+#include "ui/async/activity.h"
 #include "ui/async/continuation.h"
 #include "ui/async/statsjob.h"
 #include "ui/document/checkpointdocument.h"
@@ -11,6 +12,9 @@
 #include "ui/plots/histogramplot.h"
 #include "ui/widgets/viewsetup.h"
 
+#include "core/record/optimizerforensics.h"
+
+#include <QFileInfo>
 #include <QGridLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -39,8 +43,10 @@ OptimizerPanel::OptimizerPanel(CheckpointDocument* doc, QWidget* parent)
     setupTreeView(m_view, m_model, m_proxy, m_filter);
     m_filter->setPlaceholderText(tr("Filter parameters (id or module path)…"));
     m_proxy->setFilterKeyColumn(-1);
-    // The parameter's name is what is read first; the module path beside it is the record's spelling.
-    m_view->setColumnWidth(OptimizerStateModel::NameColumn, 230);
+    // The parameter's name and what the forensics say of it are read first; the module path is the record's spelling.
+    m_view->setColumnWidth(OptimizerStateModel::NameColumn, 150);
+    m_view->setColumnWidth(OptimizerStateModel::FlagsColumn, 110);
+    m_view->setColumnWidth(OptimizerStateModel::EffectiveStepColumn, 130);
     m_view->setColumnWidth(OptimizerStateModel::ModuleColumn, 120);
 
     auto* left = new QWidget(this);
@@ -81,10 +87,85 @@ OptimizerPanel::OptimizerPanel(CheckpointDocument* doc, QWidget* parent)
     });
     connect(doc, &CheckpointDocument::workspaceChanged, this, [this] {
         m_param.clear();
-        m_caption->setText(m_model->rowCount() ? tr("Select a parameter to compare its histogram with its optimizer state.")
-                                               : tr("No optimizer record is open."));
+        m_caption->setText(idleCaption());
         showParam({});
+        computeForensics();
     });
+    computeForensics();
+}
+
+QString OptimizerPanel::idleCaption() const
+{
+    if (!m_model->rowCount())
+        return tr("No optimizer record is open.");
+    int suspects = 0, analysed = 0;
+    for (int row = 0; row < m_model->rowCount(); ++row)
+        if (const ParamForensics* f = m_model->forensicsAt(row)) {
+            ++analysed;
+            suspects += !f->flags.empty();
+        }
+    const QString state = analysed == 0 ? tr("Forensics: computing…")
+                                        : tr("Forensics: %n suspect parameter(s)", "", suspects) + tr(" of %1 analysed.").arg(analysed);
+    return tr("Select a parameter to compare its histogram with its optimizer state. ") + state;
+}
+
+void OptimizerPanel::computeForensics()
+{
+    const quint64 generation = ++m_workspaceGeneration;
+    const Workspace& ws = m_doc->workspace();
+    for (size_t r = 0; r < ws.records.size(); ++r) {
+        auto record = ws.records[r].record;
+        if (record->optimizer.empty())
+            continue;
+        ++m_pending;
+        whenReady(runInBackground([record] {
+            markBackgroundThread();
+            const Activity activity(tr("optimizer forensics of %1").arg(QFileInfo(qs(record->file)).fileName()));
+            Progress progress;
+            progress.onProgress = [&activity](double) { activity.tick(); }; // one tick a parameter
+            return optimizerForensics(*record, {}, progress);
+        }), this,
+            [this, generation, r = int(r)](Result<OptimizerForensics> f) {
+                if (generation == m_workspaceGeneration && f) {
+                    m_model->setForensics(r, std::move(*f));
+                    if (m_param.isEmpty())
+                        m_caption->setText(idleCaption());
+                    else
+                        showCaption(m_param);
+                }
+                if (--m_pending == 0)
+                    Q_EMIT idle();
+            });
+    }
+}
+
+QString OptimizerPanel::forensicsLine(int row) const
+{
+    const ParamForensics* f = m_model->forensicsAt(row);
+    if (!f)
+        return tr("forensics: computing…");
+    QStringList parts;
+    if (f->mL2)
+        parts << tr("‖m‖ %1").arg(formatNumber(*f->mL2));
+    if (f->vL2)
+        parts << tr("‖v‖ %1").arg(formatNumber(*f->vL2));
+    if (f->effectiveStep)
+        parts << tr("effective step %1 (max %2, %3 saturated)")
+                     .arg(formatNumber(f->effectiveStep->mean), formatNumber(f->effectiveStep->max), formatNumber(f->effectiveStep->saturated));
+    if (f->g2OverV)
+        parts << tr("mean g²/v̂ %1").arg(formatNumber(*f->g2OverV));
+    if (f->nonfinite)
+        parts << tr("%1 non-finite").arg(f->nonfinite);
+    QStringList flags;
+    for (const auto& flag : f->flags)
+        flags << qs(flag);
+    parts << (flags.isEmpty() ? tr("no flag") : tr("<b>flags: %1</b>").arg(flags.join(QStringLiteral(", "))));
+    return parts.join(QStringLiteral(" · "));
+}
+
+QString OptimizerPanel::caption() const
+{
+    return m_caption->text();
 }
 
 int OptimizerPanel::plotCount() const
@@ -108,6 +189,18 @@ bool OptimizerPanel::selectParam(const QString& id)
     return true;
 }
 
+void OptimizerPanel::showCaption(const QString& id)
+{
+    const int row = m_model->rowOfParam(id);
+    const OptimizerEntry* e = row >= 0 ? m_model->entryAt(row) : nullptr;
+    const QString name = row >= 0 ? m_model->index(row, OptimizerStateModel::NameColumn).data().toString() : QString();
+    m_caption->setText(tr("<b>%1</b> (id %2) · %3 · step (time) %4%5").arg(name.isEmpty() ? id : name, id,
+        e ? qs(e->optimizer) : tr("no optimizer entry"),
+        e && e->time ? QString::number(qulonglong(*e->time)) : tr("—"),
+        e && e->amsgrad ? tr(" · AMSGrad") : QString())
+        + (row >= 0 ? QStringLiteral("<br>") + forensicsLine(row) : QString()));
+}
+
 void OptimizerPanel::showParam(const QString& id)
 {
     m_param = id;
@@ -122,13 +215,7 @@ void OptimizerPanel::showParam(const QString& id)
         return;
     const Workspace& ws = m_doc->workspace();
     const auto refs = ws.tensorsOfParam(id.toStdString());
-    const int row = m_model->rowOfParam(id);
-    const OptimizerEntry* e = row >= 0 ? m_model->entryAt(row) : nullptr;
-    const QString name = row >= 0 ? m_model->index(row, OptimizerStateModel::NameColumn).data().toString() : QString();
-    m_caption->setText(tr("<b>%1</b> (id %2) · %3 · step (time) %4%5").arg(name.isEmpty() ? id : name, id,
-        e ? qs(e->optimizer) : tr("no optimizer entry"),
-        e && e->time ? QString::number(qulonglong(*e->time)) : tr("—"),
-        e && e->amsgrad ? tr(" · AMSGrad") : QString()));
+    showCaption(id);
     int i = 0;
     for (const TensorRef ref : refs) {
         auto* plot = new HistogramPlot(m_plotsHost);

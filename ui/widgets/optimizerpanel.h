@@ -19,8 +19,9 @@ class HistogramPlot;
 class OptimizerStateModel;
 
 /**
- * Optimizer entries per parameter (step/time, moments, AMSGrad max); the selected parameter's
- * histograms side by side with those of its state tensors and pending gradient.
+ * Optimizer entries per parameter (step/time, moments, AMSGrad max) with their forensics (flags and
+ * Adam's effective step, computed in the background: `ckpt optimizer`'s engine); the selected
+ * parameter's histograms side by side with those of its state tensors and pending gradient.
  */
 class OptimizerPanel : public QWidget
 {
@@ -34,6 +35,8 @@ public:
     QTreeView* view() const { return m_view; }
     int plotCount() const;
     bool isBusy() const { return m_pending > 0; }
+    /** The text above the plots: the selected parameter and its forensics, or the suspects' count. */
+    QString caption() const;
 
 Q_SIGNALS:
     void paramSelected(const QString& id);
@@ -42,6 +45,11 @@ Q_SIGNALS:
 
 private:
     void showParam(const QString& id);
+    /** Starts the optimizer forensics of every open record with optimizer state, in the background. */
+    void computeForensics();
+    QString forensicsLine(int row) const;
+    void showCaption(const QString& id);
+    QString idleCaption() const;
     CheckpointDocument* const m_doc;
     OptimizerStateModel* m_model;
     QSortFilterProxyModel* m_proxy;
@@ -52,6 +60,7 @@ private:
     QGridLayout* m_plots;
     QString m_param;
     quint64 m_generation = 0;
+    quint64 m_workspaceGeneration = 0; ///< forensics of an older workspace are dropped
     int m_pending = 0;
 };
 
