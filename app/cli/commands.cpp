@@ -8,6 +8,7 @@
 #include "app/cli/diffcommands.h"
 #include "app/cli/exportcommands.h"
 #include "app/cli/graphcommands.h"
+#include "app/cli/patchcommand.h"
 #include "app/cli/verifyresume.h"
 #include "core/codec/schema.h"
 #include "core/diff/diff.h"
@@ -631,6 +632,7 @@ const std::map<std::string, Command>& commandTable()
         {"export", cmdExport},
         {"import", cmdImport},
         {"migrate", cmdMigrate},
+        {"patch", patchCommand},
         {"verify-resume", verifyResumeCommand},
     };
     return table;

@@ -61,6 +61,14 @@ commands:
   migrate IN OUT_DIR [--epoch N]
                                 a Burn <= 0.21 record (TrainingRecord, burn-train files, run directory)
                                 as Burn 0.22's model/optim/scheduler-N.bpk; says what it cannot carry
+  patch IN -o OUT [--reset-optimizer GLOB] [--zero-nonfinite] [--scheduler-step N] [--transplant FROM GLOB]
+        [--set PATH=JSONVALUE]...   surgery, operations applied in the order given: drop the optimizer state of
+                                matching parameters (Burn re-initialises it), zero NaN/Inf moment elements,
+                                the scheduler at step N, tensors taken from FROM, typed edits; OUT written
+                                atomically with OUT.patch.json (source and SHA-256, operations, tool); the
+                                resume-readiness verdict on stderr
+  patch --replay OUT.patch.json -o OUT2
+                                the sidecar's operations applied to its (unchanged) source again: same bytes
   verify-resume RECORD --against LATER [--profile NAME | -- PROGRAM ARGS...] [--tolerance exact|strict|relaxed]
                                 resume from RECORD up to LATER's step in a temporary directory under $TMPDIR
                                 (default: ckpt-train --resume {record} --out {out} --steps {step}; NAME: one of

@@ -200,10 +200,11 @@ Result<void> Trainer<T>::restore(const Record& rec, const TrainProgress& progres
         const std::string path = "item[1][\"" + key + "\"]";
         auto entry = t.find(optim, key);
         if (!entry) {
+            // Burn's OptimizerAdaptor takes a parameter without an entry as never stepped and initialises
+            // its state at the next step; `ckpt patch --reset-optimizer` relies on that. Said, not refused.
             if (m_p.optimizerSteps > 0)
-                return invalid("optimizer state missing for trained parameter " + p.modulePath + " (" + key + ") after "
-                        + std::to_string(m_p.optimizerSteps) + " optimizer steps",
-                    "item[1]");
+                notes.push_back("no optimizer state for " + p.modulePath + " (" + key + ") after " + std::to_string(m_p.optimizerSteps)
+                    + " optimizer steps: re-initialised at the next step, as Burn does");
             continue;
         }
         if (m_p.optimizerSteps == 0)

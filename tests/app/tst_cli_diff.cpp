@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // `ckpt diff` as scripts use it: the contract's keys stay, the new ones say what moved, for two
 // records (a genuine fixture, a ckpt-train run, its half copy) and for two GradientCheckpoints.
+#include "cliprocess.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -11,18 +13,8 @@
 
 namespace {
 
-struct Run {
-    int code = -1;
-    QByteArray out, err;
-};
-
-Run run(const QString& program, const QStringList& args)
-{
-    QProcess p;
-    p.start(QStringLiteral(CKPT_BIN_DIR "/") + program, args);
-    p.waitForFinished(120000);
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(), p.readAllStandardError()};
-}
+using clitest::Run;
+using clitest::run;
 
 QJsonObject diffJson(const QString& a, const QString& b)
 {

@@ -5,6 +5,8 @@
 // training (diverged, naming the tensors), a resumption that fails (exit 1) and usage errors (exit 2).
 #include <QDir>
 #include <QFile>
+#include "cliprocess.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -17,18 +19,8 @@
 
 namespace {
 
-struct Run {
-    int code = -1;
-    QByteArray out, err;
-};
-
-Run run(const QString& program, const QStringList& args)
-{
-    QProcess p;
-    p.start(QStringLiteral(CKPT_BIN_DIR "/") + program, args);
-    p.waitForFinished(120000);
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(), p.readAllStandardError()};
-}
+using clitest::Run;
+using clitest::run;
 
 /// The small model every run here uses (structural flags: a fresh run needs the same ones).
 const QStringList kModel = {QStringLiteral("--hidden"), QStringLiteral("8"), QStringLiteral("--dataset-size"), QStringLiteral("64"),

@@ -399,7 +399,6 @@ private slots:
         QTest::newRow("truncated") << QStringLiteral("truncated") << QString();
         QTest::newRow("module record, not a TrainingRecord") << QStringLiteral("model") << QStringLiteral("not a TrainingRecord");
         QTest::newRow("another model") << QStringLiteral("othermodel") << QStringLiteral("does not match the model");
-        QTest::newRow("optimizer entry missing") << QStringLiteral("nooptim") << QStringLiteral("optimizer state missing");
         QTest::newRow("time/step mismatch") << QStringLiteral("time") << QStringLiteral("does not match progress.optimizer_steps");
         QTest::newRow("inconsistent progress") << QStringLiteral("progress") << QStringLiteral("does not equal");
         QTest::newRow("hostile config") << QStringLiteral("config") << QStringLiteral("at item[4].config: dataset_size must be a multiple");
@@ -435,11 +434,6 @@ private slots:
             auto m = openRecord(QString(other + QStringLiteral("/checkpoint/model-1.mpk")).toStdString());
             QVERIFY(m.has_value());
             QVERIFY(editRecord(good, bad, "item[0]", [&](TapeBuilder& b) { b.copy((*m)->tape, *(*m)->moduleNode); }));
-        } else if (kind == QStringLiteral("nooptim")) {
-            auto rec = openRecord(good.toStdString());
-            QVERIFY(rec.has_value());
-            const std::string id = (*rec)->optimizer.at(0).paramId;
-            QVERIFY(editRecord(good, bad, "item[1][\"" + id + "\"]", {}, true));
         } else if (kind == QStringLiteral("time")) {
             auto rec = openRecord(good.toStdString());
             QVERIFY(rec.has_value());

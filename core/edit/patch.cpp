@@ -1,0 +1,631 @@
+// SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Checkpoint surgery. Every operation builds a new tape (or, for a burnpack file, a new tensor list)
+// from the old record and indexes it again, so that the next operation, the resume-readiness check
+// and the writer all see exactly the record that will be written.
+#include "core/edit/patch.h"
+
+#include "core/codec/json.h"
+#include "core/graph/sha256.h"
+#include "core/pack/burnpack.h"
+#include "core/pack/burnpackrecord.h"
+#include "core/record/fieldreader.h"
+#include "core/record/schedule.h"
+#include "core/report/report.h"
+#include "core/tensor/shape.h"
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+#include <map>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace ckpt {
+
+std::string_view patchOpName(PatchOp::Kind kind)
+{
+    switch (kind) {
+    case PatchOp::Kind::ResetOptimizer: return "reset_optimizer";
+    case PatchOp::Kind::ZeroNonFinite: return "zero_nonfinite";
+    case PatchOp::Kind::SchedulerStep: return "scheduler_step";
+    case PatchOp::Kind::Transplant: return "transplant";
+    case PatchOp::Kind::Set: return "set";
+    }
+    return "set";
+}
+
+std::string describePatchOp(const PatchOp& op)
+{
+    switch (op.kind) {
+    case PatchOp::Kind::ResetOptimizer: return "reset the optimizer state of " + op.glob;
+    case PatchOp::Kind::ZeroNonFinite: return "zero the non-finite optimizer moments";
+    case PatchOp::Kind::SchedulerStep: return "set the scheduler to step " + std::to_string(op.step);
+    case PatchOp::Kind::Transplant: return "transplant " + op.glob + " from " + std::filesystem::path(op.from).filename().string();
+    case PatchOp::Kind::Set: return "set " + op.path + " = " + op.json;
+    }
+    return {};
+}
+
+namespace {
+
+Error opError(ErrorCode code, const PatchOp& op, std::string what, std::string path = {})
+{
+    Error e;
+    e.code = code;
+    e.what = std::string(patchOpName(op.kind)) + ": " + what;
+    e.recordPath = std::move(path);
+    return e;
+}
+
+/// Sets every NaN/±Inf element of a little-endian float payload to +0; returns how many.
+uint64_t zeroNonFiniteElements(std::span<uint8_t> bytes, DType dtype)
+{
+    uint64_t n = 0;
+    auto each = [&]<typename Bits>(auto isNonFinite) {
+        for (size_t at = 0; at + sizeof(Bits) <= bytes.size(); at += sizeof(Bits)) {
+            Bits v;
+            std::memcpy(&v, bytes.data() + at, sizeof v);
+            if (isNonFinite(v)) {
+                std::memset(bytes.data() + at, 0, sizeof v);
+                ++n;
+            }
+        }
+    };
+    switch (dtype) {
+    case DType::F64: each.operator()<uint64_t>([](uint64_t b) { return ((b >> 52) & 0x7ff) == 0x7ff; }); break;
+    case DType::F32:
+    case DType::Flex32: each.operator()<uint32_t>([](uint32_t b) { return ((b >> 23) & 0xff) == 0xff; }); break;
+    case DType::F16: each.operator()<uint16_t>([](uint16_t b) { return ((b >> 10) & 0x1f) == 0x1f; }); break;
+    case DType::BF16: each.operator()<uint16_t>([](uint16_t b) { return ((b >> 7) & 0xff) == 0xff; }); break;
+    default: break;
+    }
+    return n;
+}
+
+bool isNonFiniteNumber(const Tape& t, uint32_t node, DType dtype)
+{
+    if (dtype == DType::F16 && t[node].kind == Kind::UInt) // half legacy values are f16 bit patterns
+        return ((t.u64(node) >> 10) & 0x1f) == 0x1f;
+    auto v = t.asNumber(node);
+    return v && !std::isfinite(*v);
+}
+
+/// The parameter ids a glob selects: module path, parameter tensor path or id; for a record without a
+/// model (an optimizer file) the optimizer entry's id and path.
+std::set<std::string> matchingParameters(const Record& r, const std::string& glob)
+{
+    std::set<std::string> ids;
+    for (const auto& p : r.params)
+        if (globMatch(glob, p.modulePath) || globMatch(glob, r.tensors[p.tensor].path) || globMatch(glob, p.id))
+            ids.insert(p.id);
+    for (const auto& oe : r.optimizer)
+        if (globMatch(glob, oe.paramId) || globMatch(glob, oe.path))
+            ids.insert(oe.paramId);
+    return ids;
+}
+
+/// A tensor's payload with a new value, keeping the wire form of the old Bin node (JSON's array of bytes).
+void emitPayload(TapeBuilder& b, const Tape& t, uint32_t dataNode, std::span<const uint8_t> bytes)
+{
+    b.bin(bytes, t[dataNode].srcOffset, static_cast<uint8_t>(t[dataNode].flags & FromJsonArray));
+}
+
+// ---------------------------------------------------------------------------------------------
+// burnpack: the operations on the file's tensor list
+
+Result<std::shared_ptr<const Record>> patchBurnpack(const Record& r, const PatchOp& op, const PatchRecordSource& source, PatchOpReport& report)
+{
+    if (r.burnpack.size() != 1)
+        return std::unexpected(opError(ErrorCode::Unsupported, op, "an epoch's model/optim/scheduler triple is three files: patch one of them"));
+    pack::BurnpackContent content = pack::contentOf(*r.burnpack.front().pack);
+    std::vector<std::vector<uint8_t>> owned; // replaced payloads, alive until the content is encoded
+    owned.reserve(content.tensors.size());
+    auto tensorNamed = [&](std::string_view name) -> pack::BurnpackEntry* {
+        for (auto& e : content.tensors)
+            if (e.name == name)
+                return &e;
+        return nullptr;
+    };
+    switch (op.kind) {
+    case PatchOp::Kind::ResetOptimizer: {
+        const auto ids = matchingParameters(r, op.glob);
+        if (ids.empty())
+            return std::unexpected(opError(ErrorCode::Usage, op, "no parameter matches " + op.glob));
+        // A parameter's state is every tensor and scalar under its decimal id (format-burnpack.md §8.2).
+        std::set<std::string> prefixes;
+        for (const auto& oe : r.optimizer)
+            if (ids.contains(oe.paramId))
+                if (auto id = paramIdToU64(oe.paramId)) {
+                    prefixes.insert(std::to_string(*id) + ".");
+                    report.paths.push_back(oe.paramId);
+                }
+        auto selected = [&](const std::string& name) {
+            return std::any_of(prefixes.begin(), prefixes.end(), [&](const std::string& p) { return name.starts_with(p); });
+        };
+        std::erase_if(content.tensors, [&](const pack::BurnpackEntry& e) { return selected(e.name); });
+        std::erase_if(content.scalars, [&](const auto& s) { return selected(s.first); });
+        report.summary = "removed the optimizer state of " + std::to_string(prefixes.size()) + " parameters";
+        break;
+    }
+    case PatchOp::Kind::ZeroNonFinite: {
+        uint64_t zeroed = 0;
+        for (const auto& t : r.tensors) {
+            if (t.role != TensorRole::Optimizer || !isFloat(t.dtype))
+                continue;
+            auto payload = r.payload(t);
+            std::vector<uint8_t> copy(payload.begin(), payload.end());
+            if (const uint64_t n = zeroNonFiniteElements(copy, t.dtype); n > 0) {
+                zeroed += n;
+                report.paths.push_back(t.path);
+                auto* entry = tensorNamed(t.path);
+                if (!entry)
+                    return std::unexpected(opError(ErrorCode::Invalid, op, "the file's tensor list has no " + t.path, t.path));
+                owned.push_back(std::move(copy));
+                entry->data = owned.back();
+            }
+        }
+        report.summary = "zeroed " + std::to_string(zeroed) + " non-finite elements in " + std::to_string(report.paths.size()) + " tensors";
+        break;
+    }
+    case PatchOp::Kind::Transplant: {
+        auto donor = source(op.from);
+        if (!donor)
+            return std::unexpected(donor.error());
+        for (const auto& t : r.tensors) {
+            if (!globMatch(op.glob, t.path))
+                continue;
+            auto d = (*donor)->findTensor(t.path);
+            if (!d)
+                return std::unexpected(opError(ErrorCode::Usage, op, (*donor)->file + " has no tensor " + t.path, t.path));
+            const auto& dt = (*donor)->tensors[*d];
+            if (dt.shape != t.shape || dt.dtype != t.dtype)
+                return std::unexpected(opError(ErrorCode::Usage, op, "the donor's tensor is " + std::string(dtypeName(dt.dtype)) + " " + shapeString(dt.shape)
+                    + ", this one " + std::string(dtypeName(t.dtype)) + " " + shapeString(t.shape), t.path));
+            auto* entry = tensorNamed(t.path);
+            if (!entry)
+                return std::unexpected(opError(ErrorCode::Invalid, op, "the file's tensor list has no " + t.path, t.path));
+            auto payload = (*donor)->payload(dt);
+            owned.emplace_back(payload.begin(), payload.end());
+            entry->data = owned.back();
+            report.paths.push_back(t.path);
+        }
+        if (report.paths.empty())
+            return std::unexpected(opError(ErrorCode::Usage, op, "no tensor matches " + op.glob));
+        report.summary = "took " + std::to_string(report.paths.size()) + " tensors from " + op.from;
+        break;
+    }
+    default:
+        return std::unexpected(opError(ErrorCode::Unsupported, op, "a burnpack file's scheduler position is one of its scalars: use --set scalars.NAME=VALUE"));
+    }
+    return burnpackRecordOf(content, r.file);
+}
+
+// ---------------------------------------------------------------------------------------------
+// MessagePack, JSON and bincode records: the operations on the tape
+
+Result<Tape> resetOptimizer(const Record& r, const PatchOp& op, PatchOpReport& report)
+{
+    if (!r.optimizerNode || !r.tape.isMap(*r.optimizerNode))
+        return std::unexpected(opError(ErrorCode::Unsupported, op, "the record has no optimizer map {param id: state}"));
+    const auto ids = matchingParameters(r, op.glob);
+    if (ids.empty())
+        return std::unexpected(opError(ErrorCode::Usage, op, "no parameter matches " + op.glob + " (matched against module paths such as "
+            + (r.params.empty() ? std::string("item[0].fc1.weight") : r.params.front().modulePath) + ", tensor paths and ids)"));
+    std::unordered_set<uint32_t> removed;
+    for (const auto& oe : r.optimizer)
+        if (ids.contains(oe.paramId)) {
+            removed.insert(oe.node);
+            report.paths.push_back(oe.path);
+        }
+    report.summary = "removed the optimizer state of " + std::to_string(removed.size()) + " of " + std::to_string(ids.size()) + " matching parameters";
+    const Tape& t = r.tape;
+    TapeBuilder b(t.source);
+    copyReplacing(b, t, 0, [&](uint32_t node) {
+        if (node != *r.optimizerNode)
+            return false;
+        b.beginMap(t[node].srcOffset);
+        t.forEachEntry(node, [&](uint32_t k, uint32_t v) {
+            if (removed.contains(v))
+                return;
+            b.copy(t, k);
+            b.copy(t, v);
+        });
+        b.end();
+        return true;
+    });
+    return std::move(b).finish();
+}
+
+Result<Tape> zeroNonFinite(const Record& r, PatchOpReport& report)
+{
+    const Tape& t = r.tape;
+    std::unordered_map<uint32_t, const TensorEntry*> targets; // data node -> tensor
+    for (const auto& te : r.tensors)
+        if (te.role == TensorRole::Optimizer && isFloat(te.dtype))
+            targets[te.dataNode] = &te;
+    uint64_t zeroed = 0;
+    TapeBuilder b(t.source);
+    copyReplacing(b, t, 0, [&](uint32_t node) {
+        auto it = targets.find(node);
+        if (it == targets.end())
+            return false;
+        const TensorEntry& te = *it->second;
+        uint64_t n = 0;
+        if (te.legacy) { // Burn <= 0.13: the values are numbers on the tape
+            b.beginArray(t[node].srcOffset);
+            t.forEachChild(node, [&](uint32_t c) {
+                if (!isNonFiniteNumber(t, c, te.dtype)) {
+                    b.copy(t, c);
+                    return;
+                }
+                ++n;
+                if (t[c].kind == Kind::F32)
+                    b.f32(0.0F, t[c].srcOffset);
+                else if (t[c].kind == Kind::F64)
+                    b.f64(0.0, t[c].srcOffset);
+                else
+                    b.uinteger(0, t[c].srcOffset);
+            });
+            b.end();
+        } else if (t[node].kind == Kind::Bin) {
+            auto payload = t.bin(node);
+            std::vector<uint8_t> copy(payload.begin(), payload.end());
+            n = zeroNonFiniteElements(copy, te.dtype);
+            if (n == 0)
+                b.copy(t, node);
+            else
+                emitPayload(b, t, node, copy);
+        } else {
+            b.copy(t, node);
+        }
+        if (n > 0) {
+            zeroed += n;
+            report.paths.push_back(te.path);
+        }
+        return true;
+    });
+    report.summary = "zeroed " + std::to_string(zeroed) + " non-finite elements in " + std::to_string(report.paths.size()) + " tensors";
+    return std::move(b).finish();
+}
+
+Result<Tape> schedulerStep(const Record& r, const PatchOp& op, PatchOpReport& report)
+{
+    if (!r.schedulerNode || !r.scheduler)
+        return std::unexpected(opError(ErrorCode::Unsupported, op, "the record has no scheduler state"));
+    if (op.step > kMaxScheduleSteps)
+        return std::unexpected(opError(ErrorCode::Usage, op, "step " + std::to_string(op.step) + " is above " + std::to_string(kMaxScheduleSteps)));
+    const Tape& t = r.tape;
+    TapeBuilder b(t.source);
+    if (r.scheduler->kind == "constant")
+        return std::unexpected(opError(ErrorCode::Unsupported, op, "a constant learning rate has no position to set"));
+    auto schedule = learningRateSchedule(r, 0);
+    if (schedule) {
+        // The trainer's caller state says how the scheduler steps: step a fresh one `step` times, as a run would have.
+        LrSchedulerState state = initialLrSchedulerState(schedule->config);
+        for (uint64_t i = 0; i < op.step; ++i)
+            stepLrScheduler(schedule->config, state);
+        report.summary = "scheduler (" + std::string(lrSchedulerName(schedule->config.kind)) + ") at "
+            + lrSchedulerPosition(schedule->config, state) + " (was " + lrSchedulerPosition(schedule->config, schedule->state) + ")";
+        copyReplacing(b, t, 0, [&](uint32_t node) {
+            if (node != *r.schedulerNode)
+                return false;
+            writeLrSchedulerState(b, schedule->config, state);
+            return true;
+        });
+    } else if (schedule.error().code != ErrorCode::Unsupported) {
+        return std::unexpected(schedule.error());
+    } else if (r.scheduler->kind == "step" && (t[*r.schedulerNode].kind == Kind::Int || t[*r.schedulerNode].kind == Kind::UInt)) {
+        // StepLr keeps only iter_idx (i32, -1 before the first step): the position needs no configuration.
+        if (op.step > uint64_t(std::numeric_limits<int32_t>::max()))
+            return std::unexpected(opError(ErrorCode::Usage, op, "step " + std::to_string(op.step) + " is out of StepLr's i32 range"));
+        const int64_t idx = int64_t(op.step) - 1;
+        report.summary = "StepLr iter_idx " + std::to_string(idx);
+        copyReplacing(b, t, 0, [&](uint32_t node) {
+            if (node != *r.schedulerNode)
+                return false;
+            b.integer(idx, t[node].srcOffset);
+            return true;
+        });
+    } else {
+        return std::unexpected(opError(ErrorCode::Unsupported, op, "the record keeps the " + r.scheduler->description
+                + " position but not how the scheduler steps; set the position itself with --set " + (r.kind == RecordKind::SchedulerRecord ? "item" : "item[2]") + "=VALUE",
+            r.kind == RecordKind::SchedulerRecord ? "item" : "item[2]"));
+    }
+    report.paths.push_back(r.kind == RecordKind::SchedulerRecord ? "item" : "item[2]");
+    return std::move(b).finish();
+}
+
+Result<Tape> transplant(const Record& r, const PatchOp& op, const PatchRecordSource& source, PatchOpReport& report)
+{
+    auto donorOpened = source(op.from);
+    if (!donorOpened)
+        return std::unexpected(donorOpened.error());
+    const Record& donor = **donorOpened;
+    const Tape& t = r.tape;
+    std::unordered_map<uint32_t, std::pair<const TensorEntry*, const TensorEntry*>> targets; // data node -> (ours, donor's)
+    for (const auto& te : r.tensors) {
+        if (!globMatch(op.glob, te.path))
+            continue;
+        auto d = donor.findTensor(te.path);
+        if (!d)
+            return std::unexpected(opError(ErrorCode::Usage, op, donor.file + " has no tensor " + te.path + " (is it a checkpoint of the same model?)", te.path));
+        const TensorEntry& dt = donor.tensors[*d];
+        if (dt.shape != te.shape || dt.dtype != te.dtype)
+            return std::unexpected(opError(ErrorCode::Usage, op, "the donor's tensor is " + std::string(dtypeName(dt.dtype)) + " " + shapeString(dt.shape)
+                + ", this one is " + std::string(dtypeName(te.dtype)) + " " + shapeString(te.shape), te.path));
+        if (dt.legacy != te.legacy)
+            return std::unexpected(opError(ErrorCode::Unsupported, op, "one record stores the tensor as Burn <= 0.13's value list, the other as bytes", te.path));
+        targets[te.dataNode] = {&te, &dt};
+        report.paths.push_back(te.path);
+    }
+    if (targets.empty())
+        return std::unexpected(opError(ErrorCode::Usage, op, "no tensor matches " + op.glob));
+    report.summary = "took " + std::to_string(targets.size()) + " tensors from " + donor.file;
+    TapeBuilder b(t.source);
+    copyReplacing(b, t, 0, [&](uint32_t node) {
+        auto it = targets.find(node);
+        if (it == targets.end())
+            return false;
+        const auto [ours, theirs] = it->second;
+        if (ours->legacy)
+            b.copy(donor.tape, theirs->dataNode);
+        else
+            emitPayload(b, t, node, donor.payload(*theirs));
+        return true;
+    });
+    return std::move(b).finish();
+}
+
+} // namespace
+
+Result<std::shared_ptr<const Record>> applyPatchOp(const Record& r, const PatchOp& op, const PatchRecordSource& source, PatchOpReport* reportOut)
+{
+    PatchOpReport report;
+    if (r.partial)
+        return std::unexpected(opError(ErrorCode::Unsupported, op, "the record was only partly decoded (a bincode record without a schema, or a damaged file): "
+                                                                   "pass --schema-from or --schema, or repair it first"));
+    Result<std::shared_ptr<const Record>> out;
+    if (r.recorder == Recorder::Burnpack && op.kind != PatchOp::Kind::Set) {
+        out = patchBurnpack(r, op, source, report);
+    } else {
+        Result<Tape> tape = std::unexpected(Error{});
+        switch (op.kind) {
+        case PatchOp::Kind::ResetOptimizer: tape = resetOptimizer(r, op, report); break;
+        case PatchOp::Kind::ZeroNonFinite: tape = zeroNonFinite(r, report); break;
+        case PatchOp::Kind::SchedulerStep: tape = schedulerStep(r, op, report); break;
+        case PatchOp::Kind::Transplant: tape = transplant(r, op, source, report); break;
+        case PatchOp::Kind::Set:
+            tape = applyEdits(r, {Edit {op.path, op.json}});
+            if (auto steps = parsePath(op.path))
+                if (auto node = resolvePath(r.tape, *steps))
+                    report.summary = "was " + jsonText(r.tape, *node, JsonStyle::Compact);
+            report.paths.push_back(op.path);
+            break;
+        }
+        if (!tape)
+            return std::unexpected(tape.error());
+        out = recordFromTape(r, std::move(*tape));
+    }
+    if (out && reportOut)
+        *reportOut = std::move(report);
+    return out;
+}
+
+Result<std::shared_ptr<const Record>> applyPatch(const Record& record, const std::vector<PatchOp>& ops, const PatchRecordSource& source,
+    std::vector<PatchOpReport>* reports)
+{
+    std::shared_ptr<const Record> current;
+    for (const auto& op : ops) {
+        PatchOpReport report;
+        auto next = applyPatchOp(current ? *current : record, op, source, &report);
+        if (!next)
+            return std::unexpected(next.error());
+        current = std::move(*next);
+        if (reports)
+            reports->push_back(std::move(report));
+    }
+    if (!current) // no operation: the record as it is, re-indexed so that the caller owns a fresh one
+        return recordFromTape(record, Tape(record.tape));
+    return current;
+}
+
+Result<void> savePatchedRecord(const Record& patched, const std::string& path)
+{
+    return saveEditedRecord(patched, patched.tape, path);
+}
+
+Result<std::string> fileSha256(const std::string& path)
+{
+    auto bytes = mapFile(path);
+    if (!bytes)
+        return std::unexpected(bytes.error());
+    const auto digest = sha256(std::span<const uint8_t>((*bytes)->data(), (*bytes)->size()));
+    return toHex(digest);
+}
+
+std::string_view resumeReadiness(const std::vector<ResumeCheck>& checks)
+{
+    auto worst = ResumeCheck::Status::Ok;
+    for (const auto& c : checks)
+        if (c.status == ResumeCheck::Status::Error || (c.status == ResumeCheck::Status::Warning && worst == ResumeCheck::Status::Ok))
+            worst = c.status;
+    return resumeStatusName(worst);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The provenance sidecar
+
+std::string patchSidecarPath(const std::string& patchedFile)
+{
+    return patchedFile + ".patch.json";
+}
+
+std::string patchProvenanceJson(const PatchProvenance& p)
+{
+    TapeBuilder b;
+    b.beginMap();
+    b.key("source");
+    b.beginMap();
+    putStr(b, "file", p.source);
+    putStr(b, "sha256", p.sourceSha256);
+    b.end();
+    if (!p.schemaFrom.empty() || !p.schemaFile.empty() || !p.scheduler.empty()) {
+        b.key("open");
+        b.beginMap();
+        putOptStr(b, "schema_from", p.schemaFrom);
+        putOptStr(b, "schema", p.schemaFile);
+        putOptStr(b, "scheduler", p.scheduler);
+        b.end();
+    }
+    b.key("operations");
+    b.beginArray();
+    for (size_t i = 0; i < p.operations.size(); ++i) {
+        const PatchOp& op = p.operations[i];
+        b.beginMap();
+        putStr(b, "op", patchOpName(op.kind));
+        switch (op.kind) {
+        case PatchOp::Kind::ResetOptimizer: putStr(b, "glob", op.glob); break;
+        case PatchOp::Kind::ZeroNonFinite: break;
+        case PatchOp::Kind::SchedulerStep: putU(b, "step", op.step); break;
+        case PatchOp::Kind::Transplant:
+            putStr(b, "from", op.from);
+            putStr(b, "from_sha256", i < p.donorSha256.size() ? p.donorSha256[i] : std::string());
+            putStr(b, "glob", op.glob);
+            break;
+        case PatchOp::Kind::Set: {
+            putStr(b, "path", op.path);
+            b.key("value");
+            auto v = readJson(makeBytes(std::vector<uint8_t>(op.json.begin(), op.json.end())));
+            if (v)
+                b.copy(*v, 0);
+            else
+                b.str(op.json); // unreachable for an applied edit (its JSON was parsed); kept as text rather than lost
+            break;
+        }
+        }
+        b.end();
+    }
+    b.end();
+    b.key("output");
+    b.beginMap();
+    putStr(b, "file", p.output);
+    putStr(b, "sha256", p.outputSha256);
+    b.end();
+    putStr(b, "readiness", p.readiness);
+    putStr(b, "tool", p.tool);
+    b.end();
+    const Tape t = std::move(b).finish();
+    return jsonText(t, 0, JsonStyle::Pretty) + "\n";
+}
+
+Result<PatchProvenance> readPatchProvenance(const std::string& sidecarFile)
+{
+    auto bytes = mapFile(sidecarFile);
+    if (!bytes)
+        return std::unexpected(bytes.error());
+    auto tape = readJson(*bytes);
+    if (!tape)
+        return std::unexpected(Error(tape.error()).withFile(sidecarFile));
+    auto withFile = [&](Error e) { return std::unexpected(std::move(e).withFile(sidecarFile)); };
+    if (!tape->isMap(0))
+        return withFile(Error {ErrorCode::Invalid, "expected a patch sidecar object {source, operations, output, ...}"});
+    const FieldReader root(*tape, 0, "");
+    PatchProvenance p;
+    auto src = root.sub("source");
+    if (!src)
+        return withFile(src.error());
+    auto file = src->str("file");
+    auto sha = src->str("sha256");
+    if (!file || !sha)
+        return withFile(!file ? file.error() : sha.error());
+    p.source = *file;
+    p.sourceSha256 = *sha;
+    if (tape->find(0, "open")) {
+        auto open = root.sub("open");
+        if (!open)
+            return withFile(open.error());
+        auto optional = [&](std::string_view key) {
+            auto v = open->get(key);
+            return v && tape->isStr(*v) ? std::string(tape->str(*v)) : std::string();
+        };
+        p.schemaFrom = optional("schema_from");
+        p.schemaFile = optional("schema");
+        p.scheduler = optional("scheduler");
+    }
+    auto ops = root.get("operations");
+    if (!ops)
+        return withFile(ops.error());
+    if (!tape->isArray(*ops))
+        return withFile(Error {ErrorCode::Invalid, "expected an array of operations", {}, {}, {}, {}, "operations"});
+    Result<void> bad;
+    uint64_t index = 0;
+    tape->forEachChild(*ops, [&](uint32_t o) {
+        const std::string at = "operations[" + std::to_string(index++) + "]";
+        if (!bad)
+            return;
+        if (!tape->isMap(o)) {
+            bad = std::unexpected(Error {ErrorCode::Invalid, "expected an operation object", {}, {}, {}, {}, at});
+            return;
+        }
+        const FieldReader f(*tape, o, at);
+        auto name = f.str("op");
+        if (!name) {
+            bad = std::unexpected(name.error());
+            return;
+        }
+        PatchOp op;
+        std::string donorSha;
+        auto need = [&](Result<std::string> v, std::string& into) {
+            if (!v)
+                bad = std::unexpected(v.error());
+            else
+                into = *v;
+        };
+        if (*name == "reset_optimizer") {
+            op.kind = PatchOp::Kind::ResetOptimizer;
+            need(f.str("glob"), op.glob);
+        } else if (*name == "zero_nonfinite") {
+            op.kind = PatchOp::Kind::ZeroNonFinite;
+        } else if (*name == "scheduler_step") {
+            op.kind = PatchOp::Kind::SchedulerStep;
+            auto s = f.u64("step");
+            if (!s)
+                bad = std::unexpected(s.error());
+            else
+                op.step = *s;
+        } else if (*name == "transplant") {
+            op.kind = PatchOp::Kind::Transplant;
+            need(f.str("from"), op.from);
+            need(f.str("from_sha256"), donorSha);
+            need(f.str("glob"), op.glob);
+        } else if (*name == "set") {
+            op.kind = PatchOp::Kind::Set;
+            need(f.str("path"), op.path);
+            if (auto v = f.get("value"))
+                op.json = jsonText(*tape, *v, JsonStyle::Compact);
+            else
+                bad = std::unexpected(v.error());
+        } else {
+            bad = std::unexpected(Error {ErrorCode::Invalid, "unknown operation \"" + *name + "\" (reset_optimizer, zero_nonfinite, scheduler_step, transplant, set)",
+                {}, {}, {}, {}, at + ".op"});
+        }
+        p.operations.push_back(std::move(op));
+        p.donorSha256.push_back(std::move(donorSha));
+    });
+    if (!bad)
+        return withFile(bad.error());
+    if (auto out = root.sub("output")) {
+        p.output = out->str("file").value_or("");
+        p.outputSha256 = out->str("sha256").value_or("");
+    }
+    if (auto r = root.str("readiness"))
+        p.readiness = *r;
+    if (auto t = root.str("tool"))
+        p.tool = *t;
+    return p;
+}
+
+} // namespace ckpt
