@@ -37,6 +37,7 @@
 #include <QFileInfo>
 #include <QFileSystemWatcher>
 #include <QHeaderView>
+#include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenuBar>
@@ -467,6 +468,8 @@ void MainWindow::createActions()
         m_search->selectAll();
     });
     findAction->setShortcut(QKeySequence::Find);
+    edit->addSeparator();
+    buildSurgeryMenu(edit->addMenu(tr("&Surgery")));
 
     auto* view = menuBar()->addMenu(tr("&View"));
     for (auto* dock : findChildren<QDockWidget*>())
@@ -1014,11 +1017,86 @@ bool MainWindow::maybeSave()
     return true;
 }
 
+void MainWindow::buildSurgeryMenu(QMenu* surgery)
+{
+    surgery->setObjectName(QStringLiteral("surgeryMenu"));
+    surgery->setToolTipsVisible(true);
+    auto add = [&](const QString& text, const QString& tip, auto slot) {
+        QAction* a = surgery->addAction(text, this, slot);
+        a->setToolTip(tip);
+        return a;
+    };
+    add(tr("&Reset Optimizer State…"), tr("Remove the optimizer state of the parameters matching a glob; Burn re-initialises it at the next step"), [this] {
+        const Workspace& ws = m_doc->workspace();
+        const int record = ws.optimizerRecord();
+        if (record < 0)
+            return logMessage(tr("Surgery: no opened record has optimizer state."), true);
+        QString glob = QStringLiteral("item[0].*");
+        if (const QString id = m_optimizer->selectedParam(); !id.isEmpty())
+            if (auto p = ws.findParam(id.toStdString()))
+                glob = qs(ws.records[size_t(p->first)].record->params[p->second].modulePath);
+        bool ok = false;
+        glob = QInputDialog::getText(this, tr("Reset optimizer state"),
+            tr("Parameters to reset (a glob over module paths such as item[0].fc1.weight, tensor paths or ids; * and ?):"), QLineEdit::Normal, glob, &ok);
+        if (ok && !glob.isEmpty())
+            m_doc->requestSurgery(record, PatchOp {PatchOp::Kind::ResetOptimizer, glob.toStdString()});
+    });
+    add(tr("&Zero Non-finite Moments"), tr("Set every NaN and Inf element of the optimizer moments to 0"), [this] { m_optimizer->zeroNonFiniteMoments(); });
+    add(tr("Set &Scheduler Step…"), tr("Put the learning-rate scheduler where it is after N steps (rewind it, or skip ahead)"), [this] {
+        const int record = m_doc->workspace().schedulerRecord();
+        if (record < 0)
+            return logMessage(tr("Surgery: no opened record has a scheduler."), true);
+        bool ok = false;
+        const int step = QInputDialog::getInt(this, tr("Set scheduler step"), tr("Scheduler steps from the start:"), 0, 0,
+            std::numeric_limits<int>::max(), 1, &ok);
+        if (ok) {
+            PatchOp op;
+            op.kind = PatchOp::Kind::SchedulerStep;
+            op.step = uint64_t(step);
+            m_doc->requestSurgery(record, op);
+        }
+    });
+    add(tr("&Transplant Tensors From…"), tr("Take the tensors matching a glob from another checkpoint of the same model (shapes and dtypes checked)"), [this] {
+        const int record = m_doc->exportRecord();
+        if (record < 0)
+            return logMessage(tr("Surgery: no record is open."), true);
+        const QString from = QFileDialog::getOpenFileName(this, tr("Transplant from"), QFileInfo(m_doc->workspace().records[size_t(record)].path).path(),
+            tr("Records (%1);;All files (*)").arg(QLatin1String(kRecordPatterns)));
+        if (from.isEmpty())
+            return;
+        bool ok = false;
+        const QString glob = QInputDialog::getText(this, tr("Transplant tensors"), tr("Tensors to take from %1 (a glob over tensor paths):").arg(QFileInfo(from).fileName()),
+            QLineEdit::Normal, QStringLiteral("item[0].*"), &ok);
+        if (!ok || glob.isEmpty())
+            return;
+        PatchOp op;
+        op.kind = PatchOp::Kind::Transplant;
+        op.from = from.toStdString();
+        op.glob = glob.toStdString();
+        m_doc->requestSurgery(record, op);
+    });
+    connect(m_doc, &CheckpointDocument::surgeryFinished, this,
+        [this](int, const QString& summary, const QString& readiness, const QStringList& checks, const QString& error) {
+            if (!error.isEmpty())
+                return logMessage(tr("Surgery failed: ") + error, true);
+            logMessage(tr("Surgery: %1. Resume readiness: %2.").arg(summary, readiness));
+            for (const QString& c : checks)
+                logMessage(QStringLiteral("  ") + c);
+            m_status->setText(tr("Surgery done (%1); resume readiness: %2. Save As writes the patched record and its provenance.").arg(summary, readiness));
+        });
+}
+
 void MainWindow::saveDocument(bool saveAs)
 {
     QString error;
-    if (saveAs) {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Save record as"), m_doc->editableFile());
+    // Surgery never overwrites its source: the source is the provenance (`ckpt patch --replay` starts from it).
+    if (saveAs || m_doc->hasSurgery()) {
+        QString suggestion = m_doc->editableFile();
+        if (const int r = m_doc->exportRecord(); m_doc->hasSurgery() && r >= 0) {
+            const QFileInfo source(m_doc->workspace().records[size_t(r)].path);
+            suggestion = source.dir().filePath(source.completeBaseName() + QStringLiteral("-patched.") + source.suffix());
+        }
+        const QString path = QFileDialog::getSaveFileName(this, tr("Save record as"), suggestion);
         if (path.isEmpty())
             return;
         error = m_doc->saveAs(path);

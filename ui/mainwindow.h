@@ -115,6 +115,8 @@ private:
     void addRecent(const QStringList& paths);
     void rebuildRecentMenu();
     bool maybeSave();
+    /** Edit ▸ Surgery: the operations of `ckpt patch` on the opened record, each an undoable step. */
+    void buildSurgeryMenu(QMenu* surgery);
     void saveDocument(bool saveAs);
     QDockWidget* addPanel(const QString& name, const QString& title, QWidget* widget, Qt::DockWidgetArea area);
     /** Puts the Run panel in front with most of the height (a run directory was opened). */

@@ -60,8 +60,9 @@ Error opError(ErrorCode code, const PatchOp& op, std::string what, std::string p
     return e;
 }
 
-/// Sets every NaN/±Inf element of a little-endian float payload to +0; returns how many.
-uint64_t zeroNonFiniteElements(std::span<uint8_t> bytes, DType dtype)
+/// Calls \a f(byte offset, width) for every NaN/±Inf element of a little-endian float payload; returns how many.
+template<class F>
+uint64_t forEachNonFinite(std::span<const uint8_t> bytes, DType dtype, F&& f)
 {
     uint64_t n = 0;
     auto each = [&]<typename Bits>(auto isNonFinite) {
@@ -69,20 +70,34 @@ uint64_t zeroNonFiniteElements(std::span<uint8_t> bytes, DType dtype)
             Bits v;
             std::memcpy(&v, bytes.data() + at, sizeof v);
             if (isNonFinite(v)) {
-                std::memset(bytes.data() + at, 0, sizeof v);
+                f(at, sizeof v);
                 ++n;
             }
         }
     };
     switch (dtype) {
-    case DType::F64: each.operator()<uint64_t>([](uint64_t b) { return ((b >> 52) & 0x7ff) == 0x7ff; }); break;
+    case DType::F64: each.template operator()<uint64_t>([](uint64_t b) { return ((b >> 52) & 0x7ff) == 0x7ff; }); break;
     case DType::F32:
-    case DType::Flex32: each.operator()<uint32_t>([](uint32_t b) { return ((b >> 23) & 0xff) == 0xff; }); break;
-    case DType::F16: each.operator()<uint16_t>([](uint16_t b) { return ((b >> 10) & 0x1f) == 0x1f; }); break;
-    case DType::BF16: each.operator()<uint16_t>([](uint16_t b) { return ((b >> 7) & 0xff) == 0xff; }); break;
+    case DType::Flex32: each.template operator()<uint32_t>([](uint32_t b) { return ((b >> 23) & 0xff) == 0xff; }); break;
+    case DType::F16: each.template operator()<uint16_t>([](uint16_t b) { return ((b >> 10) & 0x1f) == 0x1f; }); break;
+    case DType::BF16: each.template operator()<uint16_t>([](uint16_t b) { return ((b >> 7) & 0xff) == 0xff; }); break;
     default: break;
     }
     return n;
+}
+
+// Most moments are finite: they are scanned in place, and only a payload that needs zeroing is copied.
+uint64_t countNonFinite(std::span<const uint8_t> bytes, DType dtype)
+{
+    return forEachNonFinite(bytes, dtype, [](size_t, size_t) {});
+}
+
+/// A copy of \a bytes with every NaN/±Inf element set to +0.
+std::vector<uint8_t> zeroedCopy(std::span<const uint8_t> bytes, DType dtype, uint64_t& zeroed)
+{
+    std::vector<uint8_t> copy(bytes.begin(), bytes.end());
+    zeroed = forEachNonFinite(bytes, dtype, [&](size_t at, size_t width) { std::memset(copy.data() + at, 0, width); });
+    return copy;
 }
 
 bool isNonFiniteNumber(const Tape& t, uint32_t node, DType dtype)
@@ -156,16 +171,16 @@ Result<std::shared_ptr<const Record>> patchBurnpack(const Record& r, const Patch
             if (t.role != TensorRole::Optimizer || !isFloat(t.dtype))
                 continue;
             auto payload = r.payload(t);
-            std::vector<uint8_t> copy(payload.begin(), payload.end());
-            if (const uint64_t n = zeroNonFiniteElements(copy, t.dtype); n > 0) {
-                zeroed += n;
-                report.paths.push_back(t.path);
-                auto* entry = tensorNamed(t.path);
-                if (!entry)
-                    return std::unexpected(opError(ErrorCode::Invalid, op, "the file's tensor list has no " + t.path, t.path));
-                owned.push_back(std::move(copy));
-                entry->data = owned.back();
-            }
+            if (countNonFinite(payload, t.dtype) == 0)
+                continue;
+            auto* entry = tensorNamed(t.path);
+            if (!entry)
+                return std::unexpected(opError(ErrorCode::Invalid, op, "the file's tensor list has no " + t.path, t.path));
+            uint64_t n = 0;
+            owned.push_back(zeroedCopy(payload, t.dtype, n)); // a moved vector keeps its buffer: the span stays valid
+            entry->data = owned.back();
+            zeroed += n;
+            report.paths.push_back(t.path);
         }
         report.summary = "zeroed " + std::to_string(zeroed) + " non-finite elements in " + std::to_string(report.paths.size()) + " tensors";
         break;
@@ -272,12 +287,11 @@ Result<Tape> zeroNonFinite(const Record& r, PatchOpReport& report)
             b.end();
         } else if (t[node].kind == Kind::Bin) {
             auto payload = t.bin(node);
-            std::vector<uint8_t> copy(payload.begin(), payload.end());
-            n = zeroNonFiniteElements(copy, te.dtype);
-            if (n == 0)
+            if (countNonFinite(payload, te.dtype) == 0) {
                 b.copy(t, node);
-            else
-                emitPayload(b, t, node, copy);
+            } else {
+                emitPayload(b, t, node, zeroedCopy(payload, te.dtype, n));
+            }
         } else {
             b.copy(t, node);
         }

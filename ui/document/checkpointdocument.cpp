@@ -2,10 +2,19 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/document/checkpointdocument.h"
 
+#include "ui/async/continuation.h"
+#include "ui/async/executor.h"
 #include "ui/async/statsjob.h"
 #include "ui/commands/setvaluecommand.h"
+#include "ui/commands/surgerycommand.h"
 
 #include "core/edit/edit.h"
+#include "core/io/bytes.h"
+
+#include <ckpt_version.h>
+
+#include <QDir>
+#include <QFileInfo>
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -22,6 +31,14 @@
 #include <limits>
 
 namespace ckpt::ui {
+
+namespace {
+/// The spelling the sidecar uses for files, and what "the same file" is compared by.
+QString absolutePath(const QString& path)
+{
+    return QDir::cleanPath(QFileInfo(path).absoluteFilePath());
+}
+} // namespace
 
 QVariant scalarValue(const Tape& tape, uint32_t node)
 {
@@ -100,6 +117,8 @@ void CheckpointDocument::setWorkspace(Workspace ws)
 {
     m_undoStack->clear();
     m_overrides.clear();
+    m_surgery.clear();
+    ++m_workspaceGeneration;
     Workspace old = std::exchange(m_workspace, std::move(ws));
     Q_EMIT workspaceChanged();
     Q_EMIT modifiedChanged(false);
@@ -196,7 +215,7 @@ std::string jsonOf(const QVariant& v)
     }
 }
 
-Result<Tape> CheckpointDocument::editedTape(int record) const
+std::vector<Edit> CheckpointDocument::editsOf(int record) const
 {
     const LoadedRecord& lr = m_workspace.records[size_t(record)];
     std::map<uint32_t, QVariant> byNode; // node order = file order, so edits apply deterministically
@@ -206,7 +225,21 @@ Result<Tape> CheckpointDocument::editedTape(int record) const
     std::vector<Edit> edits;
     for (const auto& [node, v] : byNode)
         edits.push_back(Edit{nodePath(lr, node), jsonOf(v)});
-    return applyEdits(*lr.record, edits);
+    return edits;
+}
+
+QHash<quint64, QVariant> CheckpointDocument::overridesOf(int record) const
+{
+    QHash<quint64, QVariant> out;
+    for (auto it = m_overrides.cbegin(); it != m_overrides.cend(); ++it)
+        if (int(it.key() >> 32) == record)
+            out.insert(it.key(), it.value());
+    return out;
+}
+
+Result<Tape> CheckpointDocument::editedTape(int record) const
+{
+    return applyEdits(*m_workspace.records[size_t(record)].record, editsOf(record));
 }
 
 std::vector<int> CheckpointDocument::editedRecords() const
@@ -233,6 +266,8 @@ int CheckpointDocument::exportRecord() const
     const auto edited = editedRecords();
     if (edited.size() == 1)
         return edited.front();
+    if (edited.empty() && m_surgery.size() == 1)
+        return m_surgery.begin()->first;
     if (const int r = m_workspace.stateRecord(); r >= 0)
         return r;
     return m_workspace.records.empty() ? -1 : 0;
@@ -283,6 +318,8 @@ QString CheckpointDocument::exportAs(int record, const QString& path, Recorder r
 
 QString CheckpointDocument::save()
 {
+    if (hasSurgery())
+        return tr("a record with surgery is written to a new file, with its provenance beside it: use Save As");
     for (int r : editedRecords())
         if (QString error = writeRecord(r, m_workspace.records[size_t(r)].path); !error.isEmpty())
             return error;
@@ -294,16 +331,209 @@ QString CheckpointDocument::save()
 
 QString CheckpointDocument::saveAs(const QString& path)
 {
-    const auto edited = editedRecords();
-    if (edited.size() > 1)
-        return tr("edits span %1 files; use Save to write each in place").arg(edited.size());
-    const int r = edited.empty() ? m_workspace.stateRecord() : edited.front();
+    std::set<int> changed; // value edits or surgery
+    for (int e : editedRecords())
+        changed.insert(e);
+    for (const auto& [record, log] : m_surgery)
+        changed.insert(record);
+    if (changed.size() > 1)
+        return tr("edits span %1 files; use Save to write each in place").arg(changed.size());
+    const int r = changed.empty() ? m_workspace.stateRecord() : *changed.begin();
     if (r < 0)
         return tr("nothing to save: no opened record has editable state");
+    if (auto log = m_surgery.find(r); log != m_surgery.end() && absolutePath(path) == log->second.source)
+        return tr("%1 is the source of the surgery: its provenance; write the patched record to a new file").arg(path);
     if (QString error = writeRecord(r, path); !error.isEmpty())
         return error;
+    if (m_surgery.contains(r))
+        if (QString error = writeSidecar(r, path); !error.isEmpty())
+            return error;
     m_undoStack->setClean();
     Q_EMIT saved(path);
+    return {};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Surgery
+
+namespace {
+
+/// What a surgery job hands back to the GUI thread.
+struct SurgeryOutcome {
+    LoadedRecord after;
+    QString summary, readiness, error;
+    QStringList checks;
+    std::vector<std::string> donorSha256;
+    std::string sourceSha256;
+};
+
+} // namespace
+
+void CheckpointDocument::requestSurgery(int record, const PatchOp& op)
+{
+    if (record < 0 || size_t(record) >= m_workspace.records.size()) {
+        Q_EMIT surgeryFinished(record, {}, {}, {}, tr("no record is open for this operation"));
+        return;
+    }
+    if (m_surgeryRunning) {
+        Q_EMIT surgeryFinished(record, {}, {}, {}, tr("another surgery operation is still running"));
+        return;
+    }
+    const LoadedRecord before = m_workspace.records[size_t(record)];
+    const QHash<quint64, QVariant> editsBefore = overridesOf(record);
+    // The value edits made so far become `set` operations ahead of the surgery: node numbers do not
+    // survive a patch, paths do, and the sidecar then replays the edits too.
+    std::vector<PatchOp> ops;
+    for (const Edit& e : editsOf(record)) {
+        PatchOp set;
+        set.kind = PatchOp::Kind::Set;
+        set.path = e.path;
+        set.json = e.json;
+        ops.push_back(std::move(set));
+    }
+    ops.push_back(op);
+    if (op.kind == PatchOp::Kind::Transplant)
+        ops.back().from = absolutePath(QString::fromStdString(op.from)).toStdString();
+    const bool firstSurgery = !m_surgery.contains(record);
+    const quint64 generation = m_workspaceGeneration;
+    m_surgeryRunning = true;
+
+    auto job = [before, ops, firstSurgery]() {
+        SurgeryOutcome out;
+        const PatchRecordSource donors = [](const std::string& file) { return openRecord(file); };
+        std::vector<PatchOpReport> reports;
+        auto patched = applyPatch(*before.record, ops, donors, &reports);
+        if (!patched) {
+            out.error = QString::fromStdString(patched.error().message());
+            return out;
+        }
+        for (const PatchOp& o : ops) {
+            std::string digest;
+            if (o.kind == PatchOp::Kind::Transplant) {
+                auto d = fileSha256(o.from);
+                if (!d) {
+                    out.error = QString::fromStdString(Error(d.error()).withFile(o.from).message());
+                    return out;
+                }
+                digest = *d;
+            }
+            out.donorSha256.push_back(std::move(digest));
+        }
+        if (firstSurgery) {
+            auto d = fileSha256(before.path.toStdString());
+            if (!d) {
+                out.error = QString::fromStdString(Error(d.error()).withFile(before.path.toStdString()).message());
+                return out;
+            }
+            out.sourceSha256 = *d;
+        }
+        const auto checks = checkResume(**patched);
+        out.readiness = QString::fromUtf8(resumeReadiness(checks).data(), qsizetype(resumeReadiness(checks).size()));
+        for (const auto& c : checks)
+            if (c.status != ResumeCheck::Status::Ok)
+                out.checks << QStringLiteral("[%1] %2: %3").arg(QString::fromUtf8(resumeStatusName(c.status).data()), QString::fromStdString(c.name),
+                    QString::fromStdString(c.detail));
+        out.summary = reports.empty() ? QString() : QString::fromStdString(reports.back().summary);
+        out.after = loadedRecordOf(std::move(*patched), before.path);
+        return out;
+    };
+    whenReady(runInBackground(job), this, [this, record, before, editsBefore, ops, generation, op](SurgeryOutcome out) {
+        m_surgeryRunning = false;
+        // The workspace may have been replaced, or the record edited, while the job ran: a patch of what
+        // is no longer shown must not land.
+        if (generation != m_workspaceGeneration || size_t(record) >= m_workspace.records.size()
+            || m_workspace.records[size_t(record)].record != before.record || overridesOf(record) != editsBefore) {
+            Q_EMIT surgeryFinished(record, {}, {}, {}, tr("the record changed while the operation ran; nothing was applied"));
+            return;
+        }
+        if (!out.error.isEmpty()) {
+            Q_EMIT surgeryFinished(record, {}, {}, {}, out.error);
+            return;
+        }
+        SurgeryCommand::Step step;
+        step.record = record;
+        step.before = before;
+        step.after = std::move(out.after);
+        step.editsBefore = editsBefore;
+        step.ops = ops;
+        step.donorSha256 = std::move(out.donorSha256);
+        step.sourceSha256 = std::move(out.sourceSha256);
+        m_undoStack->push(new SurgeryCommand(this, std::move(step), QString::fromStdString(describePatchOp(op))));
+        Q_EMIT surgeryFinished(record, out.summary, out.readiness, out.checks, {});
+    });
+}
+
+std::vector<PatchOp> CheckpointDocument::surgeryOf(int record) const
+{
+    auto it = m_surgery.find(record);
+    return it == m_surgery.end() ? std::vector<PatchOp>() : it->second.ops;
+}
+
+void CheckpointDocument::applySurgery(const SurgeryCommand::Step& step)
+{
+    SurgeryLog& log = m_surgery[step.record];
+    if (log.ops.empty()) {
+        log.source = absolutePath(step.before.path);
+        log.sourceSha256 = step.sourceSha256;
+    }
+    log.ops.insert(log.ops.end(), step.ops.begin(), step.ops.end());
+    log.donorSha256.insert(log.donorSha256.end(), step.donorSha256.begin(), step.donorSha256.end());
+    for (auto it = step.editsBefore.cbegin(); it != step.editsBefore.cend(); ++it)
+        m_overrides.remove(it.key());
+    m_workspace.records[size_t(step.record)] = step.after;
+    Q_EMIT workspaceChanged();
+}
+
+void CheckpointDocument::revertSurgery(const SurgeryCommand::Step& step)
+{
+    // Undo runs in reverse order, so this step's operations are the last of the log.
+    auto it = m_surgery.find(step.record);
+    if (it != m_surgery.end()) {
+        it->second.ops.resize(it->second.ops.size() - std::min(it->second.ops.size(), step.ops.size()));
+        it->second.donorSha256.resize(it->second.ops.size());
+        if (it->second.ops.empty())
+            m_surgery.erase(it);
+    }
+    for (auto k = m_overrides.begin(); k != m_overrides.end();)
+        k = int(k.key() >> 32) == step.record ? m_overrides.erase(k) : std::next(k);
+    for (auto e = step.editsBefore.cbegin(); e != step.editsBefore.cend(); ++e)
+        m_overrides.insert(e.key(), e.value());
+    m_workspace.records[size_t(step.record)] = step.before;
+    Q_EMIT workspaceChanged();
+}
+
+QString CheckpointDocument::writeSidecar(int record, const QString& path)
+{
+    const SurgeryLog& log = m_surgery.at(record);
+    PatchProvenance p;
+    p.source = log.source.toStdString();
+    p.sourceSha256 = log.sourceSha256;
+    p.operations = log.ops;
+    p.donorSha256 = log.donorSha256;
+    for (const Edit& e : editsOf(record)) { // value edits made after the last surgery step
+        PatchOp set;
+        set.kind = PatchOp::Kind::Set;
+        set.path = e.path;
+        set.json = e.json;
+        p.operations.push_back(std::move(set));
+        p.donorSha256.emplace_back();
+    }
+    const std::string out = absolutePath(path).toStdString();
+    p.output = out;
+    auto digest = fileSha256(out);
+    if (!digest)
+        return QString::fromStdString(Error(digest.error()).withFile(out).message());
+    p.outputSha256 = *digest;
+    p.tool = "checkpoint-inspector " CKPT_VERSION " (" CKPT_GIT_REVISION ")";
+    // The verdict of the file as written, read back as the next reader will read it.
+    auto written = openRecord(out);
+    if (!written)
+        return QString::fromStdString(Error(written.error()).withFile(out).message());
+    p.readiness = std::string(resumeReadiness(checkResume(**written)));
+    const std::string json = patchProvenanceJson(p);
+    const std::string sidecar = patchSidecarPath(out);
+    if (auto w = writeFileAtomic(sidecar, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(json.data()), json.size())); !w)
+        return QString::fromStdString(Error(w.error()).withFile(sidecar).message());
     return {};
 }
 

@@ -20,6 +20,7 @@
 #include <QLabel>
 #include <QPointer>
 #include <QLineEdit>
+#include <QMenu>
 #include <QScrollArea>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
@@ -85,6 +86,8 @@ OptimizerPanel::OptimizerPanel(CheckpointDocument* doc, QWidget* parent)
         if (ref.valid())
             Q_EMIT tensorActivated(ref);
     });
+    m_view->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_view, &QWidget::customContextMenuRequested, this, &OptimizerPanel::showContextMenu);
     connect(doc, &CheckpointDocument::workspaceChanged, this, [this] {
         m_param.clear();
         m_caption->setText(idleCaption());
@@ -92,6 +95,62 @@ OptimizerPanel::OptimizerPanel(CheckpointDocument* doc, QWidget* parent)
         computeForensics();
     });
     computeForensics();
+}
+
+int OptimizerPanel::optimizerRecordOf(const QString& id) const
+{
+    const Workspace& ws = m_doc->workspace();
+    const std::string key = id.toStdString();
+    for (size_t r = 0; r < ws.records.size(); ++r)
+        for (const auto& oe : ws.records[r].record->optimizer)
+            if (oe.paramId == key)
+                return int(r);
+    return -1;
+}
+
+void OptimizerPanel::showContextMenu(const QPoint& pos)
+{
+    const QModelIndex at = m_view->indexAt(pos);
+    if (at.isValid())
+        m_view->setCurrentIndex(at);
+    if (m_param.isEmpty())
+        return;
+    QMenu menu(this);
+    const auto names = m_doc->workspace().parameterNames();
+    const auto name = names.find(m_param.toStdString());
+    const QString label = name != names.end() ? name->second : m_param;
+    QAction* reset = menu.addAction(tr("Reset Optimizer State of %1").arg(label), this, &OptimizerPanel::resetSelectedOptimizerState);
+    QAction* zero = menu.addAction(tr("Zero Non-finite Moments"), this, &OptimizerPanel::zeroNonFiniteMoments);
+    reset->setEnabled(!m_doc->surgeryRunning());
+    zero->setEnabled(!m_doc->surgeryRunning());
+    menu.exec(m_view->viewport()->mapToGlobal(pos));
+}
+
+void OptimizerPanel::resetSelectedOptimizerState()
+{
+    const int record = optimizerRecordOf(m_param);
+    if (record < 0)
+        return;
+    // The parameter's own module path is a glob matching it alone (`[`/`]` are literal in core's globs);
+    // an optimizer file without its model knows the parameter by id only.
+    PatchOp op;
+    op.kind = PatchOp::Kind::ResetOptimizer;
+    op.glob = m_param.toStdString();
+    if (auto p = m_doc->workspace().records[size_t(record)].record->findParam(op.glob))
+        op.glob = m_doc->workspace().records[size_t(record)].record->params[*p].modulePath;
+    m_doc->requestSurgery(record, op);
+}
+
+void OptimizerPanel::zeroNonFiniteMoments()
+{
+    int record = optimizerRecordOf(m_param);
+    if (record < 0)
+        record = m_doc->workspace().optimizerRecord();
+    if (record < 0)
+        return;
+    PatchOp op;
+    op.kind = PatchOp::Kind::ZeroNonFinite;
+    m_doc->requestSurgery(record, op);
 }
 
 QString OptimizerPanel::idleCaption() const

@@ -37,6 +37,14 @@ public:
     bool isBusy() const { return m_pending > 0; }
     /** The text above the plots: the selected parameter and its forensics, or the suspects' count. */
     QString caption() const;
+    /** The record holding the optimizer entry of parameter \a id, -1 if none. */
+    int optimizerRecordOf(const QString& id) const;
+
+public Q_SLOTS:
+    /** Surgery: removes the selected parameter's optimizer state (Burn re-initialises it), an undoable step. */
+    void resetSelectedOptimizerState();
+    /** Surgery: every NaN/Inf element of the optimizer moments of the selected parameter's record becomes 0. */
+    void zeroNonFiniteMoments();
 
 Q_SIGNALS:
     void paramSelected(const QString& id);
@@ -49,6 +57,7 @@ private:
     void computeForensics();
     QString forensicsLine(int row) const;
     void showCaption(const QString& id);
+    void showContextMenu(const QPoint& pos);
     QString idleCaption() const;
     CheckpointDocument* const m_doc;
     OptimizerStateModel* m_model;
