@@ -5,8 +5,12 @@
 // redo back to the very records, Save As writing the patched record with its sidecar, and the CLI's
 // `ckpt patch --replay` of that sidecar giving the app's bytes (the app and the CLI agree).
 #include "ui/document/checkpointdocument.h"
+#include "ui/graph/graphview.h"
+#include "ui/mainwindow.h"
 #include "ui/widgets/optimizerpanel.h"
+#include "ui/widgets/tensordetailwidget.h"
 #include "ui/models/optimizerstatemodel.h"
+#include "core/record/optimizerforensics.h"
 #include "ui/models/modelroles.h"
 
 #include "core/codec/json.h"
@@ -17,7 +21,10 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QSettings>
 #include <QSignalSpy>
+#include <QSortFilterProxyModel>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTreeView>
@@ -73,6 +80,10 @@ class TstSurgery : public QObject
 private Q_SLOTS:
     void initTestCase()
     {
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName(QStringLiteral("CheckpointInspectorTests"));
+        QSettings::setDefaultFormat(QSettings::IniFormat);
+        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_dir.filePath(QStringLiteral("settings")));
         m_run = m_dir.filePath(QStringLiteral("run"));
         QByteArray err;
         QCOMPARE(runProgram(QStringLiteral("ckpt-train"), {QStringLiteral("--out"), m_run, QStringLiteral("--steps"), QStringLiteral("8"),
@@ -179,6 +190,52 @@ private Q_SLOTS:
         QCOMPARE(panel.model()->rowCount(), int(after->optimizer.size()));
         doc.undoStack()->undo();
         QCOMPARE(panel.model()->rowCount(), int(original->optimizer.size()));
+    }
+
+    /**
+     * A suspect leads to its tensors and its graph node: with a diverged record and the GradientCheckpoint
+     * of the same step open, picking the first suspect in the Optimizer panel selects its parameter
+     * tensor and the graph node whose `weight` is that parameter.
+     */
+    void suspectLeadsToItsTensorAndGraphNode()
+    {
+        const QString run = m_dir.filePath(QStringLiteral("diverged"));
+        QByteArray err;
+        QCOMPARE(runProgram(QStringLiteral("ckpt-train"), {QStringLiteral("--out"), run, QStringLiteral("--steps"), QStringLiteral("8"),
+                     QStringLiteral("--checkpoint-every"), QStringLiteral("8"), QStringLiteral("--diverge-at"), QStringLiteral("5"),
+                     QStringLiteral("--layout"), QStringLiteral("all")},
+                     &err),
+            0);
+        MainWindow w;
+        w.show();
+        QSignalSpy loaded(&w, &MainWindow::loadFinished);
+        w.openPaths({run + QStringLiteral("/checkpoint/record-8.mpk"), run + QStringLiteral("/graph/step-8.json")});
+        QVERIFY(loaded.wait(60000));
+        QVERIFY(QTest::qWaitFor([&] { return w.isIdle(); }, 60000));
+        OptimizerPanel* panel = w.optimizerPanel();
+        QVERIFY(QTest::qWaitFor([&] { return !panel->isBusy(); }, 60000));
+        int suspectRow = -1;
+        for (int row = 0; row < panel->model()->rowCount() && suspectRow < 0; ++row)
+            if (const ParamForensics* f = panel->model()->forensicsAt(row); f && !f->flags.empty())
+                suspectRow = row;
+        QVERIFY2(suspectRow >= 0, "a record 3 steps after lr x 10^6 has suspects");
+        const QString id = panel->model()->index(suspectRow, 0).data(ParamIdRole).toString();
+        auto* proxy = qobject_cast<QSortFilterProxyModel*>(panel->view()->model());
+        QVERIFY(proxy);
+        const Workspace& ws = w.document()->workspace();
+        auto param = ws.findParam(id.toStdString());
+        QVERIFY(param);
+        const std::string modulePath = ws.records[size_t(param->first)].record->params[param->second].modulePath; // item[0].input.weight
+        const QString nodeName = QString::fromStdString(modulePath.substr(modulePath.find("].") + 2));
+        // Another parameter first, so that the suspect's selection is seen to move the graph.
+        const int otherRow = suspectRow == 0 ? 1 : 0;
+        panel->view()->setCurrentIndex(proxy->mapFromSource(panel->model()->index(otherRow, 0)));
+        QVERIFY(!w.graphView()->nodeDetail().contains(nodeName));
+        panel->view()->setCurrentIndex(proxy->mapFromSource(panel->model()->index(suspectRow, 0))); // as a click does
+        const TensorEntry* shown = ws.tensor(w.detail()->tensor());
+        QVERIFY(shown);
+        QCOMPARE(shown->paramId, id.toStdString()); // its tensors
+        QVERIFY2(w.graphView()->nodeDetail().contains(nodeName), qPrintable(w.graphView()->nodeDetail()));
     }
 
     /** A result for a workspace that was replaced while the job ran is dropped, not applied to the new one. */
