@@ -16,6 +16,7 @@
 #include "workers/parallelfor.h"
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -24,6 +25,7 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
+#include <csignal>
 #include <optional>
 #include <spawn.h>
 #include <sstream>
@@ -70,6 +72,42 @@ std::optional<std::string> makeTempDir(std::string& why)
     const fs::path abs = fs::absolute(templ, ec); // the child may run in another working directory
     return ec ? templ : abs.string();
 }
+
+/// The stop signal (SIGINT, SIGTERM, SIGHUP) that arrived while the resumption ran, 0 if none.
+volatile std::sig_atomic_t g_stopSignal = 0;
+extern "C" void noteStopSignal(int sig)
+{
+    g_stopSignal = sig;
+}
+
+/**
+ * While the resumption runs, a stop signal does not kill ckpt on the spot: it is passed on to the child
+ * and ckpt, once the child has ended, removes its temporary directory and then dies of the same signal
+ * (so a caller sees the signal, as without the handler). Ctrl-C reaches the child from the terminal too.
+ */
+class StopSignals {
+public:
+    StopSignals()
+    {
+        struct sigaction sa {};
+        sa.sa_handler = noteStopSignal;
+        sigemptyset(&sa.sa_mask);
+        sa.sa_flags = 0; // no SA_RESTART: waitpid returns EINTR and the signal is forwarded
+        for (size_t i = 0; i < kSignals.size(); ++i)
+            ::sigaction(kSignals[i], &sa, &m_old[i]);
+    }
+    ~StopSignals()
+    {
+        for (size_t i = 0; i < kSignals.size(); ++i)
+            ::sigaction(kSignals[i], &m_old[i], nullptr);
+    }
+    StopSignals(const StopSignals&) = delete;
+    StopSignals& operator=(const StopSignals&) = delete;
+
+private:
+    static constexpr std::array<int, 3> kSignals = {SIGINT, SIGTERM, SIGHUP};
+    std::array<struct sigaction, 3> m_old {};
+};
 
 struct ChildResult {
     bool started = false;
@@ -121,7 +159,9 @@ ChildResult runChild(const std::vector<std::string>& argv, const std::string& lo
     r.started = true;
     int status = 0;
     while (::waitpid(pid, &status, 0) < 0) {
-        if (errno != EINTR) {
+        if (errno == EINTR && g_stopSignal != 0)
+            ::kill(pid, g_stopSignal);
+        else if (errno != EINTR) {
             r.startError = std::string("waitpid: ") + std::strerror(errno);
             return r;
         }
@@ -155,16 +195,22 @@ std::string tailOf(const std::string& path, size_t maxLines = 40)
 struct TempDirGuard {
     std::string dir;
     bool keep = false;
-    ~TempDirGuard()
+    TempDirGuard() = default;
+    TempDirGuard(const TempDirGuard&) = delete;
+    TempDirGuard& operator=(const TempDirGuard&) = delete;
+    ~TempDirGuard() { finish(); }
+    /** Removes (or reports, with keep) the directory now; nothing is left for the destructor. */
+    void finish()
     {
         if (dir.empty())
             return;
         if (keep) {
             std::fprintf(stderr, "ckpt: kept the resumption's directory %s\n", dir.c_str());
-            return;
+        } else {
+            std::error_code ec;
+            fs::remove_all(dir, ec);
         }
-        std::error_code ec;
-        fs::remove_all(dir, ec);
+        dir.clear();
     }
 };
 
@@ -295,7 +341,18 @@ int verifyResumeCommand(const std::vector<std::string>& argvIn)
             command.push_back(expandPlaceholders(t, values));
     }
 
-    const ChildResult child = runChild(command, logPath, environment, workingDirectory);
+    ChildResult child;
+    {
+        const StopSignals stopSignals;
+        child = runChild(command, logPath, environment, workingDirectory);
+    }
+    if (const int sig = g_stopSignal; sig != 0) {
+        std::fprintf(stderr, "ckpt: verify-resume interrupted by signal %d\n", sig);
+        guard.finish(); // now: the default action below runs no destructors
+        std::signal(sig, SIG_DFL);
+        std::raise(sig);
+        return 1; // not reached: the default action of these signals ends the process
+    }
     if (!child.started || child.exitCode != 0) {
         std::string how = !child.started ? "could not be started: " + child.startError
             : child.signal            ? "was killed by signal " + std::to_string(child.signal)

@@ -4,6 +4,7 @@
 // ckpt-train, a resumption that is bit-exact for every optimizer, resume commands that change the
 // training (diverged, naming the tensors), a resumption that fails (exit 1) and usage errors (exit 2).
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include "cliprocess.h"
 
@@ -308,6 +309,25 @@ private Q_SLOTS:
         r = withProfile(QStringLiteral("nope"));
         QCOMPARE(r.code, 2);
         QVERIFY2(r.err.contains("no resume profile \"nope\"") && r.err.contains("\"faster\""), r.err.constData());
+        QVERIFY(leftovers(m_tmp).isEmpty());
+    }
+
+    /** A stop signal while the resumption runs: passed on to it, the temporary directory removed, ckpt dies of the signal. */
+    void interruptedRemovesTheTemporaryDirectory()
+    {
+        const QString dir = trainRun(QStringLiteral("interrupted"), {QStringLiteral("--optimizer"), QStringLiteral("adam")});
+        QVERIFY(!dir.isEmpty());
+        QProcess p;
+        p.start(QStringLiteral(CKPT_BIN_DIR "/ckpt"), verifyArgs(dir, {QStringLiteral("--"), QStringLiteral("sleep"), QStringLiteral("60")}));
+        QVERIFY(p.waitForStarted());
+        QVERIFY(QTest::qWaitFor([&] { return !leftovers(m_tmp).isEmpty(); }, 20000)); // the resumption is running
+        QElapsedTimer clock;
+        clock.start();
+        p.terminate(); // SIGTERM
+        QVERIFY(p.waitForFinished(20000));
+        QVERIFY2(clock.elapsed() < 20000, "the child was not stopped");
+        QCOMPARE(p.exitStatus(), QProcess::CrashExit); // died of the signal, as without a handler
+        QVERIFY(p.readAllStandardError().contains("interrupted by signal"));
         QVERIFY(leftovers(m_tmp).isEmpty());
     }
 
