@@ -99,17 +99,6 @@ ErrorCode faultCode(JsonFault f)
 constexpr bool isJsonSpace(uint8_t c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r'; }
 constexpr bool isDigit(uint8_t c) { return c >= '0' && c <= '9'; }
 
-int hexValue(uint8_t c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /**
  * Length of the valid UTF-8 sequence starting at \a p (lead byte >= 0x80), or 0 if it is not one
  * (Rust's str::from_utf8 rules: no overlongs, no surrogates, nothing above U+10FFFF).

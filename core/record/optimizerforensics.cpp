@@ -9,6 +9,7 @@
 #include <cctype>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <map>
 
 namespace ckpt {
@@ -30,6 +31,20 @@ const TensorEntry* pendingGradient(const Record& r, std::string_view paramId)
             return &r.tensors[g.tensor];
     return nullptr;
 }
+
+/// The parameter's tensor: in the record itself, else in the model record beside it.
+std::pair<const Record*, const TensorEntry*> parameterTensor(const Record& r, const Record* model, std::string_view paramId)
+{
+    for (const Record* where : {&r, model}) {
+        if (!where)
+            continue;
+        if (auto i = where->findParam(paramId); i && where->params[*i].tensor < where->tensors.size())
+            return {where, &where->tensors[where->params[*i].tensor]};
+    }
+    return {nullptr, nullptr};
+}
+
+double rms(double l2, uint64_t numel) { return numel ? l2 / std::sqrt(static_cast<double>(numel)) : 0.0; }
 
 bool isAdamFamily(const OptimizerEntry& oe) { return oe.optimizer == "Adam/AdamW"; }
 
@@ -75,6 +90,7 @@ struct AdamSums {
     uint64_t steps = 0;         ///< of those, elements with a finite effective step
     double stepSum = 0;
     double stepMax = 0;
+    double stepMaxVPositive = 0; ///< over the elements with v > 0 (what inconsistent_moments judges)
     uint64_t saturated = 0;
     uint64_t floor = 0;
     uint64_t dead = 0;
@@ -106,6 +122,8 @@ void addAdamElement(AdamSums& s, const AdamHyperparameters& h, double c1, double
         ++s.steps;
         s.stepSum += step;
         s.stepMax = std::max(s.stepMax, step);
+        if (v > 0)
+            s.stepMaxVPositive = std::max(s.stepMaxVPositive, step);
         if (step >= kSaturatedStep)
             ++s.saturated;
     }
@@ -149,13 +167,18 @@ void analyseAdam(const Record& r, const OptimizerEntry& oe, const AdamHyperparam
     const TensorEntry* m = stateTensor(r, oe, "moment_1");
     const TensorEntry* v = stateTensor(r, oe, "moment_2");
     const StatsOptions noHistogram {.histogramBins = 0};
-    if (m)
+    if (m) {
         p.mL2 = r.stats(*m, noHistogram).l2;
+        // m̂'s RMS: the bias correction is one factor for the whole tensor
+        const double c1 = oe.time && *oe.time > 0 ? 1.0 - std::pow(h.beta1, static_cast<double>(*oe.time)) : 1.0;
+        p.mHatRms = rms(*p.mL2, m->numel) / c1;
+    }
     if (v)
         p.vL2 = r.stats(*v, noHistogram).l2;
     // Without a step counter there is no bias correction; at time 0 Adam has not stepped yet.
     if (!m || !v || m->numel != v->numel || !oe.time || *oe.time == 0)
         return;
+    p.stepBound = adamStepBound(h, *oe.time);
     const TensorEntry* g = pendingGradient(r, oe.paramId);
     if (g && g->numel != m->numel)
         g = nullptr;
@@ -163,6 +186,7 @@ void analyseAdam(const Record& r, const OptimizerEntry& oe, const AdamHyperparam
     if (s.steps > 0)
         p.effectiveStep = ParamForensics::EffectiveStep {.mean = s.stepSum / static_cast<double>(s.steps),
             .max = s.stepMax,
+            .maxVPositive = s.stepMaxVPositive,
             .saturated = static_cast<double>(s.saturated) / static_cast<double>(s.steps)};
     p.vFloorFraction = fraction(s.floor, s.moments);
     p.deadFraction = fraction(s.dead, s.moments);
@@ -191,6 +215,12 @@ void addFlags(ParamForensics& p, std::optional<uint64_t> common, const AdamHyper
 {
     if (p.nonfinite > 0)
         p.flags.emplace_back("nonfinite_moments");
+    if (p.paramRms && *p.paramRms >= kExplodedParameterRms)
+        p.flags.emplace_back("exploded_parameter");
+    if (p.paramRms && p.mHatRms && *p.mHatRms >= kExplodedMomentRatio * std::max(*p.paramRms, 1.0))
+        p.flags.emplace_back("exploded_moments");
+    if (p.effectiveStep && p.stepBound && p.effectiveStep->maxVPositive > kInconsistentStepMargin * *p.stepBound)
+        p.flags.emplace_back("inconsistent_moments");
     if (p.deadFraction && *p.deadFraction >= kDeadFlagFraction)
         p.flags.emplace_back("dead_moments");
     // Until the first moment has averaged over its window (1/(1−β1) steps), any consistent gradient
@@ -213,11 +243,17 @@ std::vector<size_t> rankSuspects(const std::vector<ParamForensics>& params)
         if (!params[i].flags.empty())
             out.push_back(i);
     const auto saturated = [](const ParamForensics& p) { return p.effectiveStep ? p.effectiveStep->saturated : 0.0; };
+    const auto has = [](const ParamForensics& p, std::string_view flag) { return std::ranges::find(p.flags, flag) != p.flags.end(); };
+    const auto exploded = [&](const ParamForensics& p) { return has(p, "exploded_parameter") || has(p, "exploded_moments"); };
     std::ranges::stable_sort(out, [&](size_t a, size_t b) {
         const ParamForensics& pa = params[a];
         const ParamForensics& pb = params[b];
         if ((pa.nonfinite > 0) != (pb.nonfinite > 0))
             return pa.nonfinite > 0;
+        if (exploded(pa) != exploded(pb))
+            return exploded(pa);
+        if (has(pa, "inconsistent_moments") != has(pb, "inconsistent_moments"))
+            return has(pa, "inconsistent_moments");
         if (pa.flags.size() != pb.flags.size())
             return pa.flags.size() > pb.flags.size();
         return saturated(pa) > saturated(pb);
@@ -240,6 +276,42 @@ Result<AdamHyperparameters> hyperparameters(const RecordedOptimizer& recorded, c
 }
 
 } // namespace
+
+int flagSeverity(std::string_view flag)
+{
+    // worst last
+    static constexpr std::string_view order[] = {"g2_far_below_v", "v_floor", "saturated_step", "dead_moments", "time_mismatch",
+        "inconsistent_moments", "exploded_moments", "exploded_parameter", "nonfinite_moments"};
+    for (size_t i = 0; i < std::size(order); ++i)
+        if (order[i] == flag)
+            return static_cast<int>(i) + 1;
+    return 0;
+}
+
+std::string_view worstFlag(const ParamForensics& p)
+{
+    std::string_view worst;
+    for (const std::string& f : p.flags)
+        if (worst.empty() || flagSeverity(f) > flagSeverity(worst))
+            worst = f;
+    return worst;
+}
+
+std::optional<double> adamStepBound(const AdamHyperparameters& h, uint64_t time)
+{
+    if (time == 0)
+        return std::nullopt;
+    if (h.beta2 <= 0.0)
+        return std::numeric_limits<double>::infinity(); // v holds the last gradient only: m can be any multiple of it
+    const double t = static_cast<double>(time);
+    const double c1 = 1.0 - std::pow(h.beta1, t);
+    const double c2 = 1.0 - std::pow(h.beta2, t);
+    const double r = h.beta1 * h.beta1 / h.beta2;
+    // Σ_{j<t} r^j
+    const double sum = std::abs(r - 1.0) < 1e-12 ? t : (1.0 - std::pow(r, t)) / (1.0 - r);
+    const double bound = (1.0 - h.beta1) / c1 * std::sqrt(c2 / (1.0 - h.beta2)) * std::sqrt(sum);
+    return std::isfinite(bound) ? bound : std::numeric_limits<double>::infinity();
+}
 
 Result<OptimizerForensics> optimizerForensics(const Record& record, const ForensicsOptions& options, const Progress& progress)
 {
@@ -268,10 +340,13 @@ Result<OptimizerForensics> optimizerForensics(const Record& record, const Forens
             const TensorStats st = record.stats(record.tensors[i], noHistogram);
             p.nonfinite += st.nan + st.inf;
         }
+        if (const auto [where, w] = parameterTensor(record, options.model, oe.paramId); w)
+            p.paramRms = rms(where->stats(*w, noHistogram).l2, w->numel);
         if (isAdamFamily(oe)) {
             analyseAdam(record, oe, out.hyper, p, [&] { progress.report(double(out.parameters.size()) / double(record.optimizer.size())); });
         } else if (const TensorEntry* velocity = stateTensor(record, oe, "velocity")) {
             p.mL2 = record.stats(*velocity, noHistogram).l2; // SGD with momentum: its velocity is the first moment
+            p.mHatRms = rms(*p.mL2, velocity->numel);
         }
         addFlags(p, common, out.hyper);
         out.parameters.push_back(std::move(p));

@@ -2,7 +2,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // `ckpt optimizer --json`, written like the other contract documents (core/report/report.cpp): a tape in
 // the contract's key order, two-space pretty JSON, floats spelled as nlohmann::json::dump spells them,
-// non-finite floats as null. Keys beyond the contract's (learning_rate, betas, epsilon) only extend it.
+// non-finite floats as null. Keys beyond the contract's (learning_rate, betas, epsilon; per parameter
+// param_rms, m_hat_rms, step_bound) only extend it.
 #include "core/report/optimizerjson.h"
 
 #include "core/codec/json.h"
@@ -35,6 +36,9 @@ void parameterJson(TapeBuilder& b, const ParamForensics& p)
     putOptF(b, "dead_fraction", p.deadFraction);
     putU(b, "nonfinite", p.nonfinite);
     putOptF(b, "g2_over_v", p.g2OverV);
+    putOptF(b, "param_rms", p.paramRms);
+    putOptF(b, "m_hat_rms", p.mHatRms);
+    putOptF(b, "step_bound", p.stepBound);
     putStrings(b, "flags", p.flags);
     b.end();
 }

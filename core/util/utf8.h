@@ -27,4 +27,16 @@ inline void appendUtf8(std::string& out, uint32_t cp)
     }
 }
 
+/** The value of one hexadecimal digit (0-9, a-f, A-F), -1 for any other character (JSON's \\u, QSettings' %XX). */
+constexpr int hexValue(unsigned char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
 } // namespace ckpt

@@ -4,6 +4,9 @@
 // record with a symptom planted in each of five parameters by rewriting payload bytes in place: a NaN
 // moment, all-zero moments, a saturated effective step, a pending gradient far below √v̂, and a step
 // counter that disagrees. Expected figures are recomputed here with plain loops over the planted values.
+// Exploded but finite state: moments scaled up together (the steps unchanged) and moments that no
+// gradient history gives (an effective step above Adam's bound, recomputed here as a plain sum), in
+// another copy of that record; and a real blow-up, ckpt-train --diverge-at, against a healthy run.
 #include "core/pack/migrate.h"
 #include "core/record/optimizerforensics.h"
 #include "core/report/optimizerjson.h"
@@ -55,6 +58,26 @@ const TensorEntry& stateOf(const Record& r, const OptimizerEntry& oe, std::strin
             return r.tensors[i];
     qFatal("no %s", std::string(name).c_str());
 }
+
+const TensorEntry& parameterOf(const Record& r, std::string_view id)
+{
+    const auto i = r.findParam(id);
+    if (!i)
+        qFatal("no parameter");
+    return r.tensors[r.params[*i].tensor];
+}
+
+/** √(Σx²/n) over all the tensor's elements, in a plain loop. */
+double rmsOf(const Record& r, const TensorEntry& t)
+{
+    const std::vector<double> x = r.values(t, 0, t.numel);
+    double sum = 0;
+    for (double v : x)
+        sum += v * v;
+    return std::sqrt(sum / double(x.size()));
+}
+
+bool near(double a, double b, double rel = 1e-12) { return std::abs(a - b) <= rel * std::abs(b); }
 
 const TensorEntry& gradientOf(const Record& r, std::string_view id)
 {
@@ -232,6 +255,163 @@ private slots:
                 QVERIFY2(p.contains(k), k);
         QCOMPARE(doc["suspects"][0].get<std::string>(), r.optimizer[0].paramId);
         QCOMPARE(doc["suspects"].size(), size_t(5));
+    }
+
+    /**
+     * Param 3: m × 1e6 and v × 1e12, the state a loss a million times larger gives: the same steps
+     * (bar ε), a first moment 1e3 × its parameter. Param 4: m̂ = 3 B(t) √v̂, a step no gradient history
+     * gives. Param 1: dead. Two flags each, ranked exploded, then inconsistent, then dead.
+     */
+    void explodedAndInconsistentMoments()
+    {
+        const Record& r = *m_clean;
+        std::vector<uint8_t> bytes = readAll(QString::fromStdString(r.file));
+        // B(t) by its definition: (1−β1)/(1−β1^t) · √((1−β2^t)/(1−β2)) · √(Σ_{j<t} (β1²/β2)^j)
+        double sum = 0;
+        for (uint64_t j = 0; j < m_time; ++j)
+            sum += std::pow(m_beta1 * m_beta1 / m_beta2, double(j));
+        const double bound = (1 - m_beta1) / c1() * std::sqrt(c2() / (1 - m_beta2)) * std::sqrt(sum);
+        QVERIFY(bound > 1 && bound < 7.3);
+        {
+            const TensorEntry& m = stateOf(r, r.optimizer[3], "moment_1");
+            const TensorEntry& v = stateOf(r, r.optimizer[3], "moment_2");
+            const std::vector<double> mv = r.values(m, 0, m.numel), vv = r.values(v, 0, v.numel);
+            for (uint64_t i = 0; i < m.numel; ++i) {
+                putF32(bytes, m, i, static_cast<float>(mv[i] * 1e6));
+                putF32(bytes, v, i, static_cast<float>(vv[i] * 1e12));
+            }
+        }
+        {
+            const TensorEntry& m = stateOf(r, r.optimizer[4], "moment_1");
+            const std::vector<double> v = r.values(stateOf(r, r.optimizer[4], "moment_2"), 0, m.numel);
+            for (uint64_t i = 0; i < m.numel; ++i)
+                putF32(bytes, m, i, static_cast<float>(3 * bound * c1() * std::sqrt(v[i] / c2())));
+        }
+        for (const char* name : {"moment_1", "moment_2"}) {
+            const TensorEntry& t = stateOf(r, r.optimizer[1], name);
+            for (uint64_t i = 0; i < t.numel; ++i)
+                putF32(bytes, t, i, 0.0f);
+        }
+        auto planted = openRecordBytes(makeBytes(std::move(bytes)), "exploded.mpk");
+        QVERIFY2(planted, planted ? "" : planted.error().message().c_str());
+        const Record& p = **planted;
+        auto f = optimizerForensics(p);
+        auto clean = optimizerForensics(r);
+        QVERIFY(f && clean);
+        const auto& ps = f->parameters;
+        using Flags = std::vector<std::string>;
+
+        for (const auto& q : ps) {
+            QVERIFY(q.stepBound);
+            QVERIFY2(near(*q.stepBound, bound), qPrintable(QString::number(*q.stepBound)));
+        }
+        // 3: the figures recomputed from the planted values; the steps are the clean record's.
+        {
+            const double w = rmsOf(p, parameterOf(p, r.optimizer[3].paramId));
+            const double mHat = rmsOf(p, stateOf(p, p.optimizer[3], "moment_1")) / c1();
+            QVERIFY(near(*ps[3].paramRms, w, 1e-9));
+            QVERIFY(near(*ps[3].mHatRms, mHat, 1e-9));
+            QVERIFY(w < kExplodedParameterRms);
+            QVERIFY2(mHat >= kExplodedMomentRatio * std::max(w, 1.0), qPrintable(QString::number(mHat)));
+            // the steps are the clean state's |m̂|/√v̂ (ε, not scaled with them, no longer counts)
+            const TensorEntry& mt = stateOf(r, r.optimizer[3], "moment_1");
+            const std::vector<double> m0 = r.values(mt, 0, mt.numel), v0 = r.values(stateOf(r, r.optimizer[3], "moment_2"), 0, mt.numel);
+            double sum = 0;
+            for (size_t i = 0; i < m0.size(); ++i)
+                sum += std::abs(m0[i] / c1()) / std::sqrt(v0[i] / c2());
+            QVERIFY2(near(ps[3].effectiveStep->mean, sum / double(m0.size()), 1e-4), qPrintable(QString::number(ps[3].effectiveStep->mean)));
+            QVERIFY(ps[3].effectiveStep->max < bound);
+            // and the pending gradient, not scaled, is now far below √v̂
+            QCOMPARE(ps[3].flags, Flags({"exploded_moments", "g2_far_below_v"}));
+            // the same parameter in the clean record: 1e6 times smaller, far from the threshold
+            QVERIFY(*clean->parameters[3].mHatRms < 1e-2 * kExplodedMomentRatio * std::max(*clean->parameters[3].paramRms, 1.0));
+        }
+        // 4: every step ≈ 3B (ε is small beside √v̂ here).
+        {
+            const double max = ps[4].effectiveStep->max;
+            QVERIFY2(max > 2.9 * bound && max <= 3 * bound * (1 + 1e-6), qPrintable(QString::number(max / bound)));
+            QCOMPARE(ps[4].effectiveStep->maxVPositive, max);
+            QCOMPARE(ps[4].flags, Flags({"inconsistent_moments", "saturated_step"}));
+            QCOMPARE(worstFlag(ps[4]), std::string_view("inconsistent_moments"));
+            QVERIFY(clean->parameters[4].effectiveStep->max < bound); // a real history stays under it
+        }
+        QCOMPARE(ps[1].flags, Flags({"dead_moments", "v_floor"}));
+        QCOMPARE(worstFlag(ps[1]), std::string_view("dead_moments"));
+        QCOMPARE(worstFlag(ps[0]), std::string_view());
+        QCOMPARE(f->suspects, std::vector<size_t>({3, 4, 1}));
+        QVERIFY(flagSeverity("nonfinite_moments") > flagSeverity("exploded_parameter"));
+        QVERIFY(flagSeverity("exploded_moments") > flagSeverity("inconsistent_moments"));
+        QVERIFY(flagSeverity("inconsistent_moments") > flagSeverity("time_mismatch"));
+        QCOMPARE(flagSeverity("no_such_flag"), 0);
+
+        const auto doc = nlohmann::json::parse(optimizerForensicsJson(p, *f));
+        QVERIFY(doc["parameters"][3]["flags"] == nlohmann::json::array({"exploded_moments", "g2_far_below_v"}));
+        QVERIFY(near(doc["parameters"][3]["m_hat_rms"].get<double>(), *ps[3].mHatRms));
+        QVERIFY(near(doc["parameters"][3]["param_rms"].get<double>(), *ps[3].paramRms));
+        QVERIFY(near(doc["parameters"][3]["step_bound"].get<double>(), bound));
+    }
+
+    /**
+     * ckpt-train --diverge-at 45 (the lr × 1e6 from step 45 on): at step 60 everything is still
+     * finite, the parameters are ~1e4 and the moments ~1e9; every parameter is flagged exploded, by
+     * the rules applied here to figures recomputed from the record. Before the blow-up, and in the
+     * same run without it, nothing is flagged at all.
+     */
+    void aDivergedRunIsExploded()
+    {
+        QTemporaryDir dir;
+        const QString healthy = dir.filePath(QStringLiteral("healthy")), diverged = dir.filePath(QStringLiteral("diverged"));
+        for (const QString& out : {healthy, diverged}) {
+            QStringList args{QStringLiteral("--out"), out, QStringLiteral("--steps"), QStringLiteral("60"), QStringLiteral("--checkpoint-every"), QStringLiteral("20"),
+                QStringLiteral("--layout"), QStringLiteral("training-record")};
+            if (out == diverged)
+                args << QStringLiteral("--diverge-at") << QStringLiteral("45");
+            QVERIFY(train(args));
+        }
+        for (const QString& run : {healthy, diverged})
+            for (int step : {20, 40, 60}) {
+                if (run == diverged && step == 60)
+                    continue;
+                auto r = openRecord(QDir(run).filePath(QStringLiteral("checkpoint/record-%1.mpk").arg(step)).toStdString());
+                QVERIFY2(r, r ? "" : r.error().message().c_str());
+                auto f = optimizerForensics(**r);
+                QVERIFY(f);
+                QVERIFY2(f->suspects.empty(), qPrintable(QStringLiteral("%1 step %2").arg(run).arg(step)));
+                for (const auto& p : f->parameters) {
+                    QVERIFY(p.paramRms && *p.paramRms < 10);
+                    QVERIFY(*p.mHatRms < std::max(*p.paramRms, 1.0));
+                    QVERIFY(p.effectiveStep->max < *p.stepBound);
+                }
+            }
+
+        auto r = openRecord(QDir(diverged).filePath(QStringLiteral("checkpoint/record-60.mpk")).toStdString());
+        QVERIFY2(r, r ? "" : r.error().message().c_str());
+        const Record& rec = **r;
+        auto f = optimizerForensics(rec);
+        QVERIFY2(f, f ? "" : f.error().message().c_str());
+        QCOMPARE(f->parameters.size(), rec.optimizer.size());
+        const double c1at60 = 1.0 - std::pow(m_beta1, 60.0);
+        for (size_t i = 0; i < rec.optimizer.size(); ++i) {
+            const OptimizerEntry& oe = rec.optimizer[i];
+            const ParamForensics& p = f->parameters[i];
+            QCOMPARE(*p.time, uint64_t(60));
+            QCOMPARE(p.nonfinite, uint64_t(0)); // exploded, still finite: the existing flags said nothing
+            const double w = rmsOf(rec, parameterOf(rec, oe.paramId));
+            const double mHat = rmsOf(rec, stateOf(rec, oe, "moment_1")) / c1at60;
+            QVERIFY(near(*p.paramRms, w, 1e-9));
+            QVERIFY(near(*p.mHatRms, mHat, 1e-9));
+            std::vector<std::string> expected;
+            if (w >= 1e3)
+                expected.emplace_back("exploded_parameter");
+            if (mHat >= 1e3 * std::max(w, 1.0))
+                expected.emplace_back("exploded_moments");
+            QVERIFY2(!expected.empty(), oe.path.c_str());
+            QCOMPARE(p.flags, expected);
+            QCOMPARE(worstFlag(p), std::string_view(expected.front()));
+            // Adam's state itself is consistent: m and v grew together
+            QVERIFY(p.effectiveStep->max < *p.stepBound);
+        }
+        QCOMPARE(f->suspects.size(), rec.optimizer.size());
     }
 
     void hyperparametersFromTheCaller()

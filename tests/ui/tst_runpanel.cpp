@@ -5,16 +5,22 @@
 // on a run that stays finite and on one that diverges to NaN, a bad predicate said inline, a cell
 // click that opens the diff of checkpoints i−1 and i, a double-click that opens a checkpoint, a run
 // that grows while the panel watches it, and the GUI thread's longest piece of work while a run of
-// 300 checkpoints × 500 tensors fills the views. The timeline cache lives in a temporary
-// XDG_CACHE_HOME.
+// 300 checkpoints × 500 tensors fills the views; the optimizer forensics of every checkpoint in the
+// list (none suspect in a healthy run, every checkpoint after an Adam run's --diverge-at, the same
+// counts and worst flags as core's optimizerForensics on each record, and a job cancelled by clear()).
+// The timeline cache lives in a temporary XDG_CACHE_HOME.
 #include "tests/ckptskip.h"
 
+#include "core/record/optimizerforensics.h"
+#include "core/record/record.h"
 #include "ui/async/latencyprobe.h"
 #include "ui/document/checkpointdocument.h"
 #include "ui/mainwindow.h"
 #include "ui/widgets/diffpanel.h"
 #include "ui/models/runcheckpointmodel.h"
 #include "ui/widgets/runpanel.h"
+
+#include <qcustomplot.h>
 
 #include <QAbstractItemModelTester>
 #include <QComboBox>
@@ -162,6 +168,17 @@ private Q_SLOTS:
         QVERIFY2(panel.summary().contains(QLatin1String("6 checkpoints")), qPrintable(panel.summary()));
         QVERIFY2(panel.summary().contains(QLatin1String("no NaN or Inf")), qPrintable(panel.summary()));
         QVERIFY2(panel.summary().contains(QLatin1String("records layout")), qPrintable(panel.summary()));
+        // the optimizer forensics of every checkpoint: a healthy Adam run, nothing suspect
+        QVERIFY(!panel.forensicsRunning());
+        for (int row = 0; row < 6; ++row) {
+            const RunCheckpointModel::Optimizer* o = panel.checkpointModel()->optimizerOf(row);
+            QVERIFY(o && o->available);
+            QCOMPARE(o->parameters, size_t(6));
+            QCOMPARE(o->suspects, size_t(0));
+            QCOMPARE(panel.checkpointModel()->index(row, RunCheckpointModel::OptimizerColumn).data().toString(), QStringLiteral("ok"));
+        }
+        QCOMPARE(panel.checkpointModel()->headerData(RunCheckpointModel::OptimizerColumn, Qt::Horizontal).toString(), QStringLiteral("optimizer"));
+        QVERIFY2(panel.summary().contains(QLatin1String("optimizer state ok")), qPrintable(panel.summary()));
         // the run folders are watched
         QVERIFY(panel.watchedPaths().contains(QDir(m_run).filePath(QStringLiteral("checkpoint"))));
     }
@@ -252,6 +269,90 @@ private Q_SLOTS:
         QVERIFY(std::isnan(panel.heatmap()->cellValue(0, 5)));
     }
 
+    /**
+     * Adam with the lr × 1e6 from step 45 on: the checkpoints at steps 10 to 40 are healthy, those at
+     * 50 to 80 exploded (then non-finite). The list says so checkpoint by checkpoint, as core's
+     * optimizerForensics says it of each record opened here.
+     */
+    void optimizerForensicsAcrossADivergedRun()
+    {
+        QString help;
+        train({QStringLiteral("--help")}, &help);
+        if (!help.contains(QLatin1String("--diverge-at")))
+            CKPT_SKIP(QStringLiteral("this ckpt-train has no --diverge-at"));
+        const QString run = m_dir.filePath(QStringLiteral("adam-diverged"));
+        QVERIFY(train({QStringLiteral("--out"), run, QStringLiteral("--steps"), QStringLiteral("80"), QStringLiteral("--checkpoint-every"),
+            QStringLiteral("10"), QStringLiteral("--diverge-at"), QStringLiteral("45"), QStringLiteral("--layout"), QStringLiteral("training-record")}));
+        RunPanel panel;
+        panel.resize(1400, 800);
+        panel.show();
+        QAbstractItemModelTester tester(panel.checkpointModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QSignalSpy updated(&panel, &RunPanel::forensicsUpdated);
+        panel.setRunDirectory(run);
+        QVERIFY(waitForTimeline(panel));
+        QCOMPARE(updated.size(), 1);
+        const RunCheckpointModel* model = panel.checkpointModel();
+        QCOMPARE(model->rowCount(), 8);
+        for (int row = 0; row < 8; ++row) {
+            const RunCheckpointModel::Optimizer* o = model->optimizerOf(row);
+            QVERIFY(o && o->available);
+            auto record = openRecord(QDir(run).filePath(QStringLiteral("checkpoint/record-%1.mpk").arg(10 * (row + 1))).toStdString());
+            QVERIFY(record);
+            auto f = optimizerForensics(**record);
+            QVERIFY(f);
+            QCOMPARE(o->parameters, f->parameters.size());
+            QCOMPARE(o->suspects, f->suspects.size());
+            const QString text = model->index(row, RunCheckpointModel::OptimizerColumn).data().toString();
+            if (row < 4) {
+                QCOMPARE(o->suspects, size_t(0)); // before the blow-up
+                QCOMPARE(text, QStringLiteral("ok"));
+                QVERIFY(!model->index(row, RunCheckpointModel::OptimizerColumn).data(Qt::BackgroundRole).isValid());
+                continue;
+            }
+            QCOMPARE(o->suspects, size_t(6)); // after it, every parameter
+            std::string_view worst;
+            for (const ParamForensics& p : f->parameters)
+                if (worst.empty() || flagSeverity(worstFlag(p)) > flagSeverity(worst))
+                    worst = worstFlag(p);
+            QCOMPARE(o->worstFlag, QString::fromUtf8(worst.data(), qsizetype(worst.size())));
+            QVERIFY2(o->worstFlag == QLatin1String("exploded_parameter") || o->worstFlag == QLatin1String("nonfinite_moments"), qPrintable(o->worstFlag));
+            QCOMPARE(text, QStringLiteral("6 · %1").arg(o->worstFlag));
+            QVERIFY(model->index(row, RunCheckpointModel::OptimizerColumn).data(Qt::BackgroundRole).isValid());
+            QVERIFY(model->index(row, RunCheckpointModel::OptimizerColumn).data(Qt::ToolTipRole).toString().contains(QLatin1String("6 of 6 parameters suspect")));
+        }
+        // the step-50 record is still finite: exploded, not NaN
+        QCOMPARE(model->optimizerOf(4)->worstFlag, QStringLiteral("exploded_parameter"));
+        // the plot under the list: the first moment against its parameter, under 1 before, far above 1e3 at step 50
+        QCustomPlot* plot = panel.optimizerPlot();
+        QCOMPARE(plot->graphCount(), 2);
+        QVERIFY(plot->graph(0)->dataCount() >= 5 && plot->graph(1)->dataCount() >= 4);
+        for (int k = 0; k < plot->graph(0)->dataCount(); ++k) {
+            const auto point = plot->graph(0)->data()->at(k);
+            const RunCheckpointModel::Optimizer* o = model->optimizerOf(int(point->key));
+            QCOMPARE(point->value, *o->maxMomentRatio);
+            QVERIFY(point->key < 4 ? point->value < 1 : true);
+        }
+        QCOMPARE(plot->graph(0)->data()->at(4)->key, 4.0);
+        QVERIFY(plot->graph(0)->data()->at(4)->value > kExplodedMomentRatio);
+        QVERIFY2(panel.summary().contains(QLatin1String("optimizer suspects in 4 checkpoints (first: record-50 (step 50))")), qPrintable(panel.summary()));
+        keepPicture(&panel, QStringLiteral("run-optimizer.png"));
+
+        // a second look: the timeline from the cache, the forensics again, the same
+        panel.setRunDirectory(run);
+        QVERIFY(waitForTimeline(panel));
+        QCOMPARE(model->optimizerOf(7)->suspects, size_t(6));
+
+        // cancelled with the rest: clear() while the forensics run leaves nothing running
+        panel.setRunDirectory(run);
+        QVERIFY(QTest::qWaitFor([&] { return panel.forensicsRunning() || !panel.isBusy(); }, 60000));
+        panel.clear();
+        QVERIFY(!panel.isBusy());
+        QCOMPARE(model->rowCount(), 0);
+        QTest::qWait(200); // a late delivery of the cancelled job must not come back
+        QCOMPARE(model->rowCount(), 0);
+        QVERIFY(!panel.forensicsRunning());
+    }
+
     void aCellOpensTheDiffOfItsCheckpointAndTheOneBefore()
     {
         MainWindow w;
@@ -322,6 +423,13 @@ private Q_SLOTS:
         QVERIFY(panel.heatmap()->lossPointCount() > 0);
         QCOMPARE(panel.heatmap()->rowLabel(0), QStringLiteral("input.weight"));
         QCOMPARE(panel.heatmap()->rowLabel(1), QStringLiteral("· moment_1"));
+        // optim-N analysed with model-N's parameters: every rule judged, nothing suspect
+        for (int row = 0; row < n; ++row) {
+            const RunCheckpointModel::Optimizer* o = panel.checkpointModel()->optimizerOf(row);
+            QVERIFY2(o && o->available, o ? qPrintable(o->error) : "not computed");
+            QCOMPARE(o->suspects, size_t(0));
+            QVERIFY(o->maxMomentRatio); // the parameters were found
+        }
         keepPicture(&panel, QStringLiteral("run-burn.png"));
         panel.heatmap()->replot();
         QSignalSpy asked(&panel, &RunPanel::diffRequested);

@@ -82,6 +82,22 @@ void RunCheckpointModel::setStates(const std::vector<TimelineCheckpoint>& checkp
         Q_EMIT dataChanged(index(0, TensorsColumn), index(rowCount() - 1, StatusColumn));
 }
 
+void RunCheckpointModel::setOptimizer(const std::string& file, const Optimizer& optimizer)
+{
+    m_optimizer[file] = optimizer;
+    for (size_t i = 0; i < m_points.size(); ++i)
+        if (m_points[i].file == file)
+            Q_EMIT dataChanged(index(int(i), OptimizerColumn), index(int(i), OptimizerColumn));
+}
+
+const RunCheckpointModel::Optimizer* RunCheckpointModel::optimizerOf(int row) const
+{
+    if (row < 0 || size_t(row) >= m_points.size())
+        return nullptr;
+    auto it = m_optimizer.find(m_points[size_t(row)].file);
+    return it == m_optimizer.end() ? nullptr : &it->second;
+}
+
 void RunCheckpointModel::setFirstBad(std::optional<size_t> index)
 {
     m_firstBad = index;
@@ -94,6 +110,7 @@ void RunCheckpointModel::clear()
     beginResetModel();
     m_points.clear();
     m_states.clear();
+    m_optimizer.clear();
     m_firstBad.reset();
     endResetModel();
 }
@@ -127,6 +144,8 @@ QVariant RunCheckpointModel::data(const QModelIndex& index, int role) const
     const RunPoint& p = m_points[size_t(index.row())];
     const std::optional<State>& st = m_states[size_t(index.row())];
     const bool bad = m_firstBad && *m_firstBad == size_t(index.row());
+    if (index.column() == OptimizerColumn && role != PointRole)
+        return optimizerData(optimizerOf(index.row()), role);
     switch (role) {
     case Qt::DisplayRole:
         switch (index.column()) {
@@ -186,6 +205,52 @@ QVariant RunCheckpointModel::data(const QModelIndex& index, int role) const
     return {};
 }
 
+QVariant RunCheckpointModel::optimizerData(const Optimizer* o, int role)
+{
+    switch (role) {
+    case Qt::DisplayRole:
+        if (!o)
+            return tr("…");
+        if (!o->available)
+            return tr("–");
+        if (o->suspects == 0)
+            return tr("ok");
+        return tr("%1 · %2").arg(o->suspects).arg(o->worstFlag);
+    case Qt::ToolTipRole: {
+        if (!o)
+            return tr("optimizer forensics: not computed yet");
+        if (!o->available)
+            return tr("optimizer forensics: %1").arg(o->error);
+        QStringList lines;
+        lines << tr("optimizer forensics (ckpt optimizer): %1 of %2 parameters suspect").arg(o->suspects).arg(o->parameters);
+        if (o->suspects > 0) {
+            lines << tr("worst: %1 (%2)").arg(o->worstFlag, o->worstParam);
+            lines << tr("flags: %1").arg(o->flags.join(QStringLiteral(", ")));
+        }
+        if (o->maxStep)
+            lines << tr("largest effective step |m̂|/(√v̂+ε): %1").arg(formatNumber(*o->maxStep));
+        if (o->maxMomentRms)
+            lines << tr("largest first-moment RMS: %1").arg(formatNumber(*o->maxMomentRms));
+        if (o->maxMomentRatio)
+            lines << tr("largest first-moment RMS / max(parameter RMS, 1): %1").arg(formatNumber(*o->maxMomentRatio));
+        return lines.join(QLatin1Char('\n'));
+    }
+    case Qt::ForegroundRole:
+        if (!o || !o->available)
+            return QBrush(QColor(130, 130, 130));
+        if (o->suspects > 0)
+            return QBrush(QColor(150, 0, 0));
+        break;
+    case Qt::BackgroundRole:
+        if (o && o->available && o->suspects > 0)
+            return QBrush(QColor(255, 226, 200));
+        break;
+    case Qt::TextAlignmentRole: return int(Qt::AlignLeft | Qt::AlignVCenter);
+    default: break;
+    }
+    return {};
+}
+
 QVariant RunCheckpointModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
@@ -196,6 +261,7 @@ QVariant RunCheckpointModel::headerData(int section, Qt::Orientation orientation
     case LossColumn: return tr("train loss");
     case SizeColumn: return tr("size");
     case TensorsColumn: return tr("tensors");
+    case OptimizerColumn: return tr("optimizer");
     case StatusColumn: return tr("status");
     }
     return {};

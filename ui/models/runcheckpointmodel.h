@@ -16,13 +16,16 @@ namespace ckpt::ui {
  * The checkpoints of a run (the Run panel's list): one row per checkpoint as listed, in training
  * order, with its step or epoch, the train loss logged there, its size and whether the timeline could
  * read it (the error as tooltip). Rows come from the cheap listing; the state of each row follows the
- * timeline as it is computed (matched by file, so a listing that grew keeps what was read).
+ * timeline as it is computed (matched by file, so a listing that grew keeps what was read). The
+ * optimizer column gives the optimizer forensics of each checkpoint (core/record/optimizerforensics):
+ * "ok", or the number of suspect parameters and the worst flag among them, tinted; its figures in the
+ * tooltip. It is filled as the Run panel computes them, matched by file as well.
  */
 class RunCheckpointModel : public QAbstractTableModel
 {
     Q_OBJECT
 public:
-    enum Column { IndexColumn, StepColumn, LossColumn, SizeColumn, TensorsColumn, StatusColumn, ColumnCount };
+    enum Column { IndexColumn, StepColumn, LossColumn, SizeColumn, TensorsColumn, OptimizerColumn, StatusColumn, ColumnCount };
     /** Qt::UserRole on any column: the row's index into the run's points. */
     static constexpr int PointRole = Qt::UserRole;
 
@@ -33,6 +36,24 @@ public:
     /** The timeline's view of the checkpoints (all or those read so far). */
     void setStates(const std::vector<TimelineCheckpoint>& checkpoints);
     void setFirstBad(std::optional<size_t> index);
+
+    /** One checkpoint's optimizer forensics, reduced to what the list shows. */
+    struct Optimizer {
+        bool available = false;        ///< false: no optimizer state, or it could not be read (why: error)
+        QString error;
+        size_t parameters = 0;
+        size_t suspects = 0;
+        QString worstFlag;             ///< the worst flag of any parameter (flagSeverity), empty when none
+        QString worstParam;            ///< the path of the first suspect (the worst, ranked as ckpt optimizer ranks)
+        QStringList flags;             ///< every flag that occurs, worst first
+        std::optional<double> maxStep;        ///< the largest effective step of any parameter (Adam family)
+        std::optional<double> maxMomentRms;   ///< the largest RMS of m̂ (or the SGD velocity)
+        std::optional<double> maxMomentRatio; ///< the largest m̂ RMS / max(parameter RMS, 1)
+    };
+    /** The forensics of the checkpoint whose file is \a file (RunPoint::file); unknown files are ignored. */
+    void setOptimizer(const std::string& file, const Optimizer& optimizer);
+    /** Computed (not necessarily available) for that row. */
+    const Optimizer* optimizerOf(int row) const;
     void clear();
 
     const RunPoint& point(int row) const { return m_points.at(size_t(row)); }
@@ -49,6 +70,7 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
 private:
+    static QVariant optimizerData(const Optimizer* o, int role);
     struct State {
         bool valid = true;
         bool fromCache = false;
@@ -57,6 +79,7 @@ private:
     };
     std::vector<RunPoint> m_points;
     std::vector<std::optional<State>> m_states;
+    std::unordered_map<std::string, Optimizer> m_optimizer; ///< by RunPoint::file
     std::optional<size_t> m_firstBad;
     bool m_epochs = false;   ///< the step column shows epochs (burn-train checkpoints)
 };

@@ -2,11 +2,16 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/widgets/runpanel.h"
 
+#include "core/record/optimizerforensics.h"
+#include "core/record/record.h"
+
 #include "ui/async/activity.h"
 #include "ui/async/continuation.h"
 #include "ui/async/executor.h"
 #include "ui/models/formatting.h"
 #include "ui/models/runcheckpointmodel.h"
+
+#include <qcustomplot.h>
 
 #include <QComboBox>
 #include <QDir>
@@ -22,6 +27,8 @@
 #include <QTableView>
 #include <QTimer>
 #include <QVBoxLayout>
+
+#include <QCoreApplication>
 
 #include <algorithm>
 
@@ -66,6 +73,69 @@ QString counted(size_t n, const QString& one, const QString& many)
     return QStringLiteral("%1 %2").arg(n).arg(n == 1 ? one : many);
 }
 
+/**
+ * The optimizer forensics of one checkpoint, reduced for the list. The optimizer state is in the
+ * checkpoint's main file (a TrainingRecord, a burnpack epoch opened as its triple), else in burn-train's
+ * optim-N beside model-N (then analysed with model-N's parameters). nullopt: cancelled.
+ */
+std::optional<RunCheckpointModel::Optimizer> forensicsOf(const RunCheckpoints& run, const RunPoint& p, const Progress& progress)
+{
+    RunCheckpointModel::Optimizer out;
+    const std::string mainPath = QDir(qs(run.dir)).filePath(qs(p.file)).toStdString();
+    auto main = openRecord(mainPath);
+    std::shared_ptr<const Record> state;
+    if (main && !(*main)->optimizer.empty())
+        state = *main;
+    else
+        for (const FileIdentity& f : p.files)
+            if (QFileInfo(qs(f.path)).fileName().startsWith(QLatin1String("optim-"))) {
+                auto optim = openRecord(f.path);
+                if (!optim) {
+                    out.error = qs(optim.error().message());
+                    return out;
+                }
+                state = *optim;
+            }
+    if (!state) {
+        out.error = main ? QObject::tr("no optimizer state in this checkpoint") : qs(main.error().message());
+        return out;
+    }
+    ForensicsOptions options;
+    if (main && state != *main)
+        options.model = main->get();
+    auto f = optimizerForensics(*state, options, progress);
+    if (!f) {
+        if (f.error().code == ErrorCode::Cancelled)
+            return std::nullopt;
+        out.error = qs(f.error().message());
+        return out;
+    }
+    out.available = true;
+    out.parameters = f->parameters.size();
+    out.suspects = f->suspects.size();
+    std::vector<std::string_view> flags;
+    for (const ParamForensics& pf : f->parameters) {
+        for (const std::string& flag : pf.flags)
+            if (std::ranges::find(flags, flag) == flags.end())
+                flags.push_back(flag);
+        if (pf.effectiveStep)
+            out.maxStep = std::max(out.maxStep.value_or(0.0), pf.effectiveStep->max);
+        if (pf.mHatRms) {
+            out.maxMomentRms = std::max(out.maxMomentRms.value_or(0.0), *pf.mHatRms);
+            if (pf.paramRms)
+                out.maxMomentRatio = std::max(out.maxMomentRatio.value_or(0.0), *pf.mHatRms / std::max(*pf.paramRms, 1.0));
+        }
+    }
+    std::ranges::stable_sort(flags, [](std::string_view a, std::string_view b) { return flagSeverity(a) > flagSeverity(b); });
+    for (std::string_view flag : flags)
+        out.flags << qs(std::string(flag));
+    if (!flags.empty())
+        out.worstFlag = out.flags.front();
+    if (!f->suspects.empty())
+        out.worstParam = qs(f->parameters[f->suspects.front()].path);
+    return out;
+}
+
 TimelineSeries withoutPoints(const TimelineSeries& s)
 {
     TimelineSeries m;
@@ -90,6 +160,7 @@ RunPanel::RunPanel(QWidget* parent)
     , m_model(new RunCheckpointModel(this))
     , m_view(new QTableView(this))
     , m_heatmap(new TimelineHeatmap(this))
+    , m_optimizerPlot(new QCustomPlot(this))
     , m_watcher(new QFileSystemWatcher(this))
     , m_debounce(new QTimer(this))
     , m_poll(new QTimer(this))
@@ -131,6 +202,8 @@ RunPanel::RunPanel(QWidget* parent)
     m_view->setColumnWidth(RunCheckpointModel::LossColumn, 76);
     m_view->setColumnWidth(RunCheckpointModel::SizeColumn, 70);
     m_view->setColumnWidth(RunCheckpointModel::TensorsColumn, 56);
+    m_view->setColumnWidth(RunCheckpointModel::OptimizerColumn, 190); // "12 · inconsistent_moments"
+    m_view->setWordWrap(false); // a long flag is elided at its end, not broken onto a second line the row has no room for
     m_view->setToolTip(tr("Double-click a checkpoint to open it"));
     connect(m_view, &QTableView::doubleClicked, this, [this](const QModelIndex& i) { openRow(i.row()); });
     connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& i) {
@@ -147,12 +220,54 @@ RunPanel::RunPanel(QWidget* parent)
     controls->addWidget(new QLabel(tr("Bad means:"), this));
     controls->addWidget(m_predicate);
     controls->addWidget(m_bisect);
+    // the optimizer forensics per checkpoint, under the list (log scale: both figures span decades)
+    m_optimizerPlot->setObjectName(QStringLiteral("optimizerPlot"));
+    m_optimizerPlot->setMinimumHeight(150);
+    m_optimizerPlot->setToolTip(tr("Optimizer forensics per checkpoint: the largest first-moment RMS against its parameter's "
+                                   "(exploded_moments at 1e3) and the largest Adam effective step |m̂|/(√v̂+ε)"));
+    for (QCPAxis* axis : {m_optimizerPlot->yAxis}) {
+        axis->setScaleType(QCPAxis::stLogarithmic);
+        axis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+        axis->setNumberFormat(QStringLiteral("eb"));
+        axis->setNumberPrecision(0);
+    }
+    m_optimizerPlot->yAxis->setLabel(tr("optimizer"));
+    QFont small = font();
+    small.setPointSizeF(small.pointSizeF() * 0.85);
+    for (QCPAxis* axis : {m_optimizerPlot->xAxis, m_optimizerPlot->yAxis}) {
+        axis->setLabelFont(small);
+        axis->setTickLabelFont(small);
+    }
+    auto* ratio = m_optimizerPlot->addGraph();
+    ratio->setName(tr("first moment / parameter, RMS (largest)")); // no m̂ here: the combining hat is lost in many UI fonts
+    ratio->setPen(QPen(QColor(31, 119, 180), 1.5));
+    ratio->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 4));
+    auto* step = m_optimizerPlot->addGraph();
+    step->setName(tr("effective step (largest)"));
+    step->setPen(QPen(QColor(255, 127, 14), 1.5));
+    step->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 4));
+    auto* threshold = new QCPItemStraightLine(m_optimizerPlot);
+    threshold->point1->setCoords(0, kExplodedMomentRatio);
+    threshold->point2->setCoords(1, kExplodedMomentRatio);
+    threshold->setPen(QPen(QColor(200, 0, 0), 1, Qt::DashLine));
+    m_optimizerPlot->legend->setVisible(true);
+    m_optimizerPlot->legend->setFont(small);
+    m_optimizerPlot->legend->setRowSpacing(0);
+    m_optimizerPlot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+    m_optimizerPlot->setNoAntialiasingOnDrag(true);
+    updateOptimizerPlot();
+    auto* left = new QSplitter(Qt::Vertical, this);
+    left->addWidget(m_view);
+    left->addWidget(m_optimizerPlot);
+    left->setStretchFactor(0, 1);
+    left->setStretchFactor(1, 0);
+    left->setSizes({400, 180});
     auto* split = new QSplitter(Qt::Horizontal, this);
-    split->addWidget(m_view);
+    split->addWidget(left);
     split->addWidget(m_heatmap);
     split->setStretchFactor(0, 0);
     split->setStretchFactor(1, 1);
-    split->setSizes({400, 900});
+    split->setSizes({600, 700}); // every column of the list, the optimizer's flags included
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
     layout->addWidget(m_summary);
@@ -181,6 +296,7 @@ RunPanel::~RunPanel()
     m_listFuture.waitForFinished();
     m_timelineFuture.waitForFinished();
     m_bisectFuture.waitForFinished();
+    m_forensicsFuture.waitForFinished();
 }
 
 void RunPanel::cancelJobs()
@@ -213,7 +329,7 @@ QStringList RunPanel::watchedPaths() const
 
 bool RunPanel::isBusy() const
 {
-    return m_listing || m_computing || m_bisecting || m_poll->isActive() || m_debounce->isActive() || m_refresh->isActive();
+    return m_listing || m_computing || m_bisecting || m_forensicsRunning || m_poll->isActive() || m_debounce->isActive() || m_refresh->isActive();
 }
 
 void RunPanel::checkIdle()
@@ -228,6 +344,9 @@ void RunPanel::clear()
     ++m_dirGeneration;
     ++m_timelineGeneration;
     ++m_bisectGeneration;
+    ++m_forensicsGeneration;
+    m_forensicsRunning = m_forensicsAfter = false;
+    m_forensicsDone.clear();
     m_dir.clear();
     m_run.reset();
     m_timeline.reset();
@@ -245,6 +364,7 @@ void RunPanel::clear()
     if (const QStringList watched = m_watcher->directories(); !watched.isEmpty())
         m_watcher->removePaths(watched);
     m_model->clear();
+    updateOptimizerPlot();
     m_heatmap->setRun({});
     m_heatmap->clearTimeline();
     m_heatmap->setFirstBad(std::nullopt);
@@ -487,9 +607,113 @@ void RunPanel::onTimeline(quint64 generation, std::shared_ptr<Result<Timeline>> 
         Q_EMIT timelineUpdated();
     }
     updateSummary();
+    startForensics(); // after the timeline, so that the two do not share the cores
     if (std::exchange(m_recomputeAfter, false))
         startListing(true);
     checkIdle();
+}
+
+void RunPanel::updateOptimizerPlot()
+{
+    QVector<double> xs, ratios, steps, xsStep;
+    double top = 10, bottom = 0.1;
+    QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+    const int n = m_model->rowCount();
+    const int every = std::max(1, n / 8); // at most ~8 labels
+    for (int row = 0; row < n; ++row) {
+        if (row % every == 0) {
+            const RunPoint& p = m_model->point(row);
+            ticker->addTick(row, p.step ? QString::number(*p.step) : p.epoch ? QString::number(*p.epoch) : QString::number(row));
+        }
+        const RunCheckpointModel::Optimizer* o = m_model->optimizerOf(row);
+        if (!o || !o->available)
+            continue;
+        if (o->maxMomentRatio && *o->maxMomentRatio > 0) {
+            xs << row;
+            ratios << *o->maxMomentRatio;
+            top = std::max(top, *o->maxMomentRatio);
+            bottom = std::min(bottom, *o->maxMomentRatio);
+        }
+        if (o->maxStep && *o->maxStep > 0) {
+            xsStep << row;
+            steps << *o->maxStep;
+            top = std::max(top, *o->maxStep);
+            bottom = std::min(bottom, *o->maxStep);
+        }
+    }
+    m_optimizerPlot->graph(0)->setData(xs, ratios, true);
+    m_optimizerPlot->graph(1)->setData(xsStep, steps, true);
+    m_optimizerPlot->xAxis->setTicker(ticker);
+    bool epochs = n > 0;
+    for (int row = 0; row < n && epochs; ++row)
+        epochs = !m_model->point(row).step && m_model->point(row).epoch;
+    m_optimizerPlot->xAxis->setLabel(epochs ? tr("checkpoint (by epoch)") : tr("checkpoint (by step)"));
+    m_optimizerPlot->xAxis->setRange(-0.5, std::max(n, 1) - 0.5);
+    // the threshold stays in view: the healthy figures sit decades under it
+    m_optimizerPlot->yAxis->setRange(std::max(bottom / 3, 1e-6), std::max(top * 3, kExplodedMomentRatio * 10));
+    m_optimizerPlot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void RunPanel::startForensics()
+{
+    if (!m_run)
+        return;
+    if (m_forensicsRunning) {
+        m_forensicsAfter = true;
+        return;
+    }
+    std::vector<RunPoint> todo;
+    for (const RunPoint& p : m_run->points)
+        if (auto it = m_forensicsDone.find(p.file); it == m_forensicsDone.end() || it->second != p.files)
+            todo.push_back(p);
+    if (todo.empty())
+        return;
+    m_forensicsRunning = true;
+    const quint64 generation = ++m_forensicsGeneration;
+    auto future = runInBackground([run = m_run, todo = std::move(todo), cancel = m_cancel, generation, guard = QPointer<RunPanel>(this)] {
+        markBackgroundThread();
+        const Activity activity(tr("optimizer forensics of %1").arg(qs(run->dir)));
+        Progress progress;
+        progress.onProgress = [&activity](double) { activity.tick(); }; // every parameter, every chunk of a large one
+        progress.isCancelled = [cancel] { return cancel->load(); };
+        bool complete = true;
+        for (const RunPoint& p : todo) {
+            if (cancel->load()) {
+                complete = false;
+                break;
+            }
+            std::optional<RunCheckpointModel::Optimizer> o = forensicsOf(*run, p, progress);
+            activity.tick();
+            if (!o) {
+                complete = false;
+                break;
+            }
+            // one checkpoint's summary at a time: the column fills as the job goes
+            QMetaObject::invokeMethod(
+                QCoreApplication::instance(),
+                [guard, generation, file = p.file, files = p.files, o = std::move(*o)] {
+                    if (guard && generation == guard->m_forensicsGeneration) {
+                        guard->m_model->setOptimizer(file, o);
+                        guard->m_forensicsDone[file] = files;
+                        guard->updateSummary();
+                        guard->updateOptimizerPlot();
+                    }
+                },
+                Qt::QueuedConnection);
+        }
+        return complete;
+    });
+    m_forensicsFuture = QFuture<void>(future);
+    whenReady(future, this, [this, generation](bool) {
+        if (generation != m_forensicsGeneration)
+            return;
+        m_forensicsRunning = false;
+        updateSummary();
+        Q_EMIT forensicsUpdated();
+        if (std::exchange(m_forensicsAfter, false))
+            startForensics();
+        checkIdle();
+    });
 }
 
 void RunPanel::showTimeline(const Timeline& t)
@@ -572,6 +796,24 @@ void RunPanel::updateSummary()
         if (spikes)
             parts << counted(spikes, tr("spike"), tr("spikes"));
         parts << tr("%1 read, %2 from cache").arg(t->read).arg(t->reused);
+        size_t analysed = 0, suspect = 0;
+        std::optional<size_t> firstSuspect;
+        for (int row = 0; row < m_model->rowCount(); ++row)
+            if (const RunCheckpointModel::Optimizer* o = m_model->optimizerOf(row); o && o->available) {
+                ++analysed;
+                if (o->suspects > 0) {
+                    ++suspect;
+                    if (!firstSuspect)
+                        firstSuspect = size_t(row);
+                }
+            }
+        if (m_forensicsRunning)
+            parts << tr("optimizer forensics: %1 of %2").arg(analysed).arg(m_run->points.size());
+        else if (firstSuspect)
+            parts << tr("<span style='color:#b00000'>optimizer suspects in %1 (first: %2)</span>")
+                         .arg(counted(suspect, tr("checkpoint"), tr("checkpoints")), pointName(*firstSuspect).toHtmlEscaped());
+        else if (analysed > 0)
+            parts << tr("optimizer state ok");
         if (t->cancelled)
             parts << tr("cancelled");
     }

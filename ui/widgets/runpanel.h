@@ -9,11 +9,13 @@
 #include <QWidget>
 
 #include <atomic>
+#include <map>
 #include <memory>
 #include <optional>
 #include <vector>
 
 class QComboBox;
+class QCustomPlot;
 class QFileSystemWatcher;
 class QLabel;
 class QLineEdit;
@@ -40,6 +42,12 @@ class RunCheckpointModel;
  * watched: a change is re-listed after DebounceMs, and new or changed checkpoints are read once their
  * size and time stayed the same over two listings PollMs apart (a file still being written is waited
  * for, not misread).
+ *
+ * Once a timeline is in, the optimizer forensics of every checkpoint not analysed yet (or whose files
+ * changed) are computed in one more background job, a checkpoint at a time and cancellable with the
+ * rest: the list's optimizer column shows the number of suspect parameters and the worst flag, and
+ * a plot under the list their figures per checkpoint (the largest first moment against its parameter,
+ * with exploded_moments' threshold, and the largest effective step).
  */
 class RunPanel : public QWidget
 {
@@ -53,7 +61,7 @@ public:
     QString runDirectory() const { return m_dir; }
     /** Forgets the run (no watching). */
     void clear();
-    /** A listing, the timeline, bisect or a live update (waiting for files to settle) is under way. */
+    /** A listing, the timeline, the optimizer forensics, bisect or a live update (waiting for files to settle) is under way. */
     bool isBusy() const;
     /** The run was listed (it has checkpoints). */
     bool hasRun() const { return bool(m_run); }
@@ -73,11 +81,15 @@ public:
     RunCheckpointModel* checkpointModel() const { return m_model; }
     QTableView* checkpointView() const { return m_view; }
     TimelineHeatmap* heatmap() const { return m_heatmap; }
+    /** Per checkpoint (x: its index): graph 0 the largest m̂ RMS / max(‖w‖ RMS, 1), graph 1 the largest effective step. */
+    QCustomPlot* optimizerPlot() const { return m_optimizerPlot; }
     QComboBox* metricBox() const { return m_metric; }
     QLineEdit* predicateEdit() const { return m_predicate; }
     QPushButton* bisectButton() const { return m_bisect; }
     QString summary() const;
     QString bisectStatus() const;
+    /** The optimizer forensics of the checkpoints are being computed. */
+    bool forensicsRunning() const { return m_forensicsRunning; }
     QStringList watchedPaths() const;
 
     /** Delays of the live updates (tests shorten them). */
@@ -98,6 +110,8 @@ Q_SIGNALS:
     void runListed(bool ok);
     /** A timeline was completed and shown. */
     void timelineUpdated();
+    /** The optimizer forensics of every listed checkpoint are in the list (or the job was cancelled). */
+    void forensicsUpdated();
     /** Nothing is running any more. */
     void idle();
     void message(const QString& text, bool error);
@@ -123,6 +137,8 @@ private:
     const Timeline* shownTimeline() const;
     void checkIdle();
     void cancelJobs();
+    void startForensics();
+    void updateOptimizerPlot();
 
     QLabel* m_summary;
     QComboBox* m_metric;
@@ -132,6 +148,7 @@ private:
     RunCheckpointModel* m_model;
     QTableView* m_view;
     TimelineHeatmap* m_heatmap;
+    QCustomPlot* m_optimizerPlot;
     QFileSystemWatcher* m_watcher;
     QTimer* m_debounce;
     QTimer* m_poll;
@@ -145,8 +162,10 @@ private:
     Signature m_computedSignature;            ///< the files the shown timeline was computed from
     Signature m_pendingSignature;             ///< new files seen once, to be seen unchanged once more
     std::shared_ptr<std::atomic<bool>> m_cancel;
-    QFuture<void> m_listFuture, m_timelineFuture, m_bisectFuture;
-    quint64 m_dirGeneration = 0, m_timelineGeneration = 0, m_bisectGeneration = 0;
+    QFuture<void> m_listFuture, m_timelineFuture, m_bisectFuture, m_forensicsFuture;
+    quint64 m_dirGeneration = 0, m_timelineGeneration = 0, m_bisectGeneration = 0, m_forensicsGeneration = 0;
+    bool m_forensicsRunning = false, m_forensicsAfter = false;
+    std::map<std::string, Signature> m_forensicsDone; ///< RunPoint::file -> the files its forensics were computed from
     bool m_listing = false, m_computing = false, m_bisecting = false;
     bool m_relistAfter = false, m_recomputeAfter = false, m_firstListing = false;
     size_t m_liveDone = 0;                    ///< checkpoints the computing timeline has done
