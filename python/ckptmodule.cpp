@@ -6,6 +6,7 @@
 #include "core/diff/diff.h"
 #include "core/diff/graphdiff.h"
 #include "core/edit/edit.h"
+#include "core/edit/patch.h"
 #include "core/export/export.h"
 #include "core/graph/analysis.h"
 #include "core/graph/blob.h"
@@ -279,6 +280,39 @@ std::vector<Edit> editsFrom(const py::object& changes)
     return edits;
 }
 
+/// A list of operation dicts ({"op": "reset_optimizer", "glob": ...}, as the sidecar writes them) for core.
+std::vector<PatchOp> patchOpsFrom(const py::object& operations)
+{
+    py::kwargs kw;
+    kw["allow_nan"] = false;
+    const std::string json = py::str(py::module_::import("json").attr("dumps")(py::list(operations), **kw));
+    return unwrap(parsePatchOperations(json));
+}
+
+py::dict patchResultDict(const PatchFileResult& r, const std::string& output)
+{
+    py::dict d;
+    d["output"] = r.provenance.output;
+    d["sidecar"] = patchSidecarPath(output);
+    d["readiness"] = r.provenance.readiness;
+    py::list done;
+    for (const auto& rep : r.reports)
+        done.append(rep.summary);
+    d["operations"] = done;
+    py::list checks;
+    for (const auto& c : r.checks) {
+        py::dict cd;
+        cd["name"] = c.name;
+        cd["status"] = std::string(resumeStatusName(c.status));
+        cd["detail"] = c.detail;
+        checks.append(cd);
+    }
+    d["checks"] = checks;
+    return d;
+}
+
+const std::string kPythonTool = "import ckpt " CKPT_VERSION " (" CKPT_GIT_REVISION ")";
+
 // ------------------------------------------------------------------------------------------------
 
 struct PyGradientCheckpoint {
@@ -474,6 +508,16 @@ PYBIND11_MODULE(ckpt, m)
             return PyRecord::derived(w, std::move(*tape));
         }, py::arg("changes"),
             "a new Record with typed edits of continuation state, scheduler state or metadata ({path: value}), checked as `ckpt edit` checks them")
+        .def("patch", [](const PyRecord& w, const py::object& operations) {
+            const auto ops = patchOpsFrom(operations);
+            const OpenOptions options = w.options;
+            const PatchRecordSource donors = [options](const std::string& file) { return openRecord(file, options); };
+            auto patched = withoutGil([&] { return applyPatch(w.r(), ops, donors); });
+            return PyRecord{unwrap(std::move(patched)), w.options, w.run, py::object()};
+        }, py::arg("operations"),
+            "a new Record with checkpoint surgery applied in order (`ckpt patch`'s operations as the sidecar writes them: "
+            "{'op': 'reset_optimizer', 'glob': ...}, {'op': 'zero_nonfinite'}, {'op': 'scheduler_step', 'step': n}, "
+            "{'op': 'transplant', 'from': path, 'glob': ...}, {'op': 'set', 'path': ..., 'value': ...}); ckpt.patch writes it with provenance")
         .def("import_safetensors", [](const PyRecord& w, const py::object& path) {
             auto file = unwrap(openSafetensors(fspath(path)));
             ImportSummary summary;
@@ -623,6 +667,27 @@ PYBIND11_MODULE(ckpt, m)
         },
         py::arg("run"), py::kw_only(), py::arg("filter") = "", py::arg("cache") = true, py::arg("spike_threshold") = 6.0,
         "`ckpt timeline RUN --json` (cache=False is --no-cache): per-checkpoint statistics of every tensor of a run, updates and events");
+    m.def("patch", [](const py::object& input, const py::object& output, const py::object& operations, const std::optional<std::string>& schemaFrom,
+                        const std::optional<std::string>& schema, const std::optional<std::string>& scheduler) {
+            OpenOptions o;
+            o.schemaFrom = schemaFrom.value_or("");
+            o.schemaFile = schema.value_or("");
+            o.scheduler = scheduler.value_or("");
+            const std::string in = fspath(input), out = fspath(output);
+            auto ops = patchOpsFrom(operations);
+            auto r = withoutGil([&] { return patchFile(in, out, std::move(ops), o, kPythonTool); });
+            return patchResultDict(unwrap(std::move(r)), out);
+        },
+        py::arg("input"), py::arg("output"), py::arg("operations"), py::kw_only(), py::arg("schema_from") = py::none(),
+        py::arg("schema") = py::none(), py::arg("scheduler") = py::none(),
+        "`ckpt patch IN -o OUT OP...`: OUT written atomically with OUT.patch.json (source and SHA-256, operations, tool); returns "
+        "{'output', 'sidecar', 'readiness', 'operations': [what each did], 'checks': [...]}");
+    m.def("replay_patch", [](const py::object& sidecar, const py::object& output) {
+            const std::string in = fspath(sidecar), out = fspath(output);
+            auto r = withoutGil([&] { return replayPatch(in, out, kPythonTool); });
+            return patchResultDict(unwrap(std::move(r)), out);
+        },
+        py::arg("sidecar"), py::arg("output"), "`ckpt patch --replay SIDECAR -o OUT`: the same bytes, or ckpt.Error when the source changed");
     m.def("bisect", [](const py::object& path, const std::string& until, const std::string& filter, bool scan) {
             auto predicate = parseBisectPredicate(until);
             if (!predicate)

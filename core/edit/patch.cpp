@@ -7,6 +7,7 @@
 
 #include "core/codec/json.h"
 #include "core/graph/sha256.h"
+#include "core/io/bytes.h"
 #include "core/pack/burnpack.h"
 #include "core/pack/burnpackrecord.h"
 #include "core/record/fieldreader.h"
@@ -470,6 +471,124 @@ std::string_view resumeReadiness(const std::vector<ResumeCheck>& checks)
 }
 
 // ---------------------------------------------------------------------------------------------
+// Patching files
+
+namespace {
+
+std::string absolute(const std::string& path)
+{
+    std::error_code ec;
+    auto p = std::filesystem::absolute(path, ec);
+    return ec ? path : p.lexically_normal().string();
+}
+
+bool sameFile(const std::string& a, const std::string& b)
+{
+    std::error_code ec;
+    return std::filesystem::equivalent(a, b, ec) && !ec;
+}
+
+/// \a file must still hash to \a expected: a replay starts from the same bytes or not at all.
+Result<void> checkDigest(const std::string& file, const std::string& expected, std::string_view role)
+{
+    auto digest = fileSha256(file);
+    if (!digest)
+        return std::unexpected(Error(digest.error()).withFile(file));
+    if (*digest != expected)
+        return std::unexpected(Error {ErrorCode::Invalid, std::string(role) + " has changed since the patch was made: SHA-256 " + *digest
+                + ", the sidecar records " + (expected.empty() ? std::string("none") : expected)}
+                .withFile(file));
+    return {};
+}
+
+} // namespace
+
+Result<std::vector<ResumeCheck>> finishPatchSidecar(PatchProvenance& p, const std::string& output, const OpenOptions& options)
+{
+    p.output = absolute(output);
+    auto digest = fileSha256(output);
+    if (!digest)
+        return std::unexpected(Error(digest.error()).withFile(output));
+    p.outputSha256 = *digest;
+    // The verdict of the file as written, read back as the next reader will read it.
+    auto written = openRecord(output, options);
+    if (!written)
+        return std::unexpected(Error(written.error()).withFile(output));
+    auto checks = checkResume(**written);
+    p.readiness = std::string(resumeReadiness(checks));
+    const std::string json = patchProvenanceJson(p);
+    const std::string sidecar = patchSidecarPath(output);
+    if (auto w = writeFileAtomic(sidecar, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(json.data()), json.size())); !w)
+        return std::unexpected(Error(w.error()).withFile(sidecar));
+    return checks;
+}
+
+Result<PatchFileResult> patchFile(const std::string& input, const std::string& output, std::vector<PatchOp> ops, const OpenOptions& options,
+    const std::string& tool)
+{
+    if (sameFile(input, output))
+        return std::unexpected(Error {ErrorCode::Usage, "OUT must not be IN: the unpatched file is the patch's provenance (write OUT beside it)"});
+    auto in = openRecord(input, options);
+    if (!in)
+        return std::unexpected(in.error());
+    PatchFileResult result;
+    PatchProvenance& prov = result.provenance;
+    prov.source = absolute(input);
+    prov.schemaFrom = options.schemaFrom.empty() ? "" : absolute(options.schemaFrom);
+    prov.schemaFile = options.schemaFile.empty() ? "" : absolute(options.schemaFile);
+    prov.scheduler = options.scheduler;
+    prov.tool = tool;
+    auto sourceDigest = fileSha256(input);
+    if (!sourceDigest)
+        return std::unexpected(Error(sourceDigest.error()).withFile(input));
+    prov.sourceSha256 = *sourceDigest;
+    // Donors are named by absolute path, so that a replay from elsewhere finds them.
+    for (auto& op : ops) {
+        std::string donorDigest;
+        if (op.kind == PatchOp::Kind::Transplant) {
+            auto d = fileSha256(op.from);
+            if (!d)
+                return std::unexpected(Error(d.error()).withFile(op.from));
+            donorDigest = *d;
+            op.from = absolute(op.from);
+        }
+        prov.donorSha256.push_back(std::move(donorDigest));
+    }
+    prov.operations = std::move(ops);
+    OpenOptions donorOptions = options;
+    donorOptions.lenient = false;
+    const PatchRecordSource donors = [&](const std::string& file) { return openRecord(file, donorOptions); };
+    auto patched = applyPatch(**in, prov.operations, donors, &result.reports);
+    if (!patched)
+        return std::unexpected(Error(patched.error()).withFile(input));
+    if (auto w = savePatchedRecord(**patched, output); !w)
+        return std::unexpected(Error(w.error()).withFile(output));
+    auto checks = finishPatchSidecar(prov, output, options);
+    if (!checks)
+        return std::unexpected(checks.error());
+    result.checks = std::move(*checks);
+    return result;
+}
+
+Result<PatchFileResult> replayPatch(const std::string& sidecar, const std::string& output, const std::string& tool)
+{
+    auto prov = readPatchProvenance(sidecar);
+    if (!prov)
+        return std::unexpected(prov.error());
+    if (auto ok = checkDigest(prov->source, prov->sourceSha256, "the patch's source"); !ok)
+        return std::unexpected(ok.error());
+    for (size_t i = 0; i < prov->operations.size(); ++i)
+        if (prov->operations[i].kind == PatchOp::Kind::Transplant)
+            if (auto ok = checkDigest(prov->operations[i].from, i < prov->donorSha256.size() ? prov->donorSha256[i] : "", "a transplant's donor"); !ok)
+                return std::unexpected(ok.error());
+    OpenOptions options;
+    options.schemaFrom = prov->schemaFrom;
+    options.schemaFile = prov->schemaFile;
+    options.scheduler = prov->scheduler;
+    return patchFile(prov->source, output, std::move(prov->operations), options, tool);
+}
+
+// ---------------------------------------------------------------------------------------------
 // The provenance sidecar
 
 std::string patchSidecarPath(const std::string& patchedFile)
@@ -535,6 +654,85 @@ std::string patchProvenanceJson(const PatchProvenance& p)
     return jsonText(t, 0, JsonStyle::Pretty) + "\n";
 }
 
+namespace {
+
+/// One operation object of a sidecar (or of `import ckpt`'s list) at \a node; \a at names it in errors.
+Result<PatchOp> patchOpAt(const Tape& tape, uint32_t node, const std::string& at, std::string& donorSha)
+{
+    if (!tape.isMap(node))
+        return std::unexpected(Error {ErrorCode::Invalid, "expected an operation object {\"op\": ...}", {}, {}, {}, {}, at});
+    const FieldReader f(tape, node, at);
+    auto name = f.str("op");
+    if (!name)
+        return std::unexpected(name.error());
+    PatchOp op;
+    Result<void> bad;
+    auto need = [&](Result<std::string> v, std::string& into) {
+        if (!v && bad)
+            bad = std::unexpected(v.error());
+        else if (v)
+            into = *v;
+    };
+    if (*name == "reset_optimizer") {
+        op.kind = PatchOp::Kind::ResetOptimizer;
+        need(f.str("glob"), op.glob);
+    } else if (*name == "zero_nonfinite") {
+        op.kind = PatchOp::Kind::ZeroNonFinite;
+    } else if (*name == "scheduler_step") {
+        op.kind = PatchOp::Kind::SchedulerStep;
+        auto step = f.u64("step");
+        if (!step)
+            return std::unexpected(step.error());
+        op.step = *step;
+    } else if (*name == "transplant") {
+        op.kind = PatchOp::Kind::Transplant;
+        need(f.str("from"), op.from);
+        need(f.str("glob"), op.glob);
+        if (tape.find(node, "from_sha256"))
+            need(f.str("from_sha256"), donorSha);
+    } else if (*name == "set") {
+        op.kind = PatchOp::Kind::Set;
+        need(f.str("path"), op.path);
+        auto v = f.get("value");
+        if (!v)
+            return std::unexpected(v.error());
+        op.json = jsonText(tape, *v, JsonStyle::Compact);
+    } else {
+        return std::unexpected(Error {ErrorCode::Invalid, "unknown operation \"" + *name + "\" (reset_optimizer, zero_nonfinite, scheduler_step, transplant, set)",
+            {}, {}, {}, {}, at + ".op"});
+    }
+    if (!bad)
+        return std::unexpected(bad.error());
+    return op;
+}
+
+} // namespace
+
+Result<std::vector<PatchOp>> parsePatchOperations(std::string_view json)
+{
+    auto tape = readJson(makeBytes(std::vector<uint8_t>(json.begin(), json.end())));
+    if (!tape)
+        return std::unexpected(tape.error());
+    if (!tape->isArray(0))
+        return std::unexpected(Error {ErrorCode::Usage, "expected a list of operations [{\"op\": \"reset_optimizer\", \"glob\": ...}, ...]"});
+    std::vector<PatchOp> ops;
+    Result<void> bad;
+    uint64_t index = 0;
+    tape->forEachChild(0, [&](uint32_t o) {
+        if (!bad)
+            return;
+        std::string donorSha; // a donor is checked when a replay reads it from a sidecar, not here
+        auto op = patchOpAt(*tape, o, "[" + std::to_string(index++) + "]", donorSha);
+        if (!op)
+            bad = std::unexpected(op.error());
+        else
+            ops.push_back(std::move(*op));
+    });
+    if (!bad)
+        return std::unexpected(bad.error());
+    return ops;
+}
+
 Result<PatchProvenance> readPatchProvenance(const std::string& sidecarFile)
 {
     auto bytes = mapFile(sidecarFile);
@@ -574,59 +772,18 @@ Result<PatchProvenance> readPatchProvenance(const std::string& sidecarFile)
         return withFile(ops.error());
     if (!tape->isArray(*ops))
         return withFile(Error {ErrorCode::Invalid, "expected an array of operations", {}, {}, {}, {}, "operations"});
-    Result<void> bad;
     uint64_t index = 0;
+    Result<void> bad;
     tape->forEachChild(*ops, [&](uint32_t o) {
-        const std::string at = "operations[" + std::to_string(index++) + "]";
         if (!bad)
             return;
-        if (!tape->isMap(o)) {
-            bad = std::unexpected(Error {ErrorCode::Invalid, "expected an operation object", {}, {}, {}, {}, at});
-            return;
-        }
-        const FieldReader f(*tape, o, at);
-        auto name = f.str("op");
-        if (!name) {
-            bad = std::unexpected(name.error());
-            return;
-        }
-        PatchOp op;
         std::string donorSha;
-        auto need = [&](Result<std::string> v, std::string& into) {
-            if (!v)
-                bad = std::unexpected(v.error());
-            else
-                into = *v;
-        };
-        if (*name == "reset_optimizer") {
-            op.kind = PatchOp::Kind::ResetOptimizer;
-            need(f.str("glob"), op.glob);
-        } else if (*name == "zero_nonfinite") {
-            op.kind = PatchOp::Kind::ZeroNonFinite;
-        } else if (*name == "scheduler_step") {
-            op.kind = PatchOp::Kind::SchedulerStep;
-            auto s = f.u64("step");
-            if (!s)
-                bad = std::unexpected(s.error());
-            else
-                op.step = *s;
-        } else if (*name == "transplant") {
-            op.kind = PatchOp::Kind::Transplant;
-            need(f.str("from"), op.from);
-            need(f.str("from_sha256"), donorSha);
-            need(f.str("glob"), op.glob);
-        } else if (*name == "set") {
-            op.kind = PatchOp::Kind::Set;
-            need(f.str("path"), op.path);
-            if (auto v = f.get("value"))
-                op.json = jsonText(*tape, *v, JsonStyle::Compact);
-            else
-                bad = std::unexpected(v.error());
-        } else {
-            bad = std::unexpected(Error {ErrorCode::Invalid, "unknown operation \"" + *name + "\" (reset_optimizer, zero_nonfinite, scheduler_step, transplant, set)",
-                {}, {}, {}, {}, at + ".op"});
+        auto op = patchOpAt(*tape, o, "operations[" + std::to_string(index++) + "]", donorSha);
+        if (!op) {
+            bad = std::unexpected(op.error());
+            return;
         }
-        p.operations.push_back(std::move(op));
+        p.operations.push_back(std::move(*op));
         p.donorSha256.push_back(std::move(donorSha));
     });
     if (!bad)

@@ -34,6 +34,16 @@ struct PatchOp {
     friend bool operator==(const PatchOp&, const PatchOp&) = default;
 };
 
+/** A typed edit as a `set` operation. */
+inline PatchOp setOperation(const Edit& edit)
+{
+    PatchOp op;
+    op.kind = PatchOp::Kind::Set;
+    op.path = edit.path;
+    op.json = edit.json;
+    return op;
+}
+
 /** "reset_optimizer", "zero_nonfinite", "scheduler_step", "transplant", "set": the sidecar's `op`. */
 std::string_view patchOpName(PatchOp::Kind kind);
 /** One line for logs, menus and the undo stack, e.g. `reset optimizer state of item[0].input.*`. */
@@ -98,8 +108,42 @@ struct PatchProvenance {
 std::string patchSidecarPath(const std::string& patchedFile);
 /** The sidecar as JSON (stable key order: source, operations, output, readiness, tool). */
 std::string patchProvenanceJson(const PatchProvenance& p);
+/**
+ * Operations written as the sidecar writes them, a JSON array of `{"op": "reset_optimizer", "glob":
+ * ...}` objects (`import ckpt`'s ckpt.patch takes them so); `from_sha256` is ignored here.
+ */
+Result<std::vector<PatchOp>> parsePatchOperations(std::string_view json);
 /** Parses a sidecar; errors give the file and line:column, or the key that is missing or mistyped. */
 Result<PatchProvenance> readPatchProvenance(const std::string& sidecarFile);
+
+/**
+ * Completes \a p for the patched file just written at \a output (its absolute path and SHA-256, the
+ * resume-readiness verdict of the file read back with \a options) and writes `OUTPUT.patch.json`
+ * atomically. Returns the checks. The one sidecar writer of `ckpt patch`, the app and `import ckpt`.
+ */
+Result<std::vector<ResumeCheck>> finishPatchSidecar(PatchProvenance& p, const std::string& output, const OpenOptions& options);
+
+/** What patchFile() did. */
+struct PatchFileResult {
+    PatchProvenance provenance;        ///< as written to the sidecar
+    std::vector<PatchOpReport> reports; ///< one per operation
+    std::vector<ResumeCheck> checks;    ///< of the output as written
+};
+
+/**
+ * `ckpt patch IN -o OUT OP...`: opens \a input with \a options, records its SHA-256 and each donor's,
+ * applies \a ops in order, writes \a output atomically and its sidecar (tool \a tool). Usage error
+ * when \a output is \a input (the unpatched file is the provenance).
+ */
+Result<PatchFileResult> patchFile(const std::string& input, const std::string& output, std::vector<PatchOp> ops, const OpenOptions& options,
+    const std::string& tool);
+
+/**
+ * `ckpt patch --replay SIDECAR -o OUT`: the sidecar's operations applied to its source again, after
+ * checking that the source and every donor still have their recorded SHA-256 (Invalid naming the file
+ * otherwise). Gives the same bytes as the patch that wrote the sidecar; OUT gets its own sidecar.
+ */
+Result<PatchFileResult> replayPatch(const std::string& sidecar, const std::string& output, const std::string& tool);
 
 /** The worst status of checkResume: the verdict a patch prints ("ok", "warning", "error"). */
 std::string_view resumeReadiness(const std::vector<ResumeCheck>& checks);

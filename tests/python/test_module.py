@@ -235,6 +235,38 @@ class State(unittest.TestCase):
             r.edit({"item[0].input.weight.param.shape": [1]})
         self.assertFalse(os.path.exists(GEN.path("x.mpk")))
 
+    def test_patch_matches_the_cli(self):
+        """ckpt.patch writes what `ckpt patch` writes (byte for byte) with its sidecar; r.patch is the same in memory."""
+        src = GEN.records()[0]
+        donor = GEN.records()[1]
+        ops = [{"op": "reset_optimizer", "glob": "item[0].output.*"}, {"op": "zero_nonfinite"},
+               {"op": "transplant", "from": donor, "glob": "item[0].norm.*"},
+               {"op": "set", "path": "item[4].progress.data_cursor", "value": 0}]
+        out = GEN.path("patched-py.mpk")
+        result = ckpt.patch(src, out, ops)
+        self.assertEqual(result["sidecar"], out + ".patch.json")
+        self.assertEqual(result["readiness"], "warning")  # two parameters restart from zero moments
+        self.assertEqual(len(result["operations"]), 4)
+        common.run_cli("patch", src, "-o", GEN.path("patched-cli.mpk"), "--reset-optimizer", "item[0].output.*", "--zero-nonfinite",
+                       "--transplant", donor, "item[0].norm.*", "--set", "item[4].progress.data_cursor=0")
+        with open(out, "rb") as a, open(GEN.path("patched-cli.mpk"), "rb") as b:
+            self.assertEqual(a.read(), b.read())
+        with open(out + ".patch.json") as f:
+            sidecar = json.load(f)
+        self.assertEqual([o["op"] for o in sidecar["operations"]], ["reset_optimizer", "zero_nonfinite", "transplant", "set"])
+        self.assertTrue(sidecar["tool"].startswith("import ckpt "))
+        again = GEN.path("patched-again.mpk")
+        ckpt.replay_patch(out + ".patch.json", again)
+        with open(out, "rb") as a, open(again, "rb") as b:
+            self.assertEqual(a.read(), b.read())
+        r = ckpt.open(src).patch(ops)
+        np.testing.assert_array_equal(r.array("item[0].norm.gamma.param"), ckpt.open(donor).array("item[0].norm.gamma.param"))
+        self.assertEqual(r.info()["optimizer_entries"], ckpt.open(src).info()["optimizer_entries"] - 2)
+        with self.assertRaises(ckpt.Error) as cm:
+            ckpt.patch(src, GEN.path("never.mpk"), [{"op": "frobnicate"}])
+        self.assertIn("unknown operation", str(cm.exception))
+        self.assertFalse(os.path.exists(GEN.path("never.mpk")))
+
     def test_save_converts(self):
         r = ckpt.open(GEN.records()[0])
         out = GEN.path("converted.bin")

@@ -384,13 +384,8 @@ void CheckpointDocument::requestSurgery(int record, const PatchOp& op)
     // The value edits made so far become `set` operations ahead of the surgery: node numbers do not
     // survive a patch, paths do, and the sidecar then replays the edits too.
     std::vector<PatchOp> ops;
-    for (const Edit& e : editsOf(record)) {
-        PatchOp set;
-        set.kind = PatchOp::Kind::Set;
-        set.path = e.path;
-        set.json = e.json;
-        ops.push_back(std::move(set));
-    }
+    for (const Edit& e : editsOf(record))
+        ops.push_back(setOperation(e));
     ops.push_back(op);
     if (op.kind == PatchOp::Kind::Transplant)
         ops.back().from = absolutePath(QString::fromStdString(op.from)).toStdString();
@@ -511,29 +506,12 @@ QString CheckpointDocument::writeSidecar(int record, const QString& path)
     p.operations = log.ops;
     p.donorSha256 = log.donorSha256;
     for (const Edit& e : editsOf(record)) { // value edits made after the last surgery step
-        PatchOp set;
-        set.kind = PatchOp::Kind::Set;
-        set.path = e.path;
-        set.json = e.json;
-        p.operations.push_back(std::move(set));
+        p.operations.push_back(setOperation(e));
         p.donorSha256.emplace_back();
     }
-    const std::string out = absolutePath(path).toStdString();
-    p.output = out;
-    auto digest = fileSha256(out);
-    if (!digest)
-        return QString::fromStdString(Error(digest.error()).withFile(out).message());
-    p.outputSha256 = *digest;
     p.tool = "checkpoint-inspector " CKPT_VERSION " (" CKPT_GIT_REVISION ")";
-    // The verdict of the file as written, read back as the next reader will read it.
-    auto written = openRecord(out);
-    if (!written)
-        return QString::fromStdString(Error(written.error()).withFile(out).message());
-    p.readiness = std::string(resumeReadiness(checkResume(**written)));
-    const std::string json = patchProvenanceJson(p);
-    const std::string sidecar = patchSidecarPath(out);
-    if (auto w = writeFileAtomic(sidecar, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(json.data()), json.size())); !w)
-        return QString::fromStdString(Error(w.error()).withFile(sidecar).message());
+    if (auto checks = finishPatchSidecar(p, absolutePath(path).toStdString(), {}); !checks)
+        return QString::fromStdString(checks.error().message());
     return {};
 }
 
