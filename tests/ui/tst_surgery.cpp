@@ -16,6 +16,9 @@
 #include "core/codec/json.h"
 
 #include <QDir>
+
+#include <cstring>
+#include <limits>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -169,6 +172,42 @@ private Q_SLOTS:
                      &err),
             0);
         QCOMPARE(contents(again), contents(out));
+    }
+
+    /** Zeroing non-finite moments from the panel: the NaN planted in a moment is gone, and back after undo. */
+    void zeroNonFiniteIsUndoable()
+    {
+        auto rec = openRecord(record(8).toStdString());
+        QVERIFY(rec.has_value());
+        const TensorEntry* moment = nullptr;
+        for (const auto& t : (*rec)->tensors)
+            if (t.role == TensorRole::Optimizer && t.dtype == DType::F32 && t.offset)
+                moment = &t;
+        QVERIFY(moment);
+        QByteArray bytes = contents(record(8));
+        const float nan = std::numeric_limits<float>::quiet_NaN();
+        std::memcpy(bytes.data() + *moment->offset, &nan, sizeof nan);
+        const QString damaged = m_dir.filePath(QStringLiteral("nan.mpk"));
+        {
+            QFile f(damaged);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(bytes);
+        }
+        CheckpointDocument doc;
+        doc.setWorkspace(loadWorkspace({damaged}, Progress::none()));
+        OptimizerPanel panel(&doc);
+        QSignalSpy finished(&doc, &CheckpointDocument::surgeryFinished);
+        const auto before = doc.workspace().records[0].record;
+        const std::string path = moment->path;
+        auto nanCount = [&](const Record& r) { return r.stats(r.tensors[*r.findTensor(path)]).nan; };
+        QCOMPARE(nanCount(*before), uint64_t(1));
+        panel.zeroNonFiniteMoments();
+        QCOMPARE(waitForSurgery(finished), QString());
+        QCOMPARE(finished.isEmpty(), true);
+        QCOMPARE(nanCount(*doc.workspace().records[0].record), uint64_t(0));
+        doc.undoStack()->undo();
+        QCOMPARE(doc.workspace().records[0].record, before);
+        QCOMPARE(nanCount(*doc.workspace().records[0].record), uint64_t(1));
     }
 
     /** The Optimizer panel's context actions act on the selected parameter's record. */
