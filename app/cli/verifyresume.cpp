@@ -5,6 +5,7 @@
 #include "app/cli/verifyresume.h"
 
 #include "app/cli/args.h"
+#include "app/cli/childprocess.h"
 #include "app/cli/exits.h"
 #include "app/cli/resumeprofiles.h"
 #include "core/diff/diff.h"
@@ -16,7 +17,6 @@
 #include "workers/parallelfor.h"
 
 #include <algorithm>
-#include <array>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -25,11 +25,8 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
-#include <csignal>
 #include <optional>
-#include <spawn.h>
 #include <sstream>
-#include <sys/wait.h>
 #include <unistd.h>
 
 extern char** environ;
@@ -71,106 +68,6 @@ std::optional<std::string> makeTempDir(std::string& why)
     std::error_code ec;
     const fs::path abs = fs::absolute(templ, ec); // the child may run in another working directory
     return ec ? templ : abs.string();
-}
-
-/// The stop signal (SIGINT, SIGTERM, SIGHUP) that arrived while the resumption ran, 0 if none.
-volatile std::sig_atomic_t g_stopSignal = 0;
-extern "C" void noteStopSignal(int sig)
-{
-    g_stopSignal = sig;
-}
-
-/**
- * While the resumption runs, a stop signal does not kill ckpt on the spot: it is passed on to the child
- * and ckpt, once the child has ended, removes its temporary directory and then dies of the same signal
- * (so a caller sees the signal, as without the handler). Ctrl-C reaches the child from the terminal too.
- */
-class StopSignals {
-public:
-    StopSignals()
-    {
-        struct sigaction sa {};
-        sa.sa_handler = noteStopSignal;
-        sigemptyset(&sa.sa_mask);
-        sa.sa_flags = 0; // no SA_RESTART: waitpid returns EINTR and the signal is forwarded
-        for (size_t i = 0; i < kSignals.size(); ++i)
-            ::sigaction(kSignals[i], &sa, &m_old[i]);
-    }
-    ~StopSignals()
-    {
-        for (size_t i = 0; i < kSignals.size(); ++i)
-            ::sigaction(kSignals[i], &m_old[i], nullptr);
-    }
-    StopSignals(const StopSignals&) = delete;
-    StopSignals& operator=(const StopSignals&) = delete;
-
-private:
-    static constexpr std::array<int, 3> kSignals = {SIGINT, SIGTERM, SIGHUP};
-    std::array<struct sigaction, 3> m_old {};
-};
-
-struct ChildResult {
-    bool started = false;
-    std::string startError;
-    int exitCode = -1;  ///< when it exited
-    int signal = 0;     ///< when a signal ended it
-};
-
-/// Runs \a argv (argv[0] looked up in PATH when it has no '/') with stdin from /dev/null and
-/// stdout and stderr into \a logPath, and waits for it.
-ChildResult runChild(const std::vector<std::string>& argv, const std::string& logPath, const std::vector<std::string>& extraEnv,
-    const std::string& workingDirectory)
-{
-    ChildResult r;
-    // ckpt's environment with the profile's NAME=VALUE entries over it.
-    std::vector<std::string> env;
-    for (char** e = environ; *e; ++e) {
-        const std::string entry = *e;
-        const std::string name = entry.substr(0, entry.find('=') + 1);
-        const bool overridden = std::any_of(extraEnv.begin(), extraEnv.end(), [&](const std::string& x) { return x.starts_with(name); });
-        if (!overridden)
-            env.push_back(entry);
-    }
-    env.insert(env.end(), extraEnv.begin(), extraEnv.end());
-    std::vector<char*> cenv;
-    cenv.reserve(env.size() + 1);
-    for (auto& e : env)
-        cenv.push_back(e.data());
-    cenv.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    if (!workingDirectory.empty())
-        posix_spawn_file_actions_addchdir_np(&actions, workingDirectory.c_str());
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, 1, logPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    posix_spawn_file_actions_adddup2(&actions, 1, 2);
-    std::vector<char*> cargv;
-    cargv.reserve(argv.size() + 1);
-    for (const auto& a : argv)
-        cargv.push_back(const_cast<char*>(a.c_str()));
-    cargv.push_back(nullptr);
-    pid_t pid = 0;
-    const int rc = ::posix_spawnp(&pid, cargv[0], &actions, nullptr, cargv.data(), cenv.data());
-    posix_spawn_file_actions_destroy(&actions);
-    if (rc != 0) {
-        r.startError = std::strerror(rc);
-        return r;
-    }
-    r.started = true;
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0) {
-        if (errno == EINTR && g_stopSignal != 0)
-            ::kill(pid, g_stopSignal);
-        else if (errno != EINTR) {
-            r.startError = std::string("waitpid: ") + std::strerror(errno);
-            return r;
-        }
-    }
-    if (WIFEXITED(status))
-        r.exitCode = WEXITSTATUS(status);
-    else if (WIFSIGNALED(status))
-        r.signal = WTERMSIG(status);
-    return r;
 }
 
 /// The last \a maxLines lines of the child's output, for the failure message.
@@ -346,12 +243,10 @@ int verifyResumeCommand(const std::vector<std::string>& argvIn)
         const StopSignals stopSignals;
         child = runChild(command, logPath, environment, workingDirectory);
     }
-    if (const int sig = g_stopSignal; sig != 0) {
+    if (const int sig = stopSignalReceived(); sig != 0) {
         std::fprintf(stderr, "ckpt: verify-resume interrupted by signal %d\n", sig);
-        guard.finish(); // now: the default action below runs no destructors
-        std::signal(sig, SIG_DFL);
-        std::raise(sig);
-        return 1; // not reached: the default action of these signals ends the process
+        guard.finish(); // now: dying of the signal runs no destructors
+        dieOfSignal(sig);
     }
     if (!child.started || child.exitCode != 0) {
         std::string how = !child.started ? "could not be started: " + child.startError
