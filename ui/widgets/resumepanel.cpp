@@ -8,6 +8,7 @@
 
 #include "core/codec/json.h"
 #include "core/edit/edit.h"
+#include "core/run/timeline.h"
 
 #include <QComboBox>
 #include <QDir>
@@ -24,6 +25,7 @@
 #include <QSettings>
 #include <QSpinBox>
 #include <QSplitter>
+#include <QTimer>
 #include <QToolButton>
 #include <QTreeWidget>
 #include <QVBoxLayout>
@@ -59,6 +61,21 @@ std::optional<uint64_t> tapeU64(const Tape& t, uint32_t node, std::initializer_l
     }
     return at ? t.asU64(*at) : std::nullopt;
 }
+
+/** The checklist's colours, for the verdict too: ok, warning, error. */
+const QColor kOkColour(0, 128, 0);
+const QColor kWarningColour(180, 120, 0);
+const QColor kErrorColour(200, 0, 0);
+
+/** For reading, not for pasting into a shell: each argument is shown in brackets when it has spaces, exactly as passed. */
+QString shownCommand(const QString& program, const QStringList& arguments)
+{
+    QString shown = program;
+    for (const QString& a : arguments)
+        shown += a.contains(u' ') || a.contains(u'\n') || a.isEmpty() ? QString(QStringLiteral(" \u2039") + a + QStringLiteral("\u203a"))
+                                                                      : QString(QLatin1Char(' ') + a);
+    return shown;
+}
 } // namespace
 
 ResumePanel::ResumePanel(QWidget* parent)
@@ -75,6 +92,14 @@ ResumePanel::ResumePanel(QWidget* parent)
     , m_stop(new QPushButton(tr("Stop"), this))
     , m_status(new QLabel(this))
     , m_log(new QPlainTextEdit(this))
+    , m_verifyRunner(new VerifyRunner(this))
+    , m_verify(new QPushButton(tr("Verify resume…"), this))
+    , m_cancelVerify(new QPushButton(tr("Cancel"), this))
+    , m_against(new QComboBox(this))
+    , m_tolerance(new QComboBox(this))
+    , m_verdict(new QLabel(this))
+    , m_differences(new QTreeWidget(this))
+    , m_verifyTicker(new QTimer(this))
 {
     setObjectName(QStringLiteral("resumePanel"));
     m_title->setWordWrap(true);
@@ -108,10 +133,42 @@ ResumePanel::ResumePanel(QWidget* parent)
     form->addRow(tr("Run directory"), dirRow);
     form->addRow(tr("Train until step"), m_steps);
     form->addRow(tr("Profile"), profileRow);
+    m_verify->setObjectName(QStringLiteral("verifyResume"));
+    m_verify->setToolTip(tr("Resume from this checkpoint through the profile, in a temporary directory, up to the step of the checkpoint "
+                            "chosen under \"Verify against\", and compare the two (ckpt verify-resume)."));
+    m_cancelVerify->setObjectName(QStringLiteral("cancelVerifyResume"));
+    m_cancelVerify->setEnabled(false);
+    m_against->setObjectName(QStringLiteral("verifyAgainst"));
+    m_against->setPlaceholderText(tr("(no later checkpoint in this run)"));
+    m_against->setToolTip(tr("A later checkpoint of the same run: the resumption must reproduce it."));
+    m_against->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_tolerance->setObjectName(QStringLiteral("verifyTolerance"));
+    m_tolerance->addItem(tr("exact"), QStringLiteral("exact"));
+    m_tolerance->addItem(tr("strict (rel L2 ≤ 1e-6)"), QStringLiteral("strict"));
+    m_tolerance->addItem(tr("relaxed (rel L2 ≤ 1e-3)"), QStringLiteral("relaxed"));
+    m_tolerance->setToolTip(tr("exact: byte-identical tensors and equal state; strict: rel L2 ≤ 1e-6; relaxed: rel L2 ≤ 1e-3, numbers in "
+                               "state within 1e-3, metadata ignored. A NaN against a number always differs."));
+    auto* verifyRow = new QHBoxLayout;
+    verifyRow->addWidget(m_against, 1);
+    verifyRow->addWidget(new QLabel(tr("Tolerance"), this));
+    verifyRow->addWidget(m_tolerance);
+    form->addRow(tr("Verify against"), verifyRow);
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(m_start);
     buttons->addWidget(m_stop);
+    buttons->addSpacing(12);
+    buttons->addWidget(m_verify);
+    buttons->addWidget(m_cancelVerify);
     buttons->addWidget(m_status, 1);
+    m_verdict->setObjectName(QStringLiteral("verifyVerdict"));
+    m_verdict->setWordWrap(true);
+    m_verdict->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_verdict->hide();
+    m_differences->setObjectName(QStringLiteral("verifyDifferences"));
+    m_differences->setHeaderLabels({tr("Tensor or state field"), tr("max |Δ|"), tr("rel L2"), tr("Status")});
+    m_differences->setRootIsDecorated(false);
+    m_differences->hide();
+    m_verifyTicker->setInterval(1000);
 
     auto* top = new QWidget(this);
     auto* topLayout = new QVBoxLayout(top);
@@ -120,6 +177,8 @@ ResumePanel::ResumePanel(QWidget* parent)
     topLayout->addWidget(m_checks, 1);
     topLayout->addLayout(form);
     topLayout->addLayout(buttons);
+    topLayout->addWidget(m_verdict);
+    topLayout->addWidget(m_differences, 1);
     auto* split = new QSplitter(Qt::Vertical, this);
     split->addWidget(top);
     split->addWidget(m_log);
@@ -142,6 +201,7 @@ ResumePanel::ResumePanel(QWidget* parent)
             QSettings settings;
             ResumeProfiles::setCurrent(settings, name);
         }
+        updateButtons(); // a Slurm profile cannot verify
     });
     connect(m_stop, &QPushButton::clicked, this, &ResumePanel::stop);
     connect(m_runner, &ResumeRunner::started, this, [this] {
@@ -182,6 +242,35 @@ ResumePanel::ResumePanel(QWidget* parent)
         }
         updateButtons();
         Q_EMIT runFinished(m_runner->request().outDir, !m_failed);
+    });
+    connect(m_verify, &QPushButton::clicked, this, &ResumePanel::startVerify);
+    connect(m_cancelVerify, &QPushButton::clicked, this, &ResumePanel::cancelVerify);
+    connect(m_against, &QComboBox::currentIndexChanged, this, [this] {
+        m_against->setToolTip(m_against->currentData().toString());
+        updateButtons();
+    });
+    connect(m_verifyTicker, &QTimer::timeout, this, [this] {
+        m_status->setText(tr("Verifying: resuming in a temporary directory, then comparing… %1 s").arg(m_verifyClock.elapsed() / 1000));
+    });
+    connect(m_verifyRunner, &VerifyRunner::started, this, [this] { m_verifyTicker->start(); });
+    connect(m_verifyRunner, &VerifyRunner::outputAvailable, this, [this](const QString& line) {
+        m_log->appendHtml(QStringLiteral("<span style='color:#c00000'>") + line.toHtmlEscaped() + QStringLiteral("</span>"));
+    });
+    connect(m_verifyRunner, &VerifyRunner::verified, this, &ResumePanel::showVerifyReport);
+    connect(m_verifyRunner, &VerifyRunner::failed, this, &ResumePanel::showVerifyFailure);
+    connect(m_verifyRunner, &VerifyRunner::finished, this, [this](bool ok, bool cancelled) {
+        m_verifyTicker->stop();
+        if (cancelled) {
+            const QString text = tr("Verification cancelled.");
+            m_status->setText(text);
+            m_log->appendPlainText(QStringLiteral("— ") + text);
+            m_verdict->setText(text);
+            m_verdict->show();
+            m_differences->clear();
+            m_differences->hide();
+        }
+        updateButtons();
+        Q_EMIT verifyFinished(ok);
     });
     reloadProfiles();
     setWorkspace({});
@@ -315,7 +404,8 @@ void ResumePanel::setWorkspace(const Workspace& ws)
         }
         return checks;
     };
-    for (const auto& lr : ws.records) {
+    for (size_t recordIndex = 0; recordIndex < ws.records.size(); ++recordIndex) {
+        const LoadedRecord& lr = ws.records[recordIndex];
         if (lr.record->kind != RecordKind::TrainingRecord && lr.record->kind != RecordKind::ModelStateTrainingRecord)
             continue;
         bool errors = false;
@@ -333,6 +423,10 @@ void ResumePanel::setWorkspace(const Workspace& ws)
         const auto batch = stateU64(*lr.record, "config", "batch_size");
         src.stepsPerEpoch = dataset && batch && *batch ? *dataset / *batch : 0;
         src.label = tr("TrainingRecord %1 (step %2)").arg(QFileInfo(lr.path).fileName()).arg(src.step);
+        // A resumption of the same run keeps the parameter ids, so the later checkpoint's paths are these.
+        const std::vector<QString> names = ws.tensorNames(int(recordIndex));
+        for (size_t t = 0; t < names.size() && t < lr.record->tensors.size(); ++t)
+            src.tensorNames.insert(qs(lr.record->tensors[t].path), names[t]);
         m_sources.push_back(std::move(src));
     }
     if (ws.graph)
@@ -352,6 +446,7 @@ void ResumePanel::setWorkspace(const Workspace& ws)
         showChecks(otherChecks);
         m_title->setText(tr("Open a TrainingRecord (checkpoint/record-STEP.*) or a GradientCheckpoint (graph/step-STEP.json) written by "
                             "ckpt-train to resume it."));
+        refreshAgainst();
         updateButtons();
         return;
     }
@@ -391,6 +486,7 @@ void ResumePanel::showSource(int index)
     if (!m_runner->isRunning())
         m_outDir->setText(runDirectoryOf(m_record));
     m_steps->setMinimum(0);
+    refreshAgainst();
     updateButtons();
 }
 
@@ -401,13 +497,8 @@ void ResumePanel::start()
     const ResumeRunner::Request r = currentRequest();
     m_failed = false;
     m_log->clear();
-    // For reading, not for pasting into a shell: each argument is shown in brackets, exactly as passed.
     const ResolvedCommand cmd = m_runner->command(r);
-    QString shown = QStringLiteral("[") + currentProfile().name + QStringLiteral("] ") + cmd.program;
-    for (const QString& a : cmd.arguments)
-        shown += a.contains(u' ') || a.contains(u'\n') || a.isEmpty() ? QString(QStringLiteral(" \u2039") + a + QStringLiteral("\u203a"))
-                                                                      : QString(QLatin1Char(' ') + a);
-    m_log->appendPlainText(shown);
+    m_log->appendPlainText(QStringLiteral("[") + currentProfile().name + QStringLiteral("] ") + shownCommand(cmd.program, cmd.arguments));
     if (m_runner->start(r))
         m_status->setText(tr("Starting…"));
     updateButtons();
@@ -422,14 +513,162 @@ void ResumePanel::stop()
 
 void ResumePanel::updateButtons()
 {
-    const bool running = m_runner->isRunning();
+    // One child at a time: a resumption and a verification share the source and profile choices.
+    const bool verifying = m_verifyRunner->isRunning();
+    const bool running = m_runner->isRunning() || verifying;
+    const bool slurm = currentProfile().launcher == ResumeProfile::Launcher::Slurm;
     m_start->setEnabled(!running && !m_record.isEmpty() && !m_blocked);
-    m_stop->setEnabled(running);
+    m_stop->setEnabled(m_runner->isRunning());
     m_outDir->setEnabled(!running);
     m_steps->setEnabled(!running);
     m_source->setEnabled(!running && m_sources.size() > 1);
     m_profile->setEnabled(!running);
     m_editProfiles->setEnabled(!running);
+    m_verify->setEnabled(!running && !m_record.isEmpty() && !m_blocked && m_against->count() > 0 && !slurm);
+    m_verify->setToolTip(slurm ? tr("Verification runs the resumption here, with ckpt: choose a local profile.")
+                               : tr("Resume from this checkpoint through the profile, in a temporary directory, up to the step of the "
+                                    "checkpoint chosen under \"Verify against\", and compare the two (ckpt verify-resume)."));
+    m_cancelVerify->setEnabled(verifying);
+    m_against->setEnabled(!running);
+    m_tolerance->setEnabled(!running);
+}
+
+void ResumePanel::refreshAgainst()
+{
+    const QString previous = m_against->currentData().toString();
+    {
+        const QSignalBlocker block(m_against);
+        m_against->clear();
+        // Core's reading of the run (the names and order ckpt timeline uses), not a pattern of our own.
+        const CheckpointPlace place = m_record.isEmpty() ? CheckpointPlace{} : checkpointPlaceOf(m_record.toStdString());
+        const quint64 from = m_recordStep ? m_recordStep : place.step.value_or(0);
+        if (!place.runDirectory.empty())
+            if (auto run = listRunCheckpoints(place.runDirectory)) {
+                const QDir runDir(qs(place.runDirectory));
+                for (const RunPoint& point : run->points)
+                    if (point.step && *point.step > from)
+                        m_against->addItem(tr("%1 (step %2)").arg(qs(point.file)).arg(*point.step), runDir.filePath(qs(point.file)));
+            }
+        // The same file again after a reload, else the nearest later checkpoint: the shortest resumption.
+        const int keep = m_against->findData(previous);
+        m_against->setCurrentIndex(keep >= 0 ? keep : (m_against->count() > 0 ? 0 : -1));
+    }
+    m_against->setToolTip(m_against->currentData().toString());
+}
+
+VerifyRunner::Request ResumePanel::currentVerifyRequest() const
+{
+    VerifyRunner::Request r;
+    r.record = m_record;
+    r.against = m_against->currentData().toString();
+    r.profile = currentProfile().name;
+    r.tolerance = m_tolerance->currentData().toString();
+    return r;
+}
+
+void ResumePanel::startVerify()
+{
+    if (m_record.isEmpty() || m_blocked || m_runner->isRunning() || m_verifyRunner->isRunning() || m_against->count() == 0)
+        return;
+    const VerifyRunner::Request r = currentVerifyRequest();
+    {
+        // ckpt reads the profile by name from the settings file: what this process changed must be
+        // on disk first. (With none stored, ckpt offers the same default profile as the app.)
+        QSettings settings;
+        settings.sync();
+    }
+    m_verdict->hide();
+    m_differences->clear();
+    m_differences->hide();
+    m_log->appendPlainText(QStringLiteral("— ") + tr("Verify resume: %1").arg(shownCommand(m_verifyRunner->program(), VerifyRunner::arguments(r))));
+    m_log->appendPlainText(QStringLiteral("— ") + tr("resuming %1 through \"%2\" in a temporary directory up to the step of %3, then comparing "
+                                                     "the two (tolerance %4)…")
+                                                      .arg(QFileInfo(r.record).fileName(), r.profile, QFileInfo(r.against).fileName(), r.tolerance));
+    m_verifyClock.start();
+    if (m_verifyRunner->start(r))
+        m_status->setText(tr("Verifying…"));
+    updateButtons();
+}
+
+void ResumePanel::cancelVerify()
+{
+    m_verifyRunner->cancel();
+}
+
+void ResumePanel::showVerifyReport(const VerifyRunner::Report& report)
+{
+    const VerifyRunner::Request& r = m_verifyRunner->request();
+    QString verdict;
+    QColor colour;
+    if (report.verdict == QLatin1String("identical")) {
+        verdict = tr("Identical");
+        colour = kOkColour;
+    } else if (report.verdict == QLatin1String("within_tolerance")) {
+        verdict = tr("Within tolerance");
+        colour = kWarningColour;
+    } else {
+        verdict = tr("Diverged");
+        colour = kErrorColour;
+    }
+    qsizetype above = 0;
+    for (const auto& d : report.differences)
+        above += d.aboveTolerance ? 1 : 0;
+    QString detail = report.differences.isEmpty() ? tr("every tensor and state field matches")
+                                                  : tr("%n difference(s)", nullptr, int(report.differences.size()));
+    if (above < report.differences.size())
+        detail += tr(", %1 beyond the tolerance").arg(above);
+    // One arg() call: a file name holding "%4" must not be substituted again.
+    m_verdict->setText(tr("<b style='color:%1'>%2</b>: %3 resumed for %4 steps to step %5 and compared with %6 (tolerance %7): %8.")
+                           .arg(colour.name(), verdict, QFileInfo(r.record).fileName().toHtmlEscaped(), QString::number(report.steps),
+                               QString::number(report.step), QFileInfo(r.against).fileName().toHtmlEscaped(), report.tolerance.toHtmlEscaped(),
+                               detail));
+    m_verdict->setToolTip(r.against);
+    m_verdict->show();
+    m_differences->clear();
+    const auto source = std::find_if(m_sources.begin(), m_sources.end(), [&](const Source& src) { return src.path == r.record; });
+    const QHash<QString, QString> noNames;
+    const QHash<QString, QString>& names = source != m_sources.end() ? source->tensorNames : noNames;
+    for (qsizetype i = 0; i < report.differences.size() && i < MaxDifferencesShown; ++i) {
+        const auto& d = report.differences[i];
+        const auto number = [](const std::optional<double>& v) { return v ? formatNumber(*v) : QStringLiteral("—"); };
+        QString status = d.status;
+        if (d.isState)
+            status += QStringLiteral(": %1 → %2").arg(d.later.isEmpty() ? tr("(absent)") : d.later, d.resumed.isEmpty() ? tr("(absent)") : d.resumed);
+        if (!d.aboveTolerance)
+            status += tr(" (within tolerance)");
+        // The module's name where the source record knows the path (same run), else the path as ckpt gives it.
+        auto* item = new QTreeWidgetItem(m_differences, {names.value(d.path, d.path), number(d.maxAbs), number(d.relL2), status});
+        item->setData(0, Qt::UserRole, d.path);
+        item->setToolTip(0, d.path);
+        item->setToolTip(3, status);
+        item->setTextAlignment(1, Qt::AlignRight | Qt::AlignVCenter);
+        item->setTextAlignment(2, Qt::AlignRight | Qt::AlignVCenter);
+        item->setForeground(3, d.aboveTolerance ? kErrorColour : kWarningColour);
+    }
+    if (report.differences.size() > MaxDifferencesShown)
+        new QTreeWidgetItem(m_differences, {tr("… and %1 more (ckpt verify-resume lists them all)").arg(report.differences.size() - MaxDifferencesShown)});
+    m_differences->setVisible(!report.differences.isEmpty());
+    for (int c = 0; c < 3; ++c)
+        m_differences->resizeColumnToContents(c);
+    const QString line = tr("%1: %2 resumed to step %3 and compared with %4 (tolerance %5), %6 difference(s).")
+                             .arg(verdict, QFileInfo(r.record).fileName(), QString::number(report.step), QFileInfo(r.against).fileName(),
+                                 report.tolerance, QString::number(report.differences.size()));
+    m_status->setText(verdict);
+    m_log->appendPlainText(QStringLiteral("— ") + line);
+    Q_EMIT message(tr("Verify resume: %1").arg(line), report.verdict == QLatin1String("diverged"));
+}
+
+void ResumePanel::showVerifyFailure(const QString& error)
+{
+    const QString text = tr("Verification failed: %1").arg(error);
+    m_verdict->setText(QStringLiteral("<b style='color:%1'>%2</b>").arg(kErrorColour.name(), text.toHtmlEscaped()));
+    m_verdict->setToolTip(QString());
+    m_verdict->show();
+    m_differences->clear();
+    m_differences->hide();
+    m_log->appendHtml(QStringLiteral("<b style='color:#c00000'>") + text.toHtmlEscaped() + QStringLiteral("</b>"));
+    m_status->setText(tr("Verification failed."));
+    Q_EMIT message(text, true);
 }
 
 } // namespace ckpt::ui

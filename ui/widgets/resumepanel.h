@@ -3,8 +3,11 @@
 #pragma once
 
 #include "ui/process/resumerunner.h"
+#include "ui/process/verifyrunner.h"
 #include "ui/workspace/workspace.h"
 
+#include <QElapsedTimer>
+#include <QHash>
 #include <QWidget>
 
 class QComboBox;
@@ -13,6 +16,7 @@ class QLineEdit;
 class QPlainTextEdit;
 class QPushButton;
 class QSpinBox;
+class QTimer;
 class QTreeWidget;
 
 namespace ckpt::ui {
@@ -24,6 +28,11 @@ namespace ckpt::ui {
  * kept in QSettings, edited in ResumeProfileDialog), Start/Stop around a ResumeRunner, and the live
  * log. Errors of the checklist disable Start. Step lines are forwarded (stepReported) for the loss
  * plot; runFinished tells the window to reload the run directory.
+ *
+ * "Verify resume…" proves a resumption reproduces the run: `ckpt verify-resume` (a VerifyRunner)
+ * resumes the source through the selected profile into a temporary directory up to the step of a
+ * later checkpoint of the same run (the "against" chooser) and compares the two at the chosen
+ * tolerance. The verdict and the first differences are shown under the buttons.
  */
 class ResumePanel : public QWidget
 {
@@ -58,9 +67,29 @@ public:
     /** Default run directory: DIR for DIR/checkpoint/record-N.* and DIR/graph/step-N.json, else the file's folder. */
     static QString runDirectoryOf(const QString& recordPath);
 
+    VerifyRunner* verifyRunner() const { return m_verifyRunner; }
+    QPushButton* verifyButton() const { return m_verify; }
+    QPushButton* cancelVerifyButton() const { return m_cancelVerify; }
+    /** The later checkpoints of the source's run (step greater than the source's), the path as item data. */
+    QComboBox* againstBox() const { return m_against; }
+    /** exact, strict, relaxed (the name as item data). */
+    QComboBox* toleranceBox() const { return m_tolerance; }
+    /** The last verification's verdict, or why it failed. */
+    QLabel* verdictLabel() const { return m_verdict; }
+    /** The last verification's first differences: name (the path as ckpt gives it in Qt::UserRole), max |Δ|, rel L2, status. */
+    QTreeWidget* differencesView() const { return m_differences; }
+    /** The request Verify would run now. */
+    VerifyRunner::Request currentVerifyRequest() const;
+    /** Lists the later checkpoints of the source's run again (after the run directory changed). */
+    void refreshAgainst();
+    /** Rows shown in the differences table at most; the rest is counted in a last row. */
+    static constexpr int MaxDifferencesShown = 50;
+
 public Q_SLOTS:
     void start();
     void stop();
+    void startVerify();
+    void cancelVerify();
 
 Q_SIGNALS:
     void stepReported(quint64 step, double loss, double lr);
@@ -68,6 +97,8 @@ Q_SIGNALS:
     /** The trainer ended (normally, stopped, or failed) and \a outDir may hold new checkpoints. */
     void runFinished(const QString& outDir, bool ok);
     void message(const QString& text, bool error);
+    /** A verification ended: \a ok when ckpt gave its verdict (whatever it is), false when it failed or was cancelled. */
+    void verifyFinished(bool ok);
 
 private:
     struct Check {
@@ -80,11 +111,15 @@ private:
         quint64 stepsPerEpoch = 0;
         bool blocked = false;
         std::vector<Check> checks;
+        /** Tensor path -> the name a researcher reads ("input.weight · moment_1"), for the differences of a verification. */
+        QHash<QString, QString> tensorNames;
     };
     static Source graphSource(const GraphData& graph);
     void showSource(int index);
     void showChecks(const std::vector<Check>& checks);
     void updateButtons();
+    void showVerifyReport(const VerifyRunner::Report& report);
+    void showVerifyFailure(const QString& error);
     std::vector<Source> m_sources;
     QList<ResumeProfile> m_profiles;
     QComboBox* m_source;
@@ -99,6 +134,15 @@ private:
     QPushButton* m_stop;
     QLabel* m_status;
     QPlainTextEdit* m_log;
+    VerifyRunner* m_verifyRunner;
+    QPushButton* m_verify;
+    QPushButton* m_cancelVerify;
+    QComboBox* m_against;
+    QComboBox* m_tolerance;
+    QLabel* m_verdict;
+    QTreeWidget* m_differences;
+    QTimer* m_verifyTicker;       ///< elapsed time in the status line while ckpt works silently
+    QElapsedTimer m_verifyClock;
     QString m_record;
     quint64 m_recordStep = 0;
     quint64 m_stepsPerEpoch = 0;
