@@ -22,14 +22,7 @@ foreach(var TRAIN CKPT ORACLE WORK_DIR RECORDER)
   endif()
 endforeach()
 
-function(run_checked out_var)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT rc EQUAL 0)
-    string(REPLACE ";" " " cmd "${ARGN}")
-    message(FATAL_ERROR "failed (${rc}): ${cmd}\n${out}${err}")
-  endif()
-  set(${out_var} "${out}${err}" PARENT_SCOPE)
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/interop_common.cmake)
 
 set(dir "${WORK_DIR}/${RECORDER}")
 file(REMOVE_RECURSE "${dir}")
@@ -52,9 +45,9 @@ endif()
 set(patched "${dir}/patched.${RECORDER}")
 run_checked(log "${CKPT}" patch "${record}" -o "${patched}" --zero-nonfinite --reset-optimizer "item[0].output.*"
             --scheduler-step 2 --transplant "${donor}" "item[0].*" --set "item[4].progress.data_cursor=0")
-string(FIND "${log}" "resume readiness of" at_verdict)
+string(FIND "${log_ERR}" "resume readiness of" at_verdict)
 if(at_verdict EQUAL -1)
-  message(FATAL_ERROR "ckpt patch printed no resume-readiness verdict:\n${log}")
+  message(FATAL_ERROR "ckpt patch printed no resume-readiness verdict:\n${log_ERR}")
 endif()
 
 run_checked(after "${ORACLE}" read "${patched}" ${layout})
@@ -67,15 +60,7 @@ if(NOT tensors_after EQUAL expected_tensors OR NOT nan_after EQUAL 0 OR NOT inf_
   message(FATAL_ERROR "${patched}: expected ${expected_tensors} tensors and no NaN or inf, the oracle read:\n${after}")
 endif()
 
-# Byte identity of the typed re-encode for MessagePack and bincode (JSON: see interop_train.cmake, serde_json
-# parses floats only "best effort").
-if(NOT RECORDER MATCHES "^json")
-  run_checked(line "${ORACLE}" reencode "${patched}" "${dir}/reencoded.${RECORDER}" ${layout})
-  string(JSON identical GET "${line}" identical)
-  if(NOT identical)
-    message(FATAL_ERROR "${patched}: typed re-encode differs:\n${line}")
-  endif()
-endif()
+check_typed_reencode("${ORACLE}" "${patched}" ${RECORDER} "${dir}/reencoded.${RECORDER}" ${layout})
 
 file(READ "${patched}.patch.json" sidecar)
 string(JSON source_sha GET "${sidecar}" source sha256)

@@ -39,14 +39,7 @@ set(rows
   "adam|noam|half|--weight-decay,0.01|24"
   "adam|cosine|half|--blocks,2,--diverge-at,1|72")
 
-function(run_checked out_var)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT rc EQUAL 0)
-    string(REPLACE ";" " " cmd "${ARGN}")
-    message(FATAL_ERROR "failed (${rc}): ${cmd}\n${out}${err}")
-  endif()
-  set(${out_var} "${out}" PARENT_SCOPE)
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/interop_common.cmake)
 
 set(count 0)
 foreach(row ${rows})
@@ -87,18 +80,7 @@ foreach(row ${rows})
     endif()
   endif()
 
-  # Byte identity is checked for MessagePack and bincode. Not for JSON: serde_json 1.0.87 parses floats
-  # "best effort" (exact only with its float_roundtrip feature, which Burn does not enable), so an f64
-  # such as 1.5135221946334019 - the shortest round-trip text, which we write - comes back one ulp off and
-  # is re-written as 1.513522194633402. The JSON writer's bytes are checked against serde_json's own files
-  # in tests/interopcheck (resaveIdentical) instead.
-  if(NOT RECORDER MATCHES "^json")
-    run_checked(line "${ORACLE}" reencode "${record}" "${dir}/reencoded.${RECORDER}" ${layout})
-    string(JSON identical GET "${line}" identical)
-    if(NOT identical)
-      message(FATAL_ERROR "${record}: typed re-encode differs:\n${line}")
-    endif()
-  endif()
+  check_typed_reencode("${ORACLE}" "${record}" ${RECORDER} "${dir}/reencoded.${RECORDER}" ${layout})
 
   # Without --optimizer/--scheduler every layout is tried: the right one must be among those that decode.
   set(representative ${scheduler})
