@@ -7,6 +7,7 @@
 // live log and loss plot, and the record it writes is byte-identical to a straight run's. scancel
 // stops a long job, which checkpoints first.
 #include "tests/ckptskip.h"
+#include "tests/slurm/privatecluster.h"
 #include "ui/mainwindow.h"
 #include "ui/plots/lossplotwidget.h"
 #include "ui/process/resumerunner.h"
@@ -56,31 +57,13 @@ QByteArray readAll(const QString& path)
     return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
 }
 
-QString run(const QString& program, const QStringList& args)
-{
-    QProcess p;
-    p.start(program, args);
-    p.waitForFinished(20000);
-    return QString::fromUtf8(p.readAllStandardOutput() + p.readAllStandardError());
-}
 } // namespace
 
 class TstSlurmResume : public QObject
 {
     Q_OBJECT
-    QTemporaryDir m_cluster{QStringLiteral("/tmp/ckpt-slurm-XXXXXX")};
-    std::vector<std::unique_ptr<QProcess>> m_daemons;
+    clustertest::PrivateCluster m_cluster;
     QString m_skip;
-
-    void startDaemon(const QString& program, const QStringList& args)
-    {
-        auto p = std::make_unique<QProcess>();
-        p->setProcessChannelMode(QProcess::MergedChannels);
-        p->setStandardOutputFile(m_cluster.filePath(QFileInfo(program).fileName() + QStringLiteral(".console")));
-        p->start(program, args);
-        QVERIFY2(p->waitForStarted(10000), qPrintable(program));
-        m_daemons.push_back(std::move(p));
-    }
 
 private Q_SLOTS:
     void initTestCase()
@@ -90,79 +73,11 @@ private Q_SLOTS:
         QCoreApplication::setOrganizationName(QStringLiteral("ckpt-tests"));
         QCoreApplication::setApplicationName(QStringLiteral("tst_slurmresume"));
         QSettings().clear();
-        QStringList missing;
-        for (const char* tool : {"munged", "slurmctld", "slurmd", "sbatch", "squeue", "sacct", "scancel", "scontrol", "sinfo"})
-            if (QStandardPaths::findExecutable(QLatin1String(tool), {QStringLiteral("/usr/sbin"), QStringLiteral("/usr/bin")}).isEmpty())
-                missing << QLatin1String(tool);
-        if (!missing.isEmpty())
-            CKPT_SKIP(QStringLiteral("Slurm is not installed (missing %1): packaging/install-deps.sh installs slurm-wlm and munge")
-                          .arg(missing.join(u' ')));
-        if (::geteuid() != 0)
-            CKPT_SKIP(QStringLiteral("slurmd must run as root to start jobs; this test configures a private cluster only when run as root (as CI does)"));
-        QVERIFY(m_cluster.isValid());
-        const QDir c(m_cluster.path());
-        for (const char* sub : {"munge", "state", "spool", "log"})
-            QVERIFY(c.mkpath(QLatin1String(sub)));
-        QFile::setPermissions(c.filePath(QStringLiteral("munge")), QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
-        QFile key(c.filePath(QStringLiteral("munge/munge.key")));
-        QVERIFY(key.open(QIODevice::WriteOnly));
-        QFile random(QStringLiteral("/dev/urandom"));
-        QVERIFY(random.open(QIODevice::ReadOnly));
-        key.write(random.read(1024));
-        key.close();
-        key.setPermissions(QFile::ReadOwner);
-        const QString socket = c.filePath(QStringLiteral("munge/munge.socket"));
-        startDaemon(QStringLiteral("/usr/sbin/munged"),
-            {QStringLiteral("--foreground"), QStringLiteral("--key-file=") + key.fileName(), QStringLiteral("--socket=") + socket,
-                QStringLiteral("--pid-file=") + c.filePath(QStringLiteral("munge/munged.pid")), QStringLiteral("--log-file=") + c.filePath(QStringLiteral("munge/munged.log")),
-                QStringLiteral("--seed-file=") + c.filePath(QStringLiteral("munge/seed")), QStringLiteral("--force")});
-        QTRY_VERIFY_WITH_TIMEOUT(QFileInfo::exists(socket), 10000);
-
-        // Ports of our own (away from a real Slurm's 6817/6818), derived from the pid.
-        const int port = 20000 + int(::getpid() % 20000);
-        const QString host = QSysInfo::machineHostName();
-        const QString conf = QStringLiteral(
-            "ClusterName=ckpttest\n"
-            "SlurmctldHost=%1(127.0.0.1)\n"
-            "SlurmctldPort=%2\nSlurmdPort=%3\n"
-            "SlurmUser=root\nSlurmdUser=root\n"
-            "AuthType=auth/munge\nCredType=cred/munge\nAuthInfo=socket=%4\n"
-            "StateSaveLocation=%5/state\nSlurmdSpoolDir=%5/spool\n"
-            "SlurmctldPidFile=%5/slurmctld.pid\nSlurmdPidFile=%5/slurmd.pid\n"
-            "SlurmctldLogFile=%5/log/slurmctld.log\nSlurmdLogFile=%5/log/slurmd.log\n"
-            "ProctrackType=proctrack/linuxproc\nTaskPlugin=task/none\n"
-            "SelectType=select/cons_tres\nSelectTypeParameters=CR_Core\n"
-            "JobAcctGatherType=jobacct_gather/none\nAccountingStorageType=accounting_storage/none\n"
-            "JobCompType=jobcomp/filetxt\nJobCompLoc=%5/log/jobcomp.txt\n"
-            "MpiDefault=none\nReturnToService=2\nKillWait=20\nMinJobAge=600\n"
-            "NodeName=%1 NodeAddr=127.0.0.1 CPUs=%6 State=UNKNOWN\n"
-            "PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP\n")
-                                 .arg(host)
-                                 .arg(port)
-                                 .arg(port + 1)
-                                 .arg(socket, m_cluster.path())
-                                 .arg(QThread::idealThreadCount());
-        const QString confPath = c.filePath(QStringLiteral("slurm.conf"));
-        QFile f(confPath);
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(conf.toUtf8());
-        f.close();
-        qputenv("SLURM_CONF", confPath.toUtf8()); // every sbatch/squeue/sacct/scancel the runner starts reads it
-        startDaemon(QStringLiteral("/usr/sbin/slurmctld"), {QStringLiteral("-D"), QStringLiteral("-i"), QStringLiteral("-f"), confPath});
-        startDaemon(QStringLiteral("/usr/sbin/slurmd"), {QStringLiteral("-D"), QStringLiteral("-f"), confPath, QStringLiteral("-N"), host});
-        QTRY_VERIFY2_WITH_TIMEOUT(run(QStringLiteral("sinfo"), {QStringLiteral("-h"), QStringLiteral("-o"), QStringLiteral("%T")}).trimmed() == QLatin1String("idle"),
-            QByteArray(readAll(c.filePath(QStringLiteral("log/slurmctld.log"))).right(2000) + readAll(c.filePath(QStringLiteral("log/slurmd.log"))).right(2000)).constData(), 30000);
-    }
-
-    void cleanupTestCase()
-    {
-        for (auto& d : m_daemons) {
-            d->terminate();
-            if (!d->waitForFinished(10000)) {
-                d->kill();
-                d->waitForFinished(5000);
-            }
-        }
+        if (const QString why = clustertest::PrivateCluster::unavailable(); !why.isEmpty())
+            CKPT_SKIP(why);
+        QString error;
+        // One node with every core; KillWait 20 s: scancel's SIGTERM lets the trainer checkpoint before it goes.
+        QVERIFY2(m_cluster.start({.nodes = 1, .cpusPerNode = QThread::idealThreadCount(), .killWaitSeconds = 20}, &error), qPrintable(error));
     }
 
     /** The demo-run story: pick the Slurm profile, submit, watch the loss continue from the job's output. */
