@@ -93,6 +93,8 @@ ChildResult runChild(const std::vector<std::string>& argv, const std::string& lo
         return r;
     }
     r.started = true;
+    if (g_stopSignal != 0) // arrived while it was being started: passed on as if during the wait
+        ::kill(pid, g_stopSignal);
     int status = 0;
     while (::waitpid(pid, &status, 0) < 0) {
         if (errno == EINTR && g_stopSignal != 0)

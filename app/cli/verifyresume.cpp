@@ -192,6 +192,10 @@ int verifyResumeCommand(const std::vector<std::string>& argvIn)
         return usageError("RECORD is at step " + std::to_string(*recordStep) + ", beyond LATER's step " + std::to_string(laterStep->step));
 
     std::string why;
+    // From before the directory exists until the resumption has ended: a stop signal in between must not
+    // kill ckpt with the directory left behind.
+    std::optional<StopSignals> stopSignals;
+    stopSignals.emplace();
     TempDirGuard guard;
     guard.keep = a.flag("--keep");
     auto tmp = makeTempDir(why);
@@ -239,10 +243,9 @@ int verifyResumeCommand(const std::vector<std::string>& argvIn)
     }
 
     ChildResult child;
-    {
-        const StopSignals stopSignals;
+    if (stopSignalReceived() == 0)
         child = runChild(command, logPath, environment, workingDirectory);
-    }
+    stopSignals.reset();
     if (const int sig = stopSignalReceived(); sig != 0) {
         std::fprintf(stderr, "ckpt: verify-resume interrupted by signal %d\n", sig);
         guard.finish(); // now: dying of the signal runs no destructors
