@@ -94,13 +94,17 @@ std::map<std::string, std::string> readIni(const std::string& path)
     return values;
 }
 
-CliResumeProfile defaultProfile()
+/// ResumeProfile::defaultProfiles() of the app (ui/process/resumeprofile.cpp): what it offers before any profile is saved.
+std::vector<CliResumeProfile> defaultProfiles()
 {
-    CliResumeProfile p;
-    p.name = "ckpt-train (local)";
-    p.program = "ckpt-train";
-    p.arguments = {"--resume", "{record}", "--out", "{out}"};
-    return p;
+    CliResumeProfile local;
+    local.name = "ckpt-train (local)";
+    local.program = "ckpt-train";
+    local.arguments = {"--resume", "{record}", "--out", "{out}"};
+    CliResumeProfile slurm = local;
+    slurm.name = "ckpt-train on Slurm (sbatch)";
+    slurm.slurm = true;
+    return {local, slurm};
 }
 
 } // namespace
@@ -222,11 +226,13 @@ std::vector<CliResumeProfile> loadResumeProfiles(const std::string& path)
         p.workingDirectory = str(prefix + "workingDirectory");
         p.passSteps = !values.contains(prefix + "passSteps") || str(prefix + "passSteps") == "true";
         p.slurm = str(prefix + "launcher") == "slurm";
+        p.slurmPartition = str(prefix + "slurmPartition");
+        p.slurmTime = str(prefix + "slurmTime");
         if (!p.name.empty() && !p.program.empty())
             profiles.push_back(std::move(p));
     }
     if (profiles.empty())
-        profiles.push_back(defaultProfile());
+        profiles = defaultProfiles();
     return profiles;
 }
 

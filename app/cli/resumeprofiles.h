@@ -21,14 +21,16 @@ struct CliResumeProfile {
     std::string workingDirectory;         ///< placeholders allowed; empty: ckpt's own
     bool passSteps = true;                ///< append `--steps {step}`
     bool slurm = false;                   ///< submitted with sbatch by the app: not runnable here
+    std::string slurmPartition, slurmTime; ///< a Slurm profile's sbatch --partition / --time ("" for the cluster's default)
 };
 
 /** $XDG_CONFIG_HOME (else $HOME/.config)/CheckpointInspector/checkpoint-inspector.conf, as QSettings places the app's settings. */
 std::string resumeSettingsPath();
 
 /**
- * The profiles stored in the INI file \a path, in their order; the app's default profile
- * ("ckpt-train (local)") when none is stored or the file does not exist, as the app does.
+ * The profiles stored in the INI file \a path, in their order; the app's default profiles
+ * ("ckpt-train (local)", "ckpt-train on Slurm (sbatch)") when none is stored or the file does not
+ * exist, as the app does.
  */
 std::vector<CliResumeProfile> loadResumeProfiles(const std::string& path);
 

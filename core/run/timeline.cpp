@@ -9,6 +9,7 @@
 #include "core/run/loadedcheckpoint.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -245,6 +246,72 @@ std::string cacheFileOf(const std::string& cacheDir, const std::string& runPath)
     return (fs::path(cacheDir) / name).string();
 }
 
+/** One checkpoint's scan as the cache (and a timeline partial) stores it; string ids are the pool's. */
+void writeScan(Writer& w, const CheckpointScan& s)
+{
+    w.ids(s.files);
+    w.u64(s.deps.size());
+    for (const auto& d : s.deps) {
+        w.u64(d.back);
+        w.ids(d.files);
+    }
+    w.out.push_back(s.valid ? 1 : 0);
+    w.str(s.error);
+    w.u64(s.tensors.size());
+    for (const TensorScan& t : s.tensors) {
+        for (uint32_t id : {t.path, t.paramId, t.stateName, t.owner, t.dtype, t.cid})
+            w.u32(id);
+        w.out.push_back(uint8_t(t.role));
+        for (double v : {t.l2, t.maxAbs, t.mean, t.std})
+            w.f64(v);
+        for (uint64_t v : {t.nan, t.inf, t.zeros, t.count})
+            w.u64(v);
+        w.opt(t.updateL2);
+        w.opt(t.updateRatio);
+        w.u32(t.linkBack);
+        w.u32(t.linkTensor);
+    }
+}
+
+/** The inverse of writeScan; \a ref reads a string id and maps it into the reader's pool (r.ok false on any damage). */
+template<class Ref>
+CheckpointScan readScan(Reader& r, Ref&& ref)
+{
+    CheckpointScan s;
+    s.files = r.ids();
+    s.deps.resize(r.count(16));
+    for (auto& d : s.deps) {
+        d.back = uint32_t(r.u64());
+        d.files = r.ids();
+    }
+    s.valid = r.byte() != 0;
+    s.error = r.str();
+    s.tensors.resize(r.count(64));
+    for (TensorScan& t : s.tensors) {
+        t.path = ref();
+        t.paramId = ref();
+        t.stateName = ref();
+        t.owner = ref();
+        t.dtype = ref();
+        t.cid = ref();
+        const uint8_t role = r.byte();
+        t.role = role <= uint8_t(TensorRole::Other) ? TensorRole(role) : TensorRole::Other;
+        t.l2 = r.f64();
+        t.maxAbs = r.f64();
+        t.mean = r.f64();
+        t.std = r.f64();
+        t.nan = r.u64();
+        t.inf = r.u64();
+        t.zeros = r.u64();
+        t.count = r.u64();
+        t.updateL2 = r.opt();
+        t.updateRatio = r.opt();
+        t.linkBack = r.u32();
+        t.linkTensor = r.u32();
+    }
+    return s;
+}
+
 std::vector<uint8_t> encodeCache(const std::string& runPath, const std::vector<const CheckpointScan*>& scans, const StringPool& pool)
 {
     Writer w;
@@ -258,30 +325,8 @@ std::vector<uint8_t> encodeCache(const std::string& runPath, const std::vector<c
     for (size_t i = 0; i < pool.size(); ++i)
         w.str(pool.at(uint32_t(i)));
     w.u64(scans.size());
-    for (const CheckpointScan* s : scans) {
-        w.ids(s->files);
-        w.u64(s->deps.size());
-        for (const auto& d : s->deps) {
-            w.u64(d.back);
-            w.ids(d.files);
-        }
-        w.out.push_back(s->valid ? 1 : 0);
-        w.str(s->error);
-        w.u64(s->tensors.size());
-        for (const TensorScan& t : s->tensors) {
-            for (uint32_t id : {t.path, t.paramId, t.stateName, t.owner, t.dtype, t.cid})
-                w.u32(id);
-            w.out.push_back(uint8_t(t.role));
-            for (double v : {t.l2, t.maxAbs, t.mean, t.std})
-                w.f64(v);
-            for (uint64_t v : {t.nan, t.inf, t.zeros, t.count})
-                w.u64(v);
-            w.opt(t.updateL2);
-            w.opt(t.updateRatio);
-            w.u32(t.linkBack);
-            w.u32(t.linkTensor);
-        }
-    }
+    for (const CheckpointScan* s : scans)
+        writeScan(w, *s);
     return w.out;
 }
 
@@ -311,38 +356,7 @@ std::unordered_map<std::string, CheckpointScan> decodeCache(std::span<const uint
     };
     const uint64_t n = r.count(16);
     for (uint64_t i = 0; i < n && r.ok; ++i) {
-        CheckpointScan s;
-        s.files = r.ids();
-        s.deps.resize(r.count(16));
-        for (auto& d : s.deps) {
-            d.back = uint32_t(r.u64());
-            d.files = r.ids();
-        }
-        s.valid = r.byte() != 0;
-        s.error = r.str();
-        s.tensors.resize(r.count(64));
-        for (TensorScan& t : s.tensors) {
-            t.path = ref();
-            t.paramId = ref();
-            t.stateName = ref();
-            t.owner = ref();
-            t.dtype = ref();
-            t.cid = ref();
-            const uint8_t role = r.byte();
-            t.role = role <= uint8_t(TensorRole::Other) ? TensorRole(role) : TensorRole::Other;
-            t.l2 = r.f64();
-            t.maxAbs = r.f64();
-            t.mean = r.f64();
-            t.std = r.f64();
-            t.nan = r.u64();
-            t.inf = r.u64();
-            t.zeros = r.u64();
-            t.count = r.u64();
-            t.updateL2 = r.opt();
-            t.updateRatio = r.opt();
-            t.linkBack = r.u32();
-            t.linkTensor = r.u32();
-        }
+        CheckpointScan s = readScan(r, ref);
         if (r.ok && !s.files.empty())
             out.emplace(s.files.front().path, std::move(s));
     }
@@ -351,6 +365,21 @@ std::unordered_map<std::string, CheckpointScan> decodeCache(std::span<const uint
         out.clear();
     }
     return out;
+}
+
+/** Whether a stored scan still describes checkpoint \a i: its files, and those it was linked to, unchanged. */
+bool scanUsable(const RunCheckpoints& run, size_t i, const CheckpointScan& s)
+{
+    if (s.files != run.points[i].files) // every file with the identity it had
+        return false;
+    // the previous checkpoint (whatever it was) must be the same one: an insertion or a deletion re-scans
+    const bool depsPrev = std::any_of(s.deps.begin(), s.deps.end(), [](const ScanDependency& d) { return d.back == 1; });
+    if ((i > 0) != depsPrev)
+        return false;
+    for (const auto& d : s.deps)
+        if (d.back == 0 || d.back > i || d.files != run.points[i - d.back].files)
+            return false;
+    return true;
 }
 
 // ---- assembling the series ------------------------------------------------------------------------
@@ -625,7 +654,12 @@ struct PendingScan {
 
 } // namespace
 
-Result<Timeline> computeTimeline(const RunCheckpoints& run, const TimelineOptions& options, const Progress& progress, const ParallelFor& parallel)
+/**
+ * The engine behind computeTimeline and mergeTimelinePartials: with \a given, the scans of every
+ * checkpoint come from there (the merged partials, checked by the caller) instead of the cache file.
+ */
+static Result<Timeline> timelineOf(const RunCheckpoints& run, const TimelineOptions& options, const Progress& progress,
+    const ParallelFor& parallel, StringPool& pool, std::unordered_map<std::string, CheckpointScan>* given)
 {
     Timeline tl;
     tl.run = run.dir;
@@ -637,10 +671,11 @@ Result<Timeline> computeTimeline(const RunCheckpoints& run, const TimelineOption
     const std::string cacheDir = options.cacheDir.empty() ? defaultTimelineCacheDir() : options.cacheDir;
     const std::string cacheFile = cacheFileOf(cacheDir, runPath);
 
-    StringPool pool;
     std::unordered_map<std::string, CheckpointScan> cached;
     size_t cachedEntries = 0;
-    if (options.useCache) {
+    if (given) {
+        cached = std::move(*given);
+    } else if (options.useCache) {
         std::error_code ec;
         if (fs::exists(cacheFile, ec)) {
             if (auto bytes = mapFile(cacheFile)) {
@@ -674,18 +709,7 @@ Result<Timeline> computeTimeline(const RunCheckpoints& run, const TimelineOption
         }
         return loaded[i];
     };
-    auto cacheUsable = [&](size_t i, const CheckpointScan& s) {
-        if (s.files != run.points[i].files) // every file with the identity it had
-            return false;
-        // the previous checkpoint (whatever it was) must be the same one: an insertion or a deletion re-scans
-        const bool depsPrev = std::any_of(s.deps.begin(), s.deps.end(), [](const ScanDependency& d) { return d.back == 1; });
-        if ((i > 0) != depsPrev)
-            return false;
-        for (const auto& d : s.deps)
-            if (d.back == 0 || d.back > i || d.files != run.points[i - d.back].files)
-                return false;
-        return true;
-    };
+    auto cacheUsable = [&](size_t i, const CheckpointScan& s) { return scanUsable(run, i, s); };
 
     // Checkpoints to scan go in blocks of up to BlockSize, and a block's tensors in windows of about
     // WindowBytes of its first checkpoint (tensor index ranges, the same for every checkpoint of the
@@ -728,6 +752,8 @@ Result<Timeline> computeTimeline(const RunCheckpoints& run, const TimelineOption
             ++i;
             continue;
         }
+        if (given) // the merge checked every checkpoint before: a scan missing here is a broken promise, not a read
+            return std::unexpected(Error{ErrorCode::Invalid, "no partial holds a usable scan of this checkpoint", run.points[i].file});
         // a block: this checkpoint and the ones after it that the cache cannot give either
         size_t end = i + 1;
         while (end < n && end - i < blockSize) {
@@ -827,6 +853,550 @@ Result<Timeline> computeTimeline(const RunCheckpoints& run, const TimelineOption
         }
     }
     return tl;
+}
+
+// ---- shards: partial results and their merge ----------------------------------------------------------
+// A partial file: "CKPTPRT1", the run's absolute path (str), shard I and N (u32 each), the run's
+// checkpoint count (u64), a string pool (u64 count, str each), then pieces (u64 count): each the
+// checkpoint index, its tensor count and the first tensor of the piece (u64 each), the piece's scan as
+// the cache stores one (writeScan: file identities, dependencies, valid/error, tensors with their
+// statistics, update_l2 and link to the predecessor; update_ratio left to the merge), and one byte per
+// tensor (1: an unchanged CID, statistics to be taken from its predecessor); last, the FNV-1a hash of
+// all bytes before it (u64). All little-endian.
+
+namespace {
+
+__extension__ typedef unsigned __int128 U128; ///< byte positions times N: no overflow for any run
+
+constexpr char kPartialMagic[8] = {'C', 'K', 'P', 'T', 'P', 'R', 'T', '1'};
+
+/**
+ * How N shares divide a run: the checkpoints laid end to end by bytes, share s taking [s T/N, (s+1) T/N).
+ * A checkpoint goes whole to the share holding its byte midpoint, unless it is larger than T/N: then its
+ * tensors (contiguous ranges, by the byte midpoint of each in the checkpoint's span) go to the shares
+ * its span overlaps. Integer arithmetic: every process computes the same plan.
+ */
+class SharePlan {
+public:
+    SharePlan(const RunCheckpoints& run, uint32_t n)
+        : m_n(n)
+    {
+        for (const auto& p : run.points) {
+            m_start.push_back(m_total);
+            m_width.push_back(std::max<uint64_t>(p.bytes, 1));
+            m_total += m_width.back();
+        }
+        m_total = std::max<uint64_t>(m_total, 1);
+    }
+    uint32_t shares() const { return m_n; }
+    /** The shares checkpoint \a i goes to, first and last (0-based; equal: whole to that share). */
+    std::pair<uint32_t, uint32_t> sharesOf(size_t i) const
+    {
+        const uint64_t b = m_start[i], w = m_width[i];
+        if (static_cast<U128>(w) * m_n <= m_total) {
+            const uint32_t s = shareAt(b + w / 2);
+            return {s, s};
+        }
+        return {shareAt(b), shareAt(b + w - 1)};
+    }
+    /** The share of each tensor of checkpoint \a i, split over sharesOf(i) (non-decreasing). */
+    std::vector<uint32_t> tensorShares(size_t i, const LoadedCheckpoint& c) const
+    {
+        const auto [first, last] = sharesOf(i);
+        U128 all = 0;
+        for (const auto& t : c.tensors)
+            all += std::max<uint64_t>(t.bytes.size(), 1);
+        std::vector<uint32_t> out;
+        out.reserve(c.tensors.size());
+        U128 before = 0;
+        for (const auto& t : c.tensors) {
+            const uint64_t size = std::max<uint64_t>(t.bytes.size(), 1);
+            const uint64_t x = m_start[i] + uint64_t(static_cast<U128>(m_width[i]) * (2 * before + size) / (2 * all));
+            out.push_back(std::clamp(shareAt(x), first, last));
+            before += size;
+        }
+        return out;
+    }
+
+private:
+    uint32_t shareAt(uint64_t x) const
+    {
+        return uint32_t(std::min<U128>(m_n - 1, static_cast<U128>(x) * m_n / m_total));
+    }
+    uint32_t m_n = 1;
+    uint64_t m_total = 0;
+    std::vector<uint64_t> m_start, m_width;
+};
+
+/** One checkpoint's share of the work: all its tensors or a range of them. */
+struct PartialPiece {
+    uint64_t index = 0;   ///< the checkpoint
+    uint64_t total = 0;   ///< its tensors
+    uint64_t first = 0;   ///< the piece holds tensors [first, first + scan.tensors.size())
+    CheckpointScan scan;  ///< update_ratio not yet set; unchanged-CID tensors without statistics
+    std::vector<uint8_t> sameCid;
+};
+
+/** FNV-1a over a partial's bytes, stored as its last 8: a flipped bit in a number is found, not merged. */
+uint64_t partialChecksum(std::span<const uint8_t> bytes)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (uint8_t c : bytes)
+        h = (h ^ c) * 1099511628211ull;
+    return h;
+}
+
+std::string shardName(uint32_t zeroBased, uint32_t n)
+{
+    return std::to_string(zeroBased + 1) + "/" + std::to_string(n);
+}
+
+} // namespace
+
+Result<TimelineShard> parseTimelineShard(std::string_view text)
+{
+    auto bad = [&] {
+        return std::unexpected(Error{ErrorCode::Usage, "expected --shard I/N with 1 <= I <= N (whole numbers), found '" + std::string(text) + "'"});
+    };
+    const size_t slash = text.find('/');
+    if (slash == std::string_view::npos)
+        return bad();
+    auto number = [](std::string_view t) -> std::optional<uint32_t> {
+        uint32_t v = 0;
+        const auto r = std::from_chars(t.data(), t.data() + t.size(), v);
+        if (t.empty() || r.ec != std::errc() || r.ptr != t.data() + t.size())
+            return std::nullopt;
+        return v;
+    };
+    const auto i = number(text.substr(0, slash)), n = number(text.substr(slash + 1));
+    if (!i || !n || *i == 0 || *i > *n)
+        return bad();
+    return TimelineShard{*i, *n};
+}
+
+Result<TimelinePartialSummary> writeTimelinePartial(const RunCheckpoints& run, TimelineShard shard, const std::string& out,
+    const Progress& progress, const ParallelFor& parallel)
+{
+    if (shard.index == 0 || shard.index > shard.count)
+        return std::unexpected(Error{ErrorCode::Usage, "a shard is I/N with 1 <= I <= N"});
+    const uint32_t me = shard.index - 1;
+    const size_t n = run.points.size();
+    const SharePlan plan(run, shard.count);
+    std::optional<size_t> lo, hi; // the checkpoints this share has a part in: contiguous, the plan being monotonic
+    for (size_t i = 0; i < n; ++i)
+        if (const auto [f, l] = plan.sharesOf(i); f <= me && me <= l) {
+            if (!lo)
+                lo = i;
+            hi = i;
+        }
+
+    StringPool pool;
+    std::vector<PartialPiece> pieces;
+    TimelinePartialSummary summary;
+    if (lo) {
+        std::unordered_map<size_t, std::shared_ptr<LoadedCheckpoint>> loaded;
+        auto load = [&](size_t i) -> std::shared_ptr<LoadedCheckpoint> {
+            if (auto it = loaded.find(i); it != loaded.end())
+                return it->second;
+            auto l = run_detail::loadCheckpoint(run, run.points[i], {});
+            if (!l)
+                return nullptr;
+            return loaded[i] = std::move(*l);
+        };
+        // What the single-process engine knows when it reaches checkpoint *lo: the previous valid
+        // checkpoint and the newest holder of every path. Found by walking back from *lo (headers only),
+        // as far as the links need: to the previous valid checkpoint, then on only for a path a tensor
+        // of the share needs and no newer checkpoint holds.
+        std::optional<size_t> prevValid;
+        std::unordered_map<std::string, std::pair<size_t, size_t>> holder;
+        size_t walked = *lo; // [walked, *lo) looked at
+        auto walkBack = [&](const std::string* path) {
+            while (walked > 0 && (!prevValid || (path && !holder.contains(*path)))) {
+                const size_t j = --walked;
+                auto c = run_detail::loadCheckpoint(run, run.points[j], {});
+                if (!c)
+                    continue; // invalid: neither a predecessor nor a holder, as in the engine
+                if (!prevValid) {
+                    prevValid = j;
+                    loaded[j] = *c;
+                }
+                std::unordered_map<std::string_view, size_t> last; // the engine keeps the last tensor of a path
+                for (size_t k = 0; k < (*c)->tensors.size(); ++k)
+                    last[(*c)->tensors[k].path] = k;
+                for (const auto& [p, k] : last)
+                    holder.try_emplace(std::string(p), j, k); // a newer holder stays
+            }
+        };
+        walkBack(nullptr);
+
+        // The statistics and updates of up to BlockSize checkpoints go window by window (tensor ranges
+        // of about WindowBytes), in checkpoint order, as in the engine: a checkpoint's window is still
+        // in the caches when the next one's update reads it as its predecessor.
+        struct Work {
+            size_t piece = 0;
+            std::shared_ptr<LoadedCheckpoint> c;
+            size_t a = 0;                         ///< the piece's first tensor
+            std::vector<Link> link;               ///< per tensor of the piece
+            std::vector<bool> paired;
+            std::vector<size_t> toRead, pairOf;   ///< tensor indices, ascending
+            std::vector<run_detail::UpdatePair> pairs;
+            std::vector<std::shared_ptr<LoadedCheckpoint>> keep;
+        };
+        constexpr size_t BlockSize = 8;
+        constexpr uint64_t WindowBytes = uint64_t(4) << 20;
+        std::vector<Work> work;
+        auto runBlock = [&] {
+            if (work.empty())
+                return;
+            std::vector<size_t> bounds{0};
+            uint64_t bytes = 0;
+            const auto& first = work.front().c->tensors;
+            for (size_t k = 0; k < first.size(); ++k) {
+                bytes += first[k].bytes.size();
+                if (bytes >= WindowBytes && k + 1 < first.size()) {
+                    bounds.push_back(k + 1);
+                    bytes = 0;
+                }
+            }
+            bounds.push_back(SIZE_MAX);
+            for (size_t b = 0; b + 1 < bounds.size(); ++b)
+                for (const Work& w : work) {
+                    CheckpointScan& scan = pieces[w.piece].scan;
+                    const auto from = std::lower_bound(w.toRead.begin(), w.toRead.end(), bounds[b]);
+                    const auto to = std::lower_bound(w.toRead.begin(), w.toRead.end(), bounds[b + 1]);
+                    const std::vector<size_t> indices(from, to);
+                    const auto stats = run_detail::statsOf(*w.c, indices, parallel);
+                    for (size_t j = 0; j < indices.size(); ++j)
+                        scan.tensors[indices[j] - w.a] = scanOf(w.c->tensors[indices[j]], stats[j], pool);
+                    const size_t p0 = size_t(std::lower_bound(w.pairOf.begin(), w.pairOf.end(), bounds[b]) - w.pairOf.begin());
+                    const size_t p1 = size_t(std::lower_bound(w.pairOf.begin(), w.pairOf.end(), bounds[b + 1]) - w.pairOf.begin());
+                    const std::vector<run_detail::UpdatePair> pairs(w.pairs.begin() + std::ptrdiff_t(p0), w.pairs.begin() + std::ptrdiff_t(p1));
+                    const auto norms = run_detail::updateNorms(pairs, parallel);
+                    for (size_t j = 0; j < pairs.size(); ++j)
+                        scan.tensors[w.pairOf[p0 + j] - w.a].updateL2 = norms[j];
+                }
+            for (const Work& w : work) {
+                PartialPiece& piece = pieces[w.piece];
+                const size_t i = piece.index;
+                for (size_t j = 0; j < piece.scan.tensors.size(); ++j) {
+                    TensorScan& ts = piece.scan.tensors[j];
+                    if (piece.sameCid[j])
+                        ts = scanOf(w.c->tensors[w.a + j], TensorStats{}, pool); // statistics: the predecessor's, at the merge
+                    ts.updateRatio.reset(); // needs the predecessor's l2: at the merge
+                    if (const auto& lk = w.link[j]) {
+                        ts.linkBack = uint32_t(i - lk->first);
+                        ts.linkTensor = uint32_t(lk->second);
+                        if (piece.sameCid[j])
+                            ts.updateL2 = 0.0;
+                        else if (!w.paired[j])
+                            ts.updateL2.reset();
+                    } else {
+                        ts.linkBack = ts.linkTensor = 0;
+                        ts.updateL2.reset();
+                    }
+                }
+            }
+            work.clear();
+        };
+
+        for (size_t i = *lo; i <= *hi; ++i) {
+            if (progress.cancelled())
+                return std::unexpected(Error{ErrorCode::Cancelled, "cancelled"});
+            const auto [f, l] = plan.sharesOf(i);
+            const bool mine = f <= me && me <= l;
+            auto cur = run_detail::loadCheckpoint(run, run.points[i], {});
+            if (!cur) {
+                if (mine && me == f) { // one share reports an invalid checkpoint
+                    PartialPiece piece;
+                    piece.index = i;
+                    piece.scan.files = run.points[i].files;
+                    if (i > 0)
+                        piece.scan.deps.push_back({1, run.points[i - 1].files});
+                    piece.scan.error = cur.error().message();
+                    pieces.push_back(std::move(piece));
+                }
+                continue;
+            }
+            const LoadedCheckpoint& c = **cur;
+            size_t a = 0, b = c.tensors.size();
+            if (f != l) {
+                const auto shares = plan.tensorShares(i, c);
+                a = size_t(std::lower_bound(shares.begin(), shares.end(), me) - shares.begin());
+                b = size_t(std::upper_bound(shares.begin(), shares.end(), me) - shares.begin());
+            }
+            if (mine && (a < b || me == f)) {
+                PartialPiece piece;
+                piece.index = i;
+                piece.total = c.tensors.size();
+                piece.first = a;
+                CheckpointScan& scan = piece.scan;
+                scan.files = run.points[i].files;
+                scan.valid = true;
+                if (i > 0)
+                    scan.deps.push_back({1, run.points[i - 1].files});
+                // links exactly as the engine makes them: the previous valid checkpoint as the diff pairs, else the path's newest holder
+                std::vector<Link> link(b - a);
+                if (prevValid)
+                    if (auto prev = load(*prevValid)) {
+                        const auto pairs = run_detail::pairWithPrevious(c, *prev);
+                        for (size_t k = a; k < b; ++k)
+                            if (pairs[k])
+                                link[k - a] = std::pair{*prevValid, *pairs[k]};
+                    }
+                for (size_t k = a; k < b; ++k)
+                    if (!link[k - a]) {
+                        const std::string& path = c.tensors[k].path;
+                        if (!holder.contains(path))
+                            walkBack(&path);
+                        if (auto h = holder.find(path); h != holder.end())
+                            link[k - a] = h->second;
+                    }
+                piece.sameCid.assign(b - a, 0);
+                scan.tensors.resize(b - a);
+                Work w;
+                w.piece = pieces.size();
+                w.c = *cur;
+                w.a = a;
+                w.link = std::move(link);
+                w.paired.assign(b - a, false);
+                for (size_t k = a; k < b; ++k) {
+                    const LoadedTensor& t = c.tensors[k];
+                    if (const auto& lk = w.link[k - a]) {
+                        const auto [pi, pk] = *lk;
+                        if (pi != i - 1 && std::none_of(scan.deps.begin(), scan.deps.end(), [&](const auto& d) { return d.back == i - pi; }))
+                            scan.deps.push_back({uint32_t(i - pi), run.points[pi].files});
+                        auto pred = load(pi);
+                        if (pred && pk < pred->tensors.size()) {
+                            const LoadedTensor& before = pred->tensors[pk];
+                            if (!t.cid.empty() && before.cid == t.cid) {
+                                piece.sameCid[k - a] = 1;
+                            } else if (before.numel == t.numel && !before.bytes.empty() && !t.bytes.empty()) {
+                                w.pairs.push_back({&before, &t});
+                                w.pairOf.push_back(k);
+                                w.paired[k - a] = true;
+                                if (w.keep.empty() || w.keep.back() != pred)
+                                    w.keep.push_back(pred); // mapped until its norms are done
+                            }
+                        }
+                    }
+                    if (!piece.sameCid[k - a])
+                        w.toRead.push_back(k);
+                }
+                work.push_back(std::move(w));
+                summary.tensors += b - a;
+                if (f != l)
+                    ++summary.split;
+                pieces.push_back(std::move(piece));
+            }
+            // the engine's state after checkpoint i, for the next one
+            prevValid = i;
+            for (size_t k = 0; k < c.tensors.size(); ++k)
+                holder[c.tensors[k].path] = {i, k};
+            loaded.clear();
+            loaded[i] = *cur;
+            if (work.size() >= BlockSize)
+                runBlock();
+            progress.report(double(i - *lo + 1) / double(*hi - *lo + 1));
+        }
+        runBlock();
+    }
+    summary.checkpoints = pieces.size();
+    for (const auto& piece : pieces)
+        if (!summary.first || piece.index < *summary.first)
+            summary.first = piece.index;
+    for (const auto& piece : pieces)
+        if (!summary.last || piece.index > *summary.last)
+            summary.last = piece.index;
+
+    Writer w;
+    w.out.insert(w.out.end(), kPartialMagic, kPartialMagic + 8);
+    w.str(absoluteRunPath(run.dir));
+    w.u32(shard.index);
+    w.u32(shard.count);
+    w.u64(n);
+    w.u64(pool.size());
+    for (size_t i = 0; i < pool.size(); ++i)
+        w.str(pool.at(uint32_t(i)));
+    w.u64(pieces.size());
+    for (const auto& piece : pieces) {
+        w.u64(piece.index);
+        w.u64(piece.total);
+        w.u64(piece.first);
+        writeScan(w, piece.scan);
+        w.u64(piece.sameCid.size());
+        w.out.insert(w.out.end(), piece.sameCid.begin(), piece.sameCid.end());
+    }
+    w.u64(partialChecksum(w.out));
+    if (auto written = writeFileAtomic(out, w.out); !written)
+        return std::unexpected(written.error());
+    return summary;
+}
+
+Result<Timeline> mergeTimelinePartials(const RunCheckpoints& run, const std::vector<std::string>& partials, const TimelineOptions& options,
+    const Progress& progress)
+{
+    if (partials.empty())
+        return std::unexpected(Error{ErrorCode::Usage, "a merge needs the partials of every shard"});
+    const std::string runPath = absoluteRunPath(run.dir);
+    const size_t n = run.points.size();
+    StringPool pool;
+    struct Source {
+        std::string file;
+        uint32_t shard = 0; // 0-based
+    };
+    std::vector<Source> sources;
+    uint32_t count = 0;
+    std::vector<std::vector<std::pair<size_t, PartialPiece>>> byCheckpoint(n); // (source, piece)
+    for (const std::string& file : partials) {
+        auto bad = [&](const std::string& what) { return std::unexpected(Error{ErrorCode::Invalid, what, file}); };
+        auto mapped = mapFile(file);
+        if (!mapped)
+            return std::unexpected(Error(mapped.error()).withFile(file));
+        const std::span<const uint8_t> whole((*mapped)->data(), (*mapped)->size());
+        if (whole.size() < 8 || std::memcmp(whole.data(), kPartialMagic, 8) != 0)
+            return bad("not a timeline partial (the output of ckpt timeline RUN --shard I/N --partial OUT, format CKPTPRT1)");
+        if (whole.size() < 16 || Reader{whole, whole.size() - 8}.u64() != partialChecksum(whole.first(whole.size() - 8)))
+            return bad("the partial is damaged or truncated (its checksum does not match its " + std::to_string(whole.size()) + " bytes)");
+        const std::span<const uint8_t> bytes = whole.first(whole.size() - 8);
+        Reader r{bytes, 8};
+        const std::string theirRun = r.str();
+        const uint32_t index = r.u32(), shards = r.u32();
+        const uint64_t checkpoints = r.u64();
+        if (!r.ok || shards == 0 || index == 0 || index > shards)
+            return bad("the partial is damaged or truncated (its header)");
+        if (theirRun != runPath)
+            return bad("a partial of the run " + theirRun + ", not of " + runPath);
+        if (count && shards != count)
+            return bad("shard " + shardName(index - 1, shards) + " of another split: " + sources.front().file + " is shard "
+                + shardName(sources.front().shard, count));
+        count = shards;
+        for (const auto& s : sources)
+            if (s.shard == index - 1)
+                return bad("shard " + shardName(index - 1, shards) + " given twice: " + s.file + " is that shard too");
+        if (checkpoints != n)
+            return bad("made when the run had " + std::to_string(checkpoints) + " checkpoints; it has " + std::to_string(n) + " now");
+        std::vector<uint32_t> ids(r.count(8));
+        for (auto& id : ids)
+            id = pool.id(r.str());
+        auto ref = [&]() -> uint32_t {
+            const uint32_t i = r.u32();
+            if (i >= ids.size()) {
+                r.ok = false;
+                return 0;
+            }
+            return ids[i];
+        };
+        const uint64_t pieces = r.count(24);
+        const size_t source = sources.size();
+        sources.push_back({file, index - 1});
+        for (uint64_t p = 0; p < pieces && r.ok; ++p) {
+            PartialPiece piece;
+            piece.index = r.u64();
+            piece.total = r.u64();
+            piece.first = r.u64();
+            piece.scan = readScan(r, ref);
+            piece.sameCid.resize(r.count(1));
+            for (auto& b : piece.sameCid)
+                b = r.byte();
+            if (!r.ok || piece.index >= n || piece.sameCid.size() != piece.scan.tensors.size() || piece.first > piece.total
+                || piece.scan.tensors.size() > piece.total - piece.first || (!piece.scan.valid && !piece.scan.tensors.empty())) {
+                r.ok = false;
+                break;
+            }
+            if (!scanUsable(run, piece.index, piece.scan))
+                return bad("checkpoint " + run.points[piece.index].file + " (or one it is compared with) changed since this partial was made");
+            byCheckpoint[piece.index].emplace_back(source, std::move(piece));
+        }
+        if (!r.ok || r.pos != bytes.size())
+            return bad("the partial is damaged or truncated (at byte " + std::to_string(r.pos) + ")");
+    }
+
+    const SharePlan plan(run, count);
+    auto expected = [&](size_t i) {
+        const auto [f, l] = plan.sharesOf(i);
+        std::string who;
+        for (uint32_t s = f; s <= l; ++s) {
+            const auto given = std::find_if(sources.begin(), sources.end(), [&](const Source& src) { return src.shard == s; });
+            who += (who.empty() ? "" : ", ") + std::string("shard ") + shardName(s, count)
+                + (given == sources.end() ? " (no partial given)" : " (" + given->file + ")");
+        }
+        return who;
+    };
+    std::vector<CheckpointScan> scans(n);
+    std::vector<std::vector<uint8_t>> sameCid(n);
+    std::vector<size_t> sourceOf(n, 0);
+    for (size_t i = 0; i < n; ++i) {
+        auto& ps = byCheckpoint[i];
+        const std::string& file = run.points[i].file;
+        if (ps.empty())
+            return std::unexpected(Error{ErrorCode::Invalid, "checkpoint " + file + " (index " + std::to_string(i) + ") is in no partial: "
+                + expected(i) + " should have produced it"});
+        std::sort(ps.begin(), ps.end(), [](const auto& x, const auto& y) { return x.second.first < y.second.first; });
+        sourceOf[i] = ps.front().first;
+        if (std::any_of(ps.begin(), ps.end(), [](const auto& p) { return !p.second.scan.valid; })) {
+            if (ps.size() != 1)
+                return std::unexpected(Error{ErrorCode::Invalid, "checkpoint " + file + ": the partials disagree on whether it can be read ("
+                    + expected(i) + ")"});
+            scans[i] = std::move(ps.front().second.scan);
+            continue;
+        }
+        CheckpointScan& merged = scans[i];
+        merged.files = ps.front().second.scan.files;
+        merged.valid = true;
+        uint64_t next = 0;
+        const uint64_t total = ps.front().second.total;
+        for (auto& [source, piece] : ps) {
+            if (piece.total == total && piece.scan.tensors.empty())
+                continue; // the first share of a split checkpoint reports it even when no tensor fell to it
+            if (piece.total != total || piece.first != next)
+                return std::unexpected(Error{ErrorCode::Invalid, "checkpoint " + file + ": "
+                    + (piece.total != total ? std::string("the partials disagree on its tensors")
+                                            : piece.first > next ? "tensors " + std::to_string(next) + " to " + std::to_string(piece.first - 1) + " of "
+                                                    + std::to_string(total) + " are in no partial"
+                                                                 : "tensor " + std::to_string(piece.first) + " is in two partials")
+                    + " (" + expected(i) + ")"});
+            next += piece.scan.tensors.size();
+            for (auto& d : piece.scan.deps)
+                if (std::none_of(merged.deps.begin(), merged.deps.end(), [&](const auto& m) { return m.back == d.back; }))
+                    merged.deps.push_back(std::move(d));
+            merged.tensors.insert(merged.tensors.end(), piece.scan.tensors.begin(), piece.scan.tensors.end());
+            sameCid[i].insert(sameCid[i].end(), piece.sameCid.begin(), piece.sameCid.end());
+        }
+        if (next != total)
+            return std::unexpected(Error{ErrorCode::Invalid, "checkpoint " + file + ": tensors " + std::to_string(next) + " to "
+                + std::to_string(total - 1) + " of " + std::to_string(total) + " are in no partial (" + expected(i) + ")"});
+        // what PendingScan::finish does once the predecessors' statistics are known
+        for (size_t k = 0; k < merged.tensors.size(); ++k) {
+            TensorScan& ts = merged.tensors[k];
+            if (ts.linkBack == 0)
+                continue;
+            const size_t pi = i - std::min<size_t>(ts.linkBack, i);
+            if (ts.linkBack > i || !scans[pi].valid || ts.linkTensor >= scans[pi].tensors.size())
+                return std::unexpected(Error{ErrorCode::Invalid, "the partial is damaged (checkpoint " + file + " links to a tensor that is not there)",
+                    sources[ps.front().first].file});
+            const TensorScan& before = scans[pi].tensors[ts.linkTensor];
+            if (sameCid[i][k]) {
+                const uint32_t back = ts.linkBack, tensor = ts.linkTensor;
+                ts = before;
+                ts.linkBack = back;
+                ts.linkTensor = tensor;
+                ts.updateL2 = 0.0;
+            }
+            ts.updateRatio.reset();
+            if (ts.updateL2 && before.l2 > 0)
+                ts.updateRatio = *ts.updateL2 / before.l2;
+        }
+    }
+    std::unordered_map<std::string, CheckpointScan> given;
+    for (size_t i = 0; i < n; ++i)
+        given.emplace(run.points[i].files.front().path, std::move(scans[i]));
+    return timelineOf(run, options, progress, {}, pool, &given);
+}
+
+Result<Timeline> computeTimeline(const RunCheckpoints& run, const TimelineOptions& options, const Progress& progress, const ParallelFor& parallel)
+{
+    StringPool pool;
+    return timelineOf(run, options, progress, parallel, pool, nullptr);
 }
 
 } // namespace ckpt

@@ -154,6 +154,46 @@ struct TimelineOptions {
 Result<Timeline> computeTimeline(const RunCheckpoints& run, const TimelineOptions& options = {},
     const Progress& progress = Progress::none(), const ParallelFor& parallel = {});
 
+/** Share I of N of a run's timeline work (I from 1): `ckpt timeline RUN --shard I/N --partial OUT`. */
+struct TimelineShard {
+    uint32_t index = 1;
+    uint32_t count = 1;
+};
+/** Parses "I/N" with 1 <= I <= N; the error (ErrorCode::Usage) says what was expected. */
+Result<TimelineShard> parseTimelineShard(std::string_view text);
+
+/** What one share did. */
+struct TimelinePartialSummary {
+    std::optional<size_t> first, last;    ///< the checkpoints it holds a piece of (none: an empty share)
+    size_t checkpoints = 0;               ///< pieces: whole checkpoints or tensor ranges of one
+    size_t split = 0;                     ///< of them, tensor ranges of a checkpoint shared with other shares
+    uint64_t tensors = 0;                 ///< tensors whose statistics it holds
+};
+
+/**
+ * Share \a shard of the run's timeline work, written to \a out atomically (writeFileAtomic) as a
+ * partial that mergeTimelinePartials turns into the timeline. Checkpoints go to shares as contiguous
+ * ranges balanced by bytes (a checkpoint to the share holding its byte midpoint); a checkpoint larger
+ * than a share's part is split by whole-tensor ranges over the shares its bytes overlap. The share
+ * also opens (headers only) the checkpoints before its first one that the single-process engine would
+ * link its tensors to (the previous valid checkpoint, the newest earlier holder of a path the previous
+ * one lacks) and reads the linked tensors for the updates; partials hold every tensor (no filter).
+ */
+Result<TimelinePartialSummary> writeTimelinePartial(const RunCheckpoints& run, TimelineShard shard, const std::string& out,
+    const Progress& progress = Progress::none(), const ParallelFor& parallel = {});
+
+/**
+ * The timeline the partials of all shares of one run make: the same as computeTimeline with the cache
+ * off, apart from `read` (0) and `reused` (every checkpoint). Every partial must be of this run (its
+ * absolute path), intact (a checksum over the file), of the same N, each shard once, every checkpoint and every tensor covered, every file
+ * (and every file a scan was linked to) with the identity it had when the shard ran; otherwise one
+ * error naming the partial (or the checkpoint and the shard that should have produced it). With
+ * options.useCache the merged scans are written to the run's cache, so a later computeTimeline
+ * reads nothing.
+ */
+Result<Timeline> mergeTimelinePartials(const RunCheckpoints& run, const std::vector<std::string>& partials,
+    const TimelineOptions& options = {}, const Progress& progress = Progress::none());
+
 /** $XDG_CACHE_HOME/checkpoint-inspector/timeline, else ~/.cache/checkpoint-inspector/timeline. */
 std::string defaultTimelineCacheDir();
 
