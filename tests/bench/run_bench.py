@@ -140,6 +140,13 @@ SECTIONS = {
         "prefixes": ("sha256.",),
         "probes": (),
     },
+    # Issue 34: the timeline split into N shares (`ckpt timeline --shard I/N --partial`) and merged,
+    # against the single-process scan of the same run: CPU seconds of all the processes.
+    "shards": {
+        "title": "Timeline shares (issue 34)",
+        "prefixes": ("shards.",),
+        "probes": (),
+    },
 }
 
 
@@ -788,6 +795,71 @@ def measure_timeline(r, a, tools, work):
     shutil.rmtree(prun, ignore_errors=True)
 
 
+def measure_shards(r, a, tools, work):
+    """Issue 34: the overhead of sharding. Per round, after the page cache is warmed: the single-process
+    scan (`ckpt timeline RUN --no-cache --json`), then for each N the N share processes (`--shard I/N
+    --partial`) one after the other and the merge (`--merge ... --json`). Compared: CPU seconds (user +
+    system, /usr/bin/time) of the single process against the sum over the N shares and the merge. Every
+    process runs with the same threads (all cores: the CLI's executor), so the CPU seconds are the same
+    kind of work on both sides; the single scan's wall time gives the per-node rate for the README."""
+    ckpt_cli = tools["ckpt"]
+    checkpoints, size = parse_run(a.shards_run)
+    name = run_name(checkpoints, size)
+    run = os.path.join(work, f"shards-{name}")
+    info, files = generate_run(tools["gen"], run, checkpoints, size, 34)
+    total = sum(os.path.getsize(f) for f in files)
+    fb = {"checkpoints": checkpoints, "file_bytes": os.path.getsize(files[0]), "tensors": info["tensors"], "total_bytes": total,
+          "threads": os.cpu_count() or 1}
+    tasks = [int(t) for t in a.shards_tasks.split(",") if t]
+    rounds = 1 if a.quick else a.shards_rounds
+    single_cpu, single_wall, sums, merges = [], [], {n: [] for n in tasks}, {n: [] for n in tasks}
+    for _ in range(rounds):
+        cat_files(files)
+        d = r.run([ckpt_cli, "timeline", run, "--no-cache", "--json"], stdout_json=False)
+        if d is None or "process_cpu_s" not in d:
+            break
+        single_cpu.append(d["process_cpu_s"])
+        single_wall.append(d["process_wall_s"])
+        for n in tasks:
+            cat_files(files)
+            parts = [os.path.join(work, f"shards-{name}-{n}-{i}.partial") for i in range(1, n + 1)]
+            cpu = 0.0
+            for i, part in enumerate(parts, 1):
+                d = r.run([ckpt_cli, "timeline", run, "--shard", f"{i}/{n}", "--partial", part], stdout_json=False)
+                if d is None or "process_cpu_s" not in d:
+                    cpu = None
+                    break
+                cpu += d["process_cpu_s"]
+            m = r.run([ckpt_cli, "timeline", run, "--merge"] + parts + ["--json"], stdout_json=False) if cpu is not None else None
+            if m is None or "process_cpu_s" not in m:
+                continue
+            sums[n].append(cpu + m["process_cpu_s"])
+            merges[n].append(m["process_cpu_s"])
+            for part in parts:
+                os.remove(part)
+
+    def add_row(key, side, label, values, vs=None, extra=None):
+        row = {"key": key, "size": name, "side": side, "name": label, "metric": "cpu_s", "rounds": len(values),
+               "command": "ckpt timeline" + ("" if key == "shards.single" else " --shard / --merge")}
+        row.update(fb)
+        if extra:
+            row.update(extra)
+        if vs:
+            row["vs"] = vs
+        if values:
+            row["min"], row["median"], row["samples"] = min(values), statistics.median(values), values
+        else:
+            row["not_measured"] = "a process failed (see the failures)"
+        r.rows.append(row)
+        print(f"  {name:>7} {side:<5} {label:<58} {shown(row)}", flush=True)
+    add_row("shards.single", "ref", f"ckpt timeline --no-cache --json: CPU s ({fb['threads']} threads)", single_cpu,
+            extra={"wall_samples": single_wall})
+    for n in tasks:
+        add_row(f"shards.sum.{n}", "ours", f"{n} shares + merge: CPU s summed ({fb['threads']} threads each)", sums[n], vs="shards.single",
+                extra={"tasks": n, "merge_samples": merges[n]})
+    shutil.rmtree(run, ignore_errors=True)
+
+
 def measure_sha256(r, a, tools):
     """Issue 32: SHA-256 of the same bytes in blocks of each size (consecutive blocks of one buffer, as a
     CAR's blocks lie in the file), our portable code against libcrypto's EVP_Digest(EVP_sha256()) and
@@ -960,7 +1032,27 @@ def compute_targets(report):
     add(12, f"diff of two {size} records <= 1.5x one statistics pass over both (first touch)",
         f"{d / s2:.2f}x ({fmt_s(d)} vs {fmt_s(s2)})" if d and s2 else "not measured", (d / s2 <= 1.5) if d and s2 else None)
     timeline_targets(rows, add)
+    shards_targets(rows, add)
     return out
+
+
+def shards_targets(rows, add):
+    """Issue 34: the CPU time of all shares and the merge <= 1.2x the single-process scan, for every N measured."""
+    sizes = sorted(set(rows.sizes("shards.single")), key=run_bytes)
+    if not sizes:
+        add(34, "timeline shares: the tasks' CPU time plus the merge <= 1.2x the single-process scan", "not measured", None)
+        return
+    sz = sizes[-1]
+    single = rows.get("shards.single", sz)
+    for e in [x for x in rows.rows if x["key"].startswith("shards.sum.") and x["size"] == sz]:
+        n = e.get("tasks")
+        what = f"timeline of {sz} in {n} shares: the tasks' CPU time plus the merge <= 1.2x the single-process scan (same threads)"
+        if e.get("min") is None or not single or single.get("min") is None:
+            add(34, what, "not measured", None)
+            continue
+        x = e["min"] / single["min"]
+        med = e["median"] / single["median"]
+        add(34, what, f"{x:.2f}x ({fmt_s(e['min'])} vs {fmt_s(single['min'])}; medians {med:.2f}x)", x <= 1.2)
 
 
 def run_bytes(name):
@@ -1231,7 +1323,39 @@ def headline_table(report):
         if small:
             section(f"GradientCheckpoint, {small} nodes", GC_HEADLINES[:2] + GC_HEADLINES[3:], small)
     lines += sha256_table(rows)
+    lines += shards_table(rows)
     return "\n".join(lines).rstrip() + "\n"
+
+
+def shards_table(rows):
+    """Issue 34: CPU seconds of the shares and the merge against the single scan, and what that means for a 10 TB run."""
+    sizes = sorted(set(rows.sizes("shards.single")), key=run_bytes)
+    if not sizes:
+        return []
+    sz = sizes[-1]
+    single = rows.get("shards.single", sz)
+    lines = [f"| {SECTIONS['shards']['title']}: {single.get('checkpoints')} checkpoints of {fmt_mib(single.get('file_bytes'))}, "
+             f"{single.get('rounds', 0)} rounds, page cache warmed before each side; every process on {single.get('threads')} threads "
+             "| CPU s: min / median / max | ÷ single scan (minima) | of which the merge (min) |",
+             "|---|---:|---:|---:|",
+             f"| one process: `ckpt timeline --no-cache` | {spread(single)} | 1 | - |"]
+    for e in sorted((x for x in rows.rows if x["key"].startswith("shards.sum.") and x["size"] == sz), key=lambda x: x.get("tasks", 0)):
+        ratio = f"{e['min'] / single['min']:.2f}x" if e.get("min") and single.get("min") else "-"
+        merge = fmt_s(min(e["merge_samples"])) if e.get("merge_samples") else "-"
+        lines.append(f"| {e.get('tasks')} shares + the merge, summed | {spread(e)} | {ratio} | {merge} |")
+    walls = single.get("wall_samples") or []
+    if walls and single.get("total_bytes"):
+        rate = single["total_bytes"] / min(walls)
+        tb = 10e12
+        hours = tb / rate / 3600
+        lines.append("")
+        lines.append(f"A 10 TB run at this machine's single-process rate ({fmt_rate(single['total_bytes'], min(walls))}, "
+                     f"{single.get('threads')} threads, page cache warm): {hours:.1f} h on one node; on N nodes, each reading its share "
+                     f"from the cluster's file system at that rate, about {hours:.1f} h ÷ N × the overhead above "
+                     f"(N = 16: {hours / 16 * 60:.0f} min; N = 64: {hours / 64 * 60:.0f} min), as long as the file system "
+                     "delivers N times the rate.")
+    lines.append("")
+    return lines
 
 
 def spread(e):
@@ -1428,6 +1552,11 @@ def main():
     ap.add_argument("--sha256-bytes", default="64M", help="bytes hashed per pass and side in the SHA-256 section (default 64M)")
     ap.add_argument("--sha256-rounds", type=int, default=7, help="rounds (processes) of the SHA-256 section (default 7)")
     ap.add_argument("--no-sha256", action="store_true", help="skip the SHA-256 section (issue 32)")
+    ap.add_argument("--shards-run", default="96x64M",
+                    help="the run of the shares section (issue 34): CHECKPOINTSxSIZE (default 96x64M: many checkpoints per share, as a real run has)")
+    ap.add_argument("--shards-tasks", default="4,8", help="share counts N of the shares section (default 4,8)")
+    ap.add_argument("--shards-rounds", type=int, default=3, help="rounds of the shares section (default 3)")
+    ap.add_argument("--no-shards", action="store_true", help="skip the shares section (issue 34)")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--gc-rounds", type=int, default=7,
                     help="rounds of the GradientCheckpoint load rows (cheap; ours and the peers interleaved; default 7)")
@@ -1479,6 +1608,7 @@ def main():
         args.transformer_sizes = "8M"
         args.timeline_run, args.bisect_run, args.runpanel_run, args.timeline_rounds = "4x2M", "16x256K", "20x64K", 1
         args.sha256_bytes = "4M"
+        args.shards_run, args.shards_tasks = "4x2M", "2"
     build = os.path.abspath(args.build)
     out_path = args.out or (os.path.join(build, "bench-smoke.json") if args.quick else DEFAULT_RESULTS)
     bindir = os.path.join(build, "bin")
@@ -1527,6 +1657,8 @@ def main():
             measure_timeline(r, args, tools, work)
         if not args.no_sha256 and (not args.partial or "sha256" in args.only_sections):
             measure_sha256(r, args, tools)
+        if not args.no_shards and (not args.partial or "shards" in args.only_sections):
+            measure_shards(r, args, tools, work)
     finally:
         if not args.workdir:
             shutil.rmtree(work, ignore_errors=True)
