@@ -1325,9 +1325,28 @@ Result<Timeline> mergeTimelinePartials(const RunCheckpoints& run, const std::vec
     std::vector<CheckpointScan> scans(n);
     std::vector<std::vector<uint8_t>> sameCid(n);
     std::vector<size_t> sourceOf(n, 0);
+    // So far (shares still running): a checkpoint not yet complete is listed as waiting, in the form the
+    // engine takes from a cache (its files and its predecessor's, so that the scan is "usable").
+    auto waiting = [&](size_t i) {
+        CheckpointScan& w = scans[i];
+        w = CheckpointScan{};
+        w.files = run.points[i].files;
+        if (i > 0)
+            w.deps.push_back({1, run.points[i - 1].files});
+        w.valid = false;
+        w.error = "waiting for " + expected(i);
+    };
+    std::unordered_map<uint32_t, std::pair<size_t, size_t>> lastHolder; // partialsSoFar: path -> (checkpoint, tensor) of the newest scan in
     for (size_t i = 0; i < n; ++i) {
+        if (i > 0 && options.partialsSoFar && scans[i - 1].valid)
+            for (size_t k = 0; k < scans[i - 1].tensors.size(); ++k)
+                lastHolder[scans[i - 1].tensors[k].path] = {i - 1, k};
         auto& ps = byCheckpoint[i];
         const std::string& file = run.points[i].file;
+        if (ps.empty() && options.partialsSoFar) {
+            waiting(i);
+            continue;
+        }
         if (ps.empty())
             return std::unexpected(Error{ErrorCode::Invalid, "checkpoint " + file + " (index " + std::to_string(i) + ") is in no partial: "
                 + expected(i) + " should have produced it"});
@@ -1345,6 +1364,15 @@ Result<Timeline> mergeTimelinePartials(const RunCheckpoints& run, const std::vec
         merged.valid = true;
         uint64_t next = 0;
         const uint64_t total = ps.front().second.total;
+        if (options.partialsSoFar) { // a split checkpoint with a share still missing is waiting as a whole
+            uint64_t covered = 0;
+            for (const auto& [source, piece] : ps)
+                covered += piece.scan.tensors.size();
+            if (covered != total) {
+                waiting(i);
+                continue;
+            }
+        }
         for (auto& [source, piece] : ps) {
             if (piece.total == total && piece.scan.tensors.empty())
                 continue; // the first share of a split checkpoint reports it even when no tensor fell to it
@@ -1365,12 +1393,33 @@ Result<Timeline> mergeTimelinePartials(const RunCheckpoints& run, const std::vec
         if (next != total)
             return std::unexpected(Error{ErrorCode::Invalid, "checkpoint " + file + ": tensors " + std::to_string(next) + " to "
                 + std::to_string(total - 1) + " of " + std::to_string(total) + " are in no partial (" + expected(i) + ")"});
+        // an unchanged block takes its predecessor's statistics: with the predecessor still waiting, so does it
+        if (options.partialsSoFar
+            && std::any_of(merged.tensors.begin(), merged.tensors.end(), [&, k = size_t(0)](const TensorScan& ts) mutable {
+                   const bool same = k < sameCid[i].size() && sameCid[i][k++];
+                   return same && ts.linkBack > 0 && ts.linkBack <= i && !scans[i - ts.linkBack].valid;
+               })) {
+            waiting(i);
+            continue;
+        }
         // what PendingScan::finish does once the predecessors' statistics are known
         for (size_t k = 0; k < merged.tensors.size(); ++k) {
             TensorScan& ts = merged.tensors[k];
             if (ts.linkBack == 0)
                 continue;
             const size_t pi = i - std::min<size_t>(ts.linkBack, i);
+            if (options.partialsSoFar && ts.linkBack <= i && !scans[pi].valid) {
+                // Its predecessor is still waiting: no ratio yet, and the series goes on from the newest
+                // checkpoint in that holds the path (else the heatmap would show it as a new row).
+                ts.updateRatio.reset();
+                ts.linkBack = 0;
+                ts.linkTensor = 0;
+                if (auto h = lastHolder.find(ts.path); h != lastHolder.end()) {
+                    ts.linkBack = uint32_t(i - h->second.first);
+                    ts.linkTensor = uint32_t(h->second.second);
+                }
+                continue;
+            }
             if (ts.linkBack > i || !scans[pi].valid || ts.linkTensor >= scans[pi].tensors.size())
                 return std::unexpected(Error{ErrorCode::Invalid, "the partial is damaged (checkpoint " + file + " links to a tensor that is not there)",
                     sources[ps.front().first].file});
@@ -1390,6 +1439,11 @@ Result<Timeline> mergeTimelinePartials(const RunCheckpoints& run, const std::vec
     std::unordered_map<std::string, CheckpointScan> given;
     for (size_t i = 0; i < n; ++i)
         given.emplace(run.points[i].files.front().path, std::move(scans[i]));
+    if (options.partialsSoFar) {
+        TimelineOptions soFar = options;
+        soFar.useCache = false; // waiting checkpoints must never reach the cache
+        return timelineOf(run, soFar, progress, {}, pool, &given);
+    }
     return timelineOf(run, options, progress, {}, pool, &given);
 }
 

@@ -140,6 +140,12 @@ struct TimelineOptions {
     size_t spikeWindow = 8;               ///< previous finite points a spike is judged against (at least 4 needed)
     /** Called on the caller's thread after each checkpoint with its index and the timeline so far (live views). */
     std::function<void(size_t checkpoint, const Timeline& sofar)> onCheckpoint;
+    /**
+     * mergeTimelinePartials while the shares are still running (the Run panel's cluster scan): a
+     * checkpoint no partial covers yet is listed invalid with "waiting for shard I/N" instead of being
+     * an error, an update against it has no ratio, and nothing is cached.
+     */
+    bool partialsSoFar = false;
 };
 
 /**

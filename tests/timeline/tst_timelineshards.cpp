@@ -194,6 +194,57 @@ private Q_SLOTS:
             QVERIFY(!single.checkpoints[4].valid && !single.checkpoints[5].valid && !single.checkpoints[8].valid);
     }
 
+    /**
+     * While shares are still running (the app's cluster scan): the checkpoints of the shares that are in
+     * equal the single scan's, those of the missing shares wait, by name, and nothing is cached.
+     */
+    void mergeSoFarShowsWhatIsIn()
+    {
+        const RunCheckpoints r = listed(m_diverged);
+        const Timeline single = reference(r);
+        const auto files = shards(r, 4, m_tmp.filePath(QStringLiteral("sofar")));
+        const QString cache = m_tmp.filePath(QStringLiteral("sofar-cache"));
+        TimelineOptions o;
+        o.partialsSoFar = true;
+        o.cacheDir = cache.toStdString();
+        auto t = mergeTimelinePartials(r, {files[0], files[2]}, o); // shares 2 and 4 still running
+        QVERIFY2(t, t ? "" : t.error().message().c_str());
+        QCOMPARE(t->checkpoints.size(), r.points.size());
+        size_t waiting = 0, in = 0;
+        for (size_t i = 0; i < t->checkpoints.size(); ++i) {
+            const auto& c = t->checkpoints[i];
+            if (!c.valid) {
+                ++waiting;
+                QVERIFY2(c.error.find("waiting for shard") != std::string::npos, c.error.c_str());
+                continue;
+            }
+            ++in;
+            // its statistics are the single scan's (the update ratio of a share's first checkpoint waits for its predecessor)
+            for (size_t s = 0; s < single.series.size(); ++s) {
+                auto same = [&](const std::vector<TimelinePoint>& pts) {
+                    return std::find_if(pts.begin(), pts.end(), [&](const TimelinePoint& p) { return p.checkpoint == i; });
+                };
+                const auto a = same(single.series[s].points);
+                if (a == single.series[s].points.end())
+                    continue;
+                const auto it = std::find_if(t->series.begin(), t->series.end(), [&](const auto& x) { return x.path == single.series[s].path; });
+                QVERIFY(it != t->series.end());
+                const auto b = same(it->points);
+                QVERIFY(b != it->points.end());
+                QCOMPARE(b->l2, a->l2);
+                QCOMPARE(b->nan, a->nan);
+                QCOMPARE(b->updateL2.has_value(), a->updateL2.has_value());
+            }
+        }
+        QVERIFY(waiting > 0 && in > 0);
+        QVERIFY(t->series.size() <= single.series.size()); // a tensor after a waiting checkpoint goes on in its own row, not a new one
+        QVERIFY(!QDir(cache).exists() || QDir(cache).isEmpty()); // nothing waiting ever reaches the cache
+        // all four in: the same as the full merge
+        auto all = mergeTimelinePartials(r, files, o);
+        QVERIFY(all);
+        QCOMPARE(withoutCache(timelineJson(*all)), withoutCache(timelineJson(single)));
+    }
+
     void mergeRefusesMissingForeignAndDamagedPartials()
     {
         const RunCheckpoints r = listed(m_pending);
