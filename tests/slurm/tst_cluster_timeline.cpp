@@ -6,6 +6,15 @@
 // quote; a task that fails is submitted again, or, out of retries, reported by name; --dry-run shows
 // the scripts, every path one single-quoted word.
 #include "tests/slurm/privatecluster.h"
+#include "ui/process/clusterscan.h"
+#include "ui/widgets/runpanel.h"
+
+#include "core/run/timeline.h"
+
+#include <QCoreApplication>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QStandardPaths>
 
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -16,6 +25,7 @@
 
 using clustertest::fileText;
 using clustertest::PrivateCluster;
+using ckpt::ui::RunPanel;
 
 namespace {
 
@@ -117,6 +127,39 @@ private Q_SLOTS:
         QVERIFY(r.out.isEmpty());
     }
 
+    /** The Run panel's "Scan on cluster": the heatmap fills from the partials, and ends with the local timeline. */
+    void runPanelScansOnTheCluster()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName(QStringLiteral("CheckpointInspector")); // where ckpt finds the app's profiles
+        QCoreApplication::setApplicationName(QStringLiteral("checkpoint-inspector"));
+        QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, work(QStringLiteral("config")));
+        QSettings().clear(); // no profile saved: the app's default Slurm profile is offered
+        RunPanel panel;
+        panel.resize(1400, 800);
+        panel.show();
+        QSignalSpy listed(&panel, &RunPanel::runListed);
+        panel.setRunDirectory(m_run);
+        QVERIFY(listed.wait(60000));
+        QVERIFY(QTest::qWaitFor([&] { return !panel.isBusy(); }, 60000)); // its own local scan first
+        QVERIFY(panel.clusterButton()->isEnabled());
+        QSignalSpy updated(&panel, &RunPanel::clusterScanUpdated);
+        QSignalSpy finished(&panel, &RunPanel::clusterScanFinished);
+        panel.clusterScan()->setProgram(QStringLiteral(CKPT_BIN_DIR "/ckpt")); // the test is not beside it, the app is
+        QSignalSpy refused(panel.clusterScan(), &ckpt::ui::ClusterScan::finished);
+        QVERIFY2(panel.startClusterScan(QStringLiteral("ckpt-train on Slurm (sbatch)"), 4),
+            refused.isEmpty() ? "no run listed" : qPrintable(refused.front().at(1).toString()));
+        QVERIFY(finished.wait(300000));
+        QVERIFY2(finished.front().at(0).toBool(), qPrintable(finished.front().at(1).toString()));
+        QVERIFY(updated.count() >= 1); // shown as the partials came in, before the end
+        QVERIFY(updated.front().at(0).toInt() <= 4);
+        QCOMPARE(panel.clusterScan()->partials().size(), 4);
+        const Run local = run(QStringLiteral("ckpt"), {QStringLiteral("timeline"), m_run, QStringLiteral("--no-cache"), QStringLiteral("--json")});
+        QCOMPARE(withoutCache(QByteArray::fromStdString(ckpt::timelineJson(*panel.timeline()))), withoutCache(local.out));
+        if (const QByteArray dir = qgetenv("CKPT_SHOT_DIR"); !dir.isEmpty())
+            panel.grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/run-cluster-scan.png"));
+    }
+
     void dryRunPrintsTheScripts()
     {
         const Run r = run(QStringLiteral("ckpt"), {QStringLiteral("timeline"), m_run, QStringLiteral("--slurm"), QStringLiteral("--tasks"),
@@ -135,5 +178,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestClusterTimeline)
+QTEST_MAIN(TestClusterTimeline)
 #include "tst_cluster_timeline.moc"

@@ -2,6 +2,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/widgets/runpanel.h"
 
+#include "ui/process/clusterscan.h"
+#include "ui/process/resumeprofile.h"
+
 #include "core/record/optimizerforensics.h"
 #include "core/record/record.h"
 
@@ -19,10 +22,12 @@
 #include <QFileSystemWatcher>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPointer>
 #include <QPushButton>
+#include <QSettings>
 #include <QSplitter>
 #include <QTableView>
 #include <QTimer>
@@ -156,6 +161,8 @@ RunPanel::RunPanel(QWidget* parent)
     , m_metric(new QComboBox(this))
     , m_predicate(new QLineEdit(this))
     , m_bisect(new QPushButton(tr("Find first bad checkpoint"), this))
+    , m_clusterButton(new QPushButton(tr("Scan on cluster…"), this))
+    , m_cluster(new ClusterScan(this))
     , m_bisectStatus(new QLabel(this))
     , m_model(new RunCheckpointModel(this))
     , m_view(new QTableView(this))
@@ -189,6 +196,24 @@ RunPanel::RunPanel(QWidget* parent)
     connect(m_predicate, &QLineEdit::returnPressed, this, &RunPanel::findFirstBad);
     connect(m_bisect, &QPushButton::clicked, this, &RunPanel::findFirstBad);
     m_bisect->setEnabled(false);
+    m_clusterButton->setToolTip(tr("Compute the timeline on a Slurm cluster, next to the data: one array task per share of the run "
+                                   "(ckpt timeline --slurm with one of the Slurm resume profiles); the heatmap fills as the shares come in"));
+    m_clusterButton->setEnabled(false);
+    connect(m_clusterButton, &QPushButton::clicked, this, &RunPanel::scanOnCluster);
+    connect(m_cluster, &ClusterScan::progress, this, [this](const QString& line) { Q_EMIT message(tr("Cluster scan: %1").arg(line), false); });
+    connect(m_cluster, &ClusterScan::partialsArrived, this, [this](const QStringList& partials) {
+        if (!partials.isEmpty())
+            mergeClusterPartials(partials, false);
+    });
+    connect(m_cluster, &ClusterScan::finished, this, [this](bool ok, const QString& error) {
+        m_clusterButton->setText(tr("Scan on cluster…"));
+        if (!ok) {
+            Q_EMIT message(tr("Cluster scan failed: %1").arg(error), true);
+            Q_EMIT clusterScanFinished(false, error);
+            return;
+        }
+        mergeClusterPartials(m_cluster->partials(), true);
+    });
 
     m_view->setModel(m_model);
     m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -220,6 +245,7 @@ RunPanel::RunPanel(QWidget* parent)
     controls->addWidget(new QLabel(tr("Bad means:"), this));
     controls->addWidget(m_predicate);
     controls->addWidget(m_bisect);
+    controls->addWidget(m_clusterButton);
     // the optimizer forensics per checkpoint, under the list (log scale: both figures span decades)
     m_optimizerPlot->setObjectName(QStringLiteral("optimizerPlot"));
     m_optimizerPlot->setMinimumHeight(150);
@@ -329,7 +355,8 @@ QStringList RunPanel::watchedPaths() const
 
 bool RunPanel::isBusy() const
 {
-    return m_listing || m_computing || m_bisecting || m_forensicsRunning || m_poll->isActive() || m_debounce->isActive() || m_refresh->isActive();
+    return m_listing || m_computing || m_bisecting || m_forensicsRunning || m_clusterMerging || m_poll->isActive() || m_debounce->isActive()
+        || m_refresh->isActive();
 }
 
 void RunPanel::checkIdle()
@@ -371,6 +398,9 @@ void RunPanel::clear()
     m_bisectStatus->clear();
     m_bisectStatus->hide();
     m_bisect->setEnabled(false);
+    m_clusterButton->setEnabled(false);
+    ++m_clusterGeneration;
+    m_cluster->cancel();
 }
 
 void RunPanel::setRunDirectory(const QString& dir)
@@ -452,6 +482,7 @@ void RunPanel::onListed(Result<RunCheckpoints> listed, bool live)
         m_model->setPoints(m_run->points);
         m_heatmap->setRun(*m_run);
         m_bisect->setEnabled(true);
+        m_clusterButton->setEnabled(true);
         if (firstRun)
             for (const std::string& w : m_run->warnings)
                 Q_EMIT message(tr("warning: %1").arg(qs(w)), false);
@@ -980,6 +1011,88 @@ void RunPanel::showBisect(quint64 generation, std::shared_ptr<const Result<Bisec
         Q_EMIT message(tr("bisect: %1").arg(qs(w)), false);
     m_bisectStatus->setText(text);
     checkIdle();
+}
+
+
+void RunPanel::scanOnCluster()
+{
+    if (m_cluster->isRunning()) { // the button reads "Cancel cluster scan" meanwhile
+        m_cluster->cancel();
+        return;
+    }
+    QSettings settings;
+    QStringList slurm;
+    for (const ResumeProfile& p : ResumeProfiles::load(settings))
+        if (p.launcher == ResumeProfile::Launcher::Slurm)
+            slurm << p.name;
+    if (slurm.isEmpty()) {
+        Q_EMIT message(tr("Cluster scan: no Slurm resume profile (Resume panel ▸ Profiles… makes one)"), true);
+        return;
+    }
+    bool ok = true;
+    const QString profile = slurm.size() == 1 ? slurm.front()
+                                              : QInputDialog::getItem(this, tr("Scan on cluster"), tr("Slurm profile:"), slurm, 0, false, &ok);
+    if (!ok)
+        return;
+    const int checkpoints = m_run ? int(m_run->points.size()) : 1;
+    const int tasks = QInputDialog::getInt(this, tr("Scan on cluster"), tr("Array tasks (shares of the run):"), std::min(checkpoints, 32), 1,
+        100000, 1, &ok);
+    if (ok)
+        startClusterScan(profile, tasks);
+}
+
+bool RunPanel::startClusterScan(const QString& profile, int tasks)
+{
+    if (!m_run || m_cluster->isRunning())
+        return false;
+    ++m_clusterGeneration;
+    if (!m_cluster->start({m_dir, profile, tasks}))
+        return false;
+    m_clusterButton->setText(tr("Cancel cluster scan"));
+    Q_EMIT message(tr("Cluster scan of %1 submitted through \"%2\"; work directory %3").arg(m_dir, profile, m_cluster->workDirectory()), false);
+    return true;
+}
+
+void RunPanel::mergeClusterPartials(const QStringList& partials, bool complete)
+{
+    if (!m_run)
+        return;
+    const quint64 generation = m_clusterGeneration;
+    auto run = m_run;
+    std::vector<std::string> files;
+    for (const QString& f : partials)
+        files.push_back(f.toStdString());
+    m_clusterMerging = true;
+    auto future = runInBackground([run, files, complete] {
+        markBackgroundThread();
+        TimelineOptions options;
+        options.partialsSoFar = !complete;
+        options.useCache = complete; // the complete merge fills the cache: the next scan of the run reads nothing
+        return std::make_shared<Result<Timeline>>(mergeTimelinePartials(*run, files, options));
+    });
+    whenReady(future, this, [this, generation, complete, shares = int(partials.size())](std::shared_ptr<Result<Timeline>> result) {
+        m_clusterMerging = false;
+        if (generation != m_clusterGeneration)
+            return;
+        if (!*result) {
+            // so far, a partial still being renamed into place may not read yet: the next poll retries
+            if (complete) {
+                Q_EMIT message(tr("Cluster scan: %1").arg(qs(result->error().message())), true);
+                Q_EMIT clusterScanFinished(false, qs(result->error().message()));
+            }
+            return;
+        }
+        m_timeline = std::make_shared<const Timeline>(std::move(**result));
+        showTimeline(*m_timeline);
+        updateSummary();
+        if (complete) {
+            Q_EMIT timelineUpdated();
+            Q_EMIT clusterScanFinished(true, {});
+        } else {
+            Q_EMIT clusterScanUpdated(shares);
+        }
+        checkIdle();
+    });
 }
 
 } // namespace ckpt::ui

@@ -20,10 +20,13 @@ class QFileSystemWatcher;
 class QLabel;
 class QLineEdit;
 class QPushButton;
+
 class QTableView;
 class QTimer;
 
 namespace ckpt::ui {
+
+class ClusterScan;
 
 class RunCheckpointModel;
 
@@ -86,6 +89,13 @@ public:
     QComboBox* metricBox() const { return m_metric; }
     QLineEdit* predicateEdit() const { return m_predicate; }
     QPushButton* bisectButton() const { return m_bisect; }
+    /** "Scan on cluster…": the timeline computed by a Slurm array (ckpt timeline --slurm), shown as the partials arrive. */
+    QPushButton* clusterButton() const { return m_clusterButton; }
+    ClusterScan* clusterScan() const { return m_cluster; }
+    /** Starts the cluster scan with the Slurm resume profile \a profile and \a tasks shares (0: ckpt's default); false if it cannot. */
+    bool startClusterScan(const QString& profile, int tasks);
+    /** Asks for the Slurm profile and the number of shares, then starts the scan. */
+    void scanOnCluster();
     QString summary() const;
     QString bisectStatus() const;
     /** The optimizer forensics of the checkpoints are being computed. */
@@ -110,6 +120,10 @@ Q_SIGNALS:
     void runListed(bool ok);
     /** A timeline was completed and shown. */
     void timelineUpdated();
+    /** The cluster scan's partials so far were merged and shown (\a shares of the scan are in). */
+    void clusterScanUpdated(int shares);
+    /** The cluster scan ended: its complete timeline is shown (ok), or \a error says why not. */
+    void clusterScanFinished(bool ok, const QString& error);
     /** The optimizer forensics of every listed checkpoint are in the list (or the job was cancelled). */
     void forensicsUpdated();
     /** Nothing is running any more. */
@@ -139,11 +153,17 @@ private:
     void cancelJobs();
     void startForensics();
     void updateOptimizerPlot();
+    /** Merges the cluster scan's partials (so far, or all of them at the end, into the cache) in the background and shows them. */
+    void mergeClusterPartials(const QStringList& partials, bool complete);
 
     QLabel* m_summary;
     QComboBox* m_metric;
     QLineEdit* m_predicate;
     QPushButton* m_bisect;
+    QPushButton* m_clusterButton;
+    ClusterScan* m_cluster;
+    quint64 m_clusterGeneration = 0;
+    bool m_clusterMerging = false;
     QLabel* m_bisectStatus;
     RunCheckpointModel* m_model;
     QTableView* m_view;
