@@ -52,7 +52,7 @@ std::string describePatchOp(const PatchOp& op)
 
 namespace {
 
-Error opError(ErrorCode code, const PatchOp& op, std::string what, std::string path = {})
+Error opError(ErrorCode code, const PatchOp& op, const std::string& what, std::string path = {})
 {
     Error e;
     e.code = code;
@@ -349,7 +349,7 @@ Result<Tape> schedulerStep(const Record& r, const PatchOp& op, PatchOpReport& re
                 + " position but not how the scheduler steps; set the position itself with --set " + (r.kind == RecordKind::SchedulerRecord ? "item" : "item[2]") + "=VALUE",
             r.kind == RecordKind::SchedulerRecord ? "item" : "item[2]"));
     }
-    report.paths.push_back(r.kind == RecordKind::SchedulerRecord ? "item" : "item[2]");
+    report.paths.emplace_back(r.kind == RecordKind::SchedulerRecord ? "item" : "item[2]");
     return std::move(b).finish();
 }
 

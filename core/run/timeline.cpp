@@ -866,6 +866,7 @@ static Result<Timeline> timelineOf(const RunCheckpoints& run, const TimelineOpti
 
 namespace {
 
+// NOLINTNEXTLINE(modernize-use-using): only a typedef takes __extension__, which keeps -Wpedantic quiet about __int128
 __extension__ typedef unsigned __int128 U128; ///< byte positions times N: no overflow for any run
 
 constexpr char kPartialMagic[8] = {'C', 'K', 'P', 'T', 'P', 'R', 'T', '1'};
@@ -974,6 +975,113 @@ Result<TimelineShard> parseTimelineShard(std::string_view text)
     return TimelineShard{*i, *n};
 }
 
+namespace {
+/// One piece of a share on its way through the statistics and updates (writeTimelinePartial).
+struct ShareWork {
+    size_t piece = 0;
+    std::shared_ptr<LoadedCheckpoint> c;
+    size_t a = 0;                         ///< the piece's first tensor
+    std::vector<Link> link;               ///< per tensor of the piece
+    std::vector<bool> paired;
+    std::vector<size_t> toRead, pairOf;   ///< tensor indices, ascending
+    std::vector<run_detail::UpdatePair> pairs;
+    std::vector<std::shared_ptr<LoadedCheckpoint>> keep;
+};
+
+/**
+ * For the tensors [w.a, end) of checkpoint \a i, linked in w.link: the scan's dependencies on the
+ * checkpoints linked to, the unchanged CIDs, the pairs whose update is computed, and what is read.
+ */
+void pairWithLinks(const RunCheckpoints& run, size_t i, size_t end, ShareWork& w, CheckpointScan& scan, std::vector<uint8_t>& sameCid,
+    const std::function<std::shared_ptr<LoadedCheckpoint>(size_t)>& load)
+{
+    const LoadedCheckpoint& c = *w.c;
+    const size_t a = w.a;
+    w.paired.assign(end - a, false);
+    for (size_t k = a; k < end; ++k) {
+        const LoadedTensor& t = c.tensors[k];
+        if (const auto& lk = w.link[k - a]) {
+            const auto [pi, pk] = *lk;
+            const bool known = pi == i - 1 || std::any_of(scan.deps.begin(), scan.deps.end(), [&](const auto& d) { return d.back == i - pi; });
+            if (!known)
+                scan.deps.push_back({uint32_t(i - pi), run.points[pi].files});
+            auto pred = load(pi);
+            const LoadedTensor* before = pred && pk < pred->tensors.size() ? &pred->tensors[pk] : nullptr;
+            if (before && !t.cid.empty() && before->cid == t.cid) {
+                sameCid[k - a] = 1;
+            } else if (before && before->numel == t.numel && !before->bytes.empty() && !t.bytes.empty()) {
+                w.pairs.push_back({before, &t});
+                w.pairOf.push_back(k);
+                w.paired[k - a] = true;
+                if (w.keep.empty() || w.keep.back() != pred)
+                    w.keep.push_back(pred); // mapped until its norms are done
+            }
+        }
+        if (!sameCid[k - a])
+            w.toRead.push_back(k);
+    }
+}
+
+/// A checkpoint of a merge so far whose shares are not all in: listed invalid, in the form the engine
+/// takes from a cache (its files and its predecessor's, so that the scan is "usable").
+CheckpointScan waitingScan(const RunCheckpoints& run, size_t i, std::string why)
+{
+    CheckpointScan w;
+    w.files = run.points[i].files;
+    if (i > 0)
+        w.deps.push_back({1, run.points[i - 1].files});
+    w.valid = false;
+    w.error = std::move(why);
+    return w;
+}
+
+/// The tensors the pieces of one checkpoint hold between them.
+template<class Pieces>
+uint64_t tensorsIn(const Pieces& pieces)
+{
+    uint64_t n = 0;
+    for (const auto& [source, piece] : pieces)
+        n += piece.scan.tensors.size();
+    return n;
+}
+
+/// An unchanged block takes its predecessor's statistics: with that predecessor still waiting, so does it.
+bool unchangedBlockWaits(const CheckpointScan& merged, const std::vector<uint8_t>& sameCid, const std::vector<CheckpointScan>& scans, size_t i)
+{
+    for (size_t k = 0; k < merged.tensors.size() && k < sameCid.size(); ++k) {
+        const TensorScan& ts = merged.tensors[k];
+        if (sameCid[k] && ts.linkBack > 0 && ts.linkBack <= i && !scans[i - ts.linkBack].valid)
+            return true;
+    }
+    return false;
+}
+
+/// The partial file's bytes (CKPTPRT1, see above): header, string table, pieces, checksum.
+std::vector<uint8_t> encodePartial(const RunCheckpoints& run, TimelineShard shard, const StringPool& pool, const std::vector<PartialPiece>& pieces)
+{
+    Writer w;
+    w.out.insert(w.out.end(), kPartialMagic, kPartialMagic + 8);
+    w.str(absoluteRunPath(run.dir));
+    w.u32(shard.index);
+    w.u32(shard.count);
+    w.u64(run.points.size());
+    w.u64(pool.size());
+    for (size_t i = 0; i < pool.size(); ++i)
+        w.str(pool.at(uint32_t(i)));
+    w.u64(pieces.size());
+    for (const auto& piece : pieces) {
+        w.u64(piece.index);
+        w.u64(piece.total);
+        w.u64(piece.first);
+        writeScan(w, piece.scan);
+        w.u64(piece.sameCid.size());
+        w.out.insert(w.out.end(), piece.sameCid.begin(), piece.sameCid.end());
+    }
+    w.u64(partialChecksum(w.out));
+    return std::move(w.out);
+}
+} // namespace
+
 Result<TimelinePartialSummary> writeTimelinePartial(const RunCheckpoints& run, TimelineShard shard, const std::string& out,
     const Progress& progress, const ParallelFor& parallel)
 {
@@ -1032,19 +1140,9 @@ Result<TimelinePartialSummary> writeTimelinePartial(const RunCheckpoints& run, T
         // The statistics and updates of up to BlockSize checkpoints go window by window (tensor ranges
         // of about WindowBytes), in checkpoint order, as in the engine: a checkpoint's window is still
         // in the caches when the next one's update reads it as its predecessor.
-        struct Work {
-            size_t piece = 0;
-            std::shared_ptr<LoadedCheckpoint> c;
-            size_t a = 0;                         ///< the piece's first tensor
-            std::vector<Link> link;               ///< per tensor of the piece
-            std::vector<bool> paired;
-            std::vector<size_t> toRead, pairOf;   ///< tensor indices, ascending
-            std::vector<run_detail::UpdatePair> pairs;
-            std::vector<std::shared_ptr<LoadedCheckpoint>> keep;
-        };
         constexpr size_t BlockSize = 8;
         constexpr uint64_t WindowBytes = uint64_t(4) << 20;
-        std::vector<Work> work;
+        std::vector<ShareWork> work;
         auto runBlock = [&] {
             if (work.empty())
                 return;
@@ -1060,7 +1158,7 @@ Result<TimelinePartialSummary> writeTimelinePartial(const RunCheckpoints& run, T
             }
             bounds.push_back(SIZE_MAX);
             for (size_t b = 0; b + 1 < bounds.size(); ++b)
-                for (const Work& w : work) {
+                for (const ShareWork& w : work) {
                     CheckpointScan& scan = pieces[w.piece].scan;
                     const auto from = std::lower_bound(w.toRead.begin(), w.toRead.end(), bounds[b]);
                     const auto to = std::lower_bound(w.toRead.begin(), w.toRead.end(), bounds[b + 1]);
@@ -1075,7 +1173,7 @@ Result<TimelinePartialSummary> writeTimelinePartial(const RunCheckpoints& run, T
                     for (size_t j = 0; j < pairs.size(); ++j)
                         scan.tensors[w.pairOf[p0 + j] - w.a].updateL2 = norms[j];
                 }
-            for (const Work& w : work) {
+            for (const ShareWork& w : work) {
                 PartialPiece& piece = pieces[w.piece];
                 const size_t i = piece.index;
                 for (size_t j = 0; j < piece.scan.tensors.size(); ++j) {
@@ -1153,35 +1251,12 @@ Result<TimelinePartialSummary> writeTimelinePartial(const RunCheckpoints& run, T
                     }
                 piece.sameCid.assign(b - a, 0);
                 scan.tensors.resize(b - a);
-                Work w;
+                ShareWork w;
                 w.piece = pieces.size();
                 w.c = *cur;
                 w.a = a;
                 w.link = std::move(link);
-                w.paired.assign(b - a, false);
-                for (size_t k = a; k < b; ++k) {
-                    const LoadedTensor& t = c.tensors[k];
-                    if (const auto& lk = w.link[k - a]) {
-                        const auto [pi, pk] = *lk;
-                        if (pi != i - 1 && std::none_of(scan.deps.begin(), scan.deps.end(), [&](const auto& d) { return d.back == i - pi; }))
-                            scan.deps.push_back({uint32_t(i - pi), run.points[pi].files});
-                        auto pred = load(pi);
-                        if (pred && pk < pred->tensors.size()) {
-                            const LoadedTensor& before = pred->tensors[pk];
-                            if (!t.cid.empty() && before.cid == t.cid) {
-                                piece.sameCid[k - a] = 1;
-                            } else if (before.numel == t.numel && !before.bytes.empty() && !t.bytes.empty()) {
-                                w.pairs.push_back({&before, &t});
-                                w.pairOf.push_back(k);
-                                w.paired[k - a] = true;
-                                if (w.keep.empty() || w.keep.back() != pred)
-                                    w.keep.push_back(pred); // mapped until its norms are done
-                            }
-                        }
-                    }
-                    if (!piece.sameCid[k - a])
-                        w.toRead.push_back(k);
-                }
+                pairWithLinks(run, i, b, w, scan, piece.sameCid, load);
                 work.push_back(std::move(w));
                 summary.tensors += b - a;
                 if (f != l)
@@ -1201,33 +1276,13 @@ Result<TimelinePartialSummary> writeTimelinePartial(const RunCheckpoints& run, T
         runBlock();
     }
     summary.checkpoints = pieces.size();
-    for (const auto& piece : pieces)
+    for (const auto& piece : pieces) {
         if (!summary.first || piece.index < *summary.first)
             summary.first = piece.index;
-    for (const auto& piece : pieces)
         if (!summary.last || piece.index > *summary.last)
             summary.last = piece.index;
-
-    Writer w;
-    w.out.insert(w.out.end(), kPartialMagic, kPartialMagic + 8);
-    w.str(absoluteRunPath(run.dir));
-    w.u32(shard.index);
-    w.u32(shard.count);
-    w.u64(n);
-    w.u64(pool.size());
-    for (size_t i = 0; i < pool.size(); ++i)
-        w.str(pool.at(uint32_t(i)));
-    w.u64(pieces.size());
-    for (const auto& piece : pieces) {
-        w.u64(piece.index);
-        w.u64(piece.total);
-        w.u64(piece.first);
-        writeScan(w, piece.scan);
-        w.u64(piece.sameCid.size());
-        w.out.insert(w.out.end(), piece.sameCid.begin(), piece.sameCid.end());
     }
-    w.u64(partialChecksum(w.out));
-    if (auto written = writeFileAtomic(out, w.out); !written)
+    if (auto written = writeFileAtomic(out, encodePartial(run, shard, pool, pieces)); !written)
         return std::unexpected(written.error());
     return summary;
 }
@@ -1265,7 +1320,7 @@ Result<Timeline> mergeTimelinePartials(const RunCheckpoints& run, const std::vec
         if (!r.ok || shards == 0 || index == 0 || index > shards)
             return bad("the partial is damaged or truncated (its header)");
         if (theirRun != runPath)
-            return bad("a partial of the run " + theirRun + ", not of " + runPath);
+            return bad(std::string("a partial of the run ").append(theirRun).append(", not of ").append(runPath));
         if (count && shards != count)
             return bad("shard " + shardName(index - 1, shards) + " of another split: " + sources.front().file + " is shard "
                 + shardName(sources.front().shard, count));
@@ -1325,17 +1380,8 @@ Result<Timeline> mergeTimelinePartials(const RunCheckpoints& run, const std::vec
     std::vector<CheckpointScan> scans(n);
     std::vector<std::vector<uint8_t>> sameCid(n);
     std::vector<size_t> sourceOf(n, 0);
-    // So far (shares still running): a checkpoint not yet complete is listed as waiting, in the form the
-    // engine takes from a cache (its files and its predecessor's, so that the scan is "usable").
-    auto waiting = [&](size_t i) {
-        CheckpointScan& w = scans[i];
-        w = CheckpointScan{};
-        w.files = run.points[i].files;
-        if (i > 0)
-            w.deps.push_back({1, run.points[i - 1].files});
-        w.valid = false;
-        w.error = "waiting for " + expected(i);
-    };
+    // So far (shares still running): a checkpoint not yet complete is listed as waiting (waitingScan).
+    auto waiting = [&](size_t i) { scans[i] = waitingScan(run, i, "waiting for " + expected(i)); };
     std::unordered_map<uint32_t, std::pair<size_t, size_t>> lastHolder; // partialsSoFar: path -> (checkpoint, tensor) of the newest scan in
     for (size_t i = 0; i < n; ++i) {
         if (i > 0 && options.partialsSoFar && scans[i - 1].valid)
@@ -1364,14 +1410,9 @@ Result<Timeline> mergeTimelinePartials(const RunCheckpoints& run, const std::vec
         merged.valid = true;
         uint64_t next = 0;
         const uint64_t total = ps.front().second.total;
-        if (options.partialsSoFar) { // a split checkpoint with a share still missing is waiting as a whole
-            uint64_t covered = 0;
-            for (const auto& [source, piece] : ps)
-                covered += piece.scan.tensors.size();
-            if (covered != total) {
-                waiting(i);
-                continue;
-            }
+        if (options.partialsSoFar && tensorsIn(ps) != total) { // a split checkpoint with a share still missing is waiting as a whole
+            waiting(i);
+            continue;
         }
         for (auto& [source, piece] : ps) {
             if (piece.total == total && piece.scan.tensors.empty())
@@ -1394,11 +1435,7 @@ Result<Timeline> mergeTimelinePartials(const RunCheckpoints& run, const std::vec
             return std::unexpected(Error{ErrorCode::Invalid, "checkpoint " + file + ": tensors " + std::to_string(next) + " to "
                 + std::to_string(total - 1) + " of " + std::to_string(total) + " are in no partial (" + expected(i) + ")"});
         // an unchanged block takes its predecessor's statistics: with the predecessor still waiting, so does it
-        if (options.partialsSoFar
-            && std::any_of(merged.tensors.begin(), merged.tensors.end(), [&, k = size_t(0)](const TensorScan& ts) mutable {
-                   const bool same = k < sameCid[i].size() && sameCid[i][k++];
-                   return same && ts.linkBack > 0 && ts.linkBack <= i && !scans[i - ts.linkBack].valid;
-               })) {
+        if (options.partialsSoFar && unchangedBlockWaits(merged, sameCid[i], scans, i)) {
             waiting(i);
             continue;
         }
