@@ -229,6 +229,27 @@ struct Reader {
     }
 };
 
+/** A file's string table (the cache's, a partial's) read into \a pool: a reference in the file becomes a pool id. */
+struct StringTable {
+    std::vector<uint32_t> ids;
+    StringTable(Reader& r, StringPool& pool)
+        : ids(r.count(8))
+    {
+        for (auto& id : ids)
+            id = pool.id(r.str());
+    }
+    /** The next reference in \a r; an index outside the table makes the read fail. */
+    uint32_t ref(Reader& r) const
+    {
+        const uint32_t i = r.u32();
+        if (i >= ids.size()) {
+            r.ok = false;
+            return 0;
+        }
+        return ids[i];
+    }
+};
+
 std::string absoluteRunPath(const std::string& dir)
 {
     std::error_code ec;
@@ -343,17 +364,8 @@ std::unordered_map<std::string, CheckpointScan> decodeCache(std::span<const uint
     if (r.str() != runPath || !r.ok)
         return out; // another run's file under the same hash: rebuilt
     // the file's string ids, as ids of this run's pool (which may already hold some)
-    std::vector<uint32_t> ids(r.count(8));
-    for (auto& id : ids)
-        id = pool.id(r.str());
-    auto ref = [&]() -> uint32_t {
-        const uint32_t i = r.u32();
-        if (i >= ids.size()) {
-            r.ok = false;
-            return 0;
-        }
-        return ids[i];
-    };
+    const StringTable table(r, pool);
+    auto ref = [&] { return table.ref(r); };
     const uint64_t n = r.count(16);
     for (uint64_t i = 0; i < n && r.ok; ++i) {
         CheckpointScan s = readScan(r, ref);
@@ -1330,17 +1342,8 @@ Result<Timeline> mergeTimelinePartials(const RunCheckpoints& run, const std::vec
                 return bad("shard " + shardName(index - 1, shards) + " given twice: " + s.file + " is that shard too");
         if (checkpoints != n)
             return bad("made when the run had " + std::to_string(checkpoints) + " checkpoints; it has " + std::to_string(n) + " now");
-        std::vector<uint32_t> ids(r.count(8));
-        for (auto& id : ids)
-            id = pool.id(r.str());
-        auto ref = [&]() -> uint32_t {
-            const uint32_t i = r.u32();
-            if (i >= ids.size()) {
-                r.ok = false;
-                return 0;
-            }
-            return ids[i];
-        };
+        const StringTable table(r, pool);
+        auto ref = [&] { return table.ref(r); };
         const uint64_t pieces = r.count(24);
         const size_t source = sources.size();
         sources.push_back({file, index - 1});

@@ -377,6 +377,7 @@ void RunPanel::clear()
     m_dir.clear();
     m_run.reset();
     m_timeline.reset();
+    m_timelineFromCluster = false;
     m_live.reset();
     m_computedSignature.clear();
     m_pendingSignature.clear();
@@ -631,6 +632,7 @@ void RunPanel::onTimeline(quint64 generation, std::shared_ptr<Result<Timeline>> 
         Q_EMIT message(tr("Run timeline: %1").arg(m_timelineError), true);
     } else {
         m_timeline = std::make_shared<const Timeline>(std::move(**result));
+        m_timelineFromCluster = false;
         m_computedSignature = std::move(signature);
         for (const std::string& w : m_timeline->warnings)
             Q_EMIT message(tr("warning: %1").arg(qs(w)), false);
@@ -826,7 +828,7 @@ void RunPanel::updateSummary()
         const size_t spikes = size_t(std::ranges::count(t->events, TimelineEventKind::Spike, &TimelineEvent::kind));
         if (spikes)
             parts << counted(spikes, tr("spike"), tr("spikes"));
-        parts << tr("%1 read, %2 from cache").arg(t->read).arg(t->reused);
+        parts << (m_timelineFromCluster ? tr("%1 from the cluster's shares").arg(t->reused) : tr("%1 read, %2 from cache").arg(t->read).arg(t->reused));
         size_t analysed = 0, suspect = 0;
         std::optional<size_t> firstSuspect;
         for (int row = 0; row < m_model->rowCount(); ++row)
@@ -1083,6 +1085,7 @@ void RunPanel::mergeClusterPartials(const QStringList& partials, bool complete)
             return;
         }
         m_timeline = std::make_shared<const Timeline>(std::move(**result));
+        m_timelineFromCluster = true;
         showTimeline(*m_timeline);
         updateSummary();
         if (complete) {

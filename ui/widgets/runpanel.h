@@ -164,6 +164,7 @@ private:
     ClusterScan* m_cluster;
     quint64 m_clusterGeneration = 0;
     bool m_clusterMerging = false;
+    bool m_timelineFromCluster = false; ///< the shown timeline is a merge of the cluster scan's partials
     QLabel* m_bisectStatus;
     RunCheckpointModel* m_model;
     QTableView* m_view;
