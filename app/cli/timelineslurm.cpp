@@ -151,13 +151,21 @@ std::optional<std::string> submit(const std::vector<std::string>& argv, std::str
     return id;
 }
 
-/// Whether Slurm still lists the job (pending or running; an array while any task is).
-bool inQueue(const std::string& job)
+/// What squeue says of a job: whether it is still listed (pending or running; an array while any task
+/// is), and whether it can never start (a dependency that failed: waiting would be forever). One call.
+struct QueueState {
+    bool queued = false;
+    bool neverRuns = false;
+};
+QueueState queueState(const std::string& job)
 {
     std::string out;
-    const ChildResult r = captureChild({"squeue", "-h", "-j", job, "-o", "%i %T"}, out);
+    const ChildResult r = captureChild({"squeue", "-h", "-j", job, "-o", "%i %T %r"}, out);
     // A job squeue no longer knows makes it fail ("Invalid job id"): finished long enough ago.
-    return r.ok() && out.find_first_not_of(" \n") != std::string::npos;
+    QueueState q;
+    q.queued = r.ok() && out.find_first_not_of(" \n") != std::string::npos;
+    q.neverRuns = q.queued && out.find("DependencyNeverSatisfied") != std::string::npos;
+    return q;
 }
 
 /// The state Slurm keeps of each task of an array job that has left the queue (scontrol, within MinJobAge).
@@ -214,18 +222,11 @@ std::string taskList(const std::vector<unsigned>& tasks)
 
 constexpr auto kPoll = std::chrono::milliseconds(1000);
 
-/// Whether Slurm says the job can never start (a dependency that failed): waiting would be forever.
-bool neverRuns(const std::string& job)
-{
-    std::string out;
-    return captureChild({"squeue", "-h", "-j", job, "-o", "%r"}, out).ok() && out.find("DependencyNeverSatisfied") != std::string::npos;
-}
-
 /// Waits while \a job is queued; false when a stop signal arrived (the caller cancels).
 bool waitWhileQueued(const std::string& job)
 {
-    while (inQueue(job)) {
-        if (neverRuns(job))
+    for (QueueState q = queueState(job); q.queued; q = queueState(job)) {
+        if (q.neverRuns)
             return true; // it will not run: the caller finds out why
         if (stopSignalReceived())
             return false;
@@ -360,7 +361,7 @@ int timelineOnSlurm(const ClusterScanRequest& request)
         cancel({*merge});
         dieOfSignal(stopSignalReceived());
     }
-    if (neverRuns(*merge)) { // a share's partial is there but its task failed afterwards (Slurm says so)
+    if (queueState(*merge).neverRuns) { // a share's partial is there but its task failed afterwards (Slurm says so)
         cancel({*merge});
         return failWith(Error {ErrorCode::Io, "the merge job " + *merge + " can never run: a task of " + arrayJob + " failed (see "
                 + plan.work + "/task-*.log)"});
