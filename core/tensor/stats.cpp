@@ -120,20 +120,10 @@ struct IntR {
 
 [[gnu::always_inline]] inline V splat(double x) { return V{} + x; }
 
-/** What one block, chunk or tensor contributes; merged in a fixed order. */
-struct Partial {
-    uint64_t count = 0, finite = 0, nan = 0, zeros = 0;
-    double sum = 0, sumSq = 0;
-    double min = Inf, max = -Inf;
-    double minAbs = Inf;        ///< smallest non-zero |x| (only when a log histogram is asked for)
-    /// Of the finite values: the mean as shift + mean, and Σ(x - shift - mean)². The shift is a value
-    /// of the chunk, so that means of values far from zero (1e15 ± 1000 in int64) keep the resolution
-    /// of their spread rather than the ulp of their offset.
-    double shift = 0, mean = 0, m2 = 0;
-};
+} // namespace
 
-/** Chan, Golub & LeVeque's pairwise update: exact in exact arithmetic, stable in floating point. */
-void mergeInto(Partial& a, const Partial& b)
+// Chan, Golub & LeVeque's pairwise update: exact in exact arithmetic, stable in floating point.
+void mergeMoments(StatsMoments& a, const StatsMoments& b)
 {
     if (b.finite) {
         if (!a.finite) {
@@ -159,6 +149,8 @@ void mergeInto(Partial& a, const Partial& b)
     a.minAbs = std::min(a.minAbs, b.minAbs);
 }
 
+namespace {
+
 /// Independent accumulators of the careful (scalar) path: several additions in flight.
 constexpr size_t Lanes = 8;
 /// Values per block: 16 KiB of f64 at most, so the block's second sweep reads from L1.
@@ -182,7 +174,7 @@ double laneSum(const double (&v)[N])
  * Non-finite values are masked by selects; counts are kept as doubles (exact below 2^53).
  */
 template<class R, bool TrackMinAbs>
-Partial carefulBlock(const uint8_t* p, size_t n, double shift)
+StatsMoments carefulBlock(const uint8_t* p, size_t n, double shift)
 {
     using S = typename R::S;
     double sum[Lanes] = {}, sq[Lanes] = {}, fin[Lanes] = {}, nan[Lanes] = {}, zer[Lanes] = {};
@@ -214,7 +206,7 @@ Partial carefulBlock(const uint8_t* p, size_t n, double shift)
     for (size_t k = 0; i < n; ++i, ++k)
         one(k, R::get(load<S>(p + i * sizeof(S))));
 
-    Partial out;
+    StatsMoments out;
     out.count = n;
     out.finite = uint64_t(laneSum(fin));
     out.nan = uint64_t(laneSum(nan));
@@ -260,7 +252,7 @@ Partial carefulBlock(const uint8_t* p, size_t n, double shift)
  * block is left to carefulBlock (returns false). Eight vector operations per W elements.
  */
 template<class R>
-CKPT_VECTOR_CLONES bool finiteBlock(const uint8_t* p, size_t n, double shift, Partial& out)
+CKPT_VECTOR_CLONES bool finiteBlock(const uint8_t* p, size_t n, double shift, StatsMoments& out)
 {
     using S = typename R::S;
     // κ·n·ε stays below 1e-10 for blocks of BlockElements values (tst_stats checks 1e-9 on std)
@@ -330,7 +322,7 @@ CKPT_VECTOR_CLONES bool finiteBlock(const uint8_t* p, size_t n, double shift, Pa
 }
 
 template<class R>
-Partial chunkMoments(const uint8_t* p, size_t n, bool trackMinAbs)
+StatsMoments chunkMoments(const uint8_t* p, size_t n, bool trackMinAbs)
 {
     using S = typename R::S;
     double shift = 0;
@@ -341,18 +333,18 @@ Partial chunkMoments(const uint8_t* p, size_t n, bool trackMinAbs)
             break;
         }
     }
-    Partial acc;
+    StatsMoments acc;
     for (size_t i = 0; i < n; i += BlockElements) {
         const size_t m = std::min(BlockElements, n - i);
         const uint8_t* q = p + i * sizeof(S);
         const size_t vectorPart = trackMinAbs ? 0 : m / W * W;
-        Partial part;
+        StatsMoments part;
         if (vectorPart && finiteBlock<R>(q, vectorPart, shift, part)) {
-            mergeInto(acc, part);
+            mergeMoments(acc, part);
             if (vectorPart < m)
-                mergeInto(acc, carefulBlock<R, false>(q + vectorPart * sizeof(S), m - vectorPart, shift));
+                mergeMoments(acc, carefulBlock<R, false>(q + vectorPart * sizeof(S), m - vectorPart, shift));
         } else {
-            mergeInto(acc, trackMinAbs ? carefulBlock<R, true>(q, m, shift) : carefulBlock<R, false>(q, m, shift));
+            mergeMoments(acc, trackMinAbs ? carefulBlock<R, true>(q, m, shift) : carefulBlock<R, false>(q, m, shift));
         }
     }
     return acc;
@@ -438,7 +430,7 @@ CKPT_VECTOR_CLONES void chunkHistogram(const uint8_t* p, size_t n, const BinRang
 
 struct Kernel {
     uint32_t elementSize = 0;
-    Partial (*moments)(const uint8_t*, size_t, bool) = nullptr;
+    StatsMoments (*moments)(const uint8_t*, size_t, bool) = nullptr;
     void (*histogram)(const uint8_t*, size_t, const BinRange&, bool allFinite, uint64_t*) = nullptr;
 };
 
@@ -482,29 +474,8 @@ void runAll(const ParallelFor& parallel, size_t n, const std::function<void(size
     parallel(n, body);
 }
 
-TensorStats finish(const Partial& p)
-{
-    TensorStats s;
-    s.count = p.count;
-    s.finite = p.finite;
-    s.nan = p.nan;
-    s.inf = p.count - p.finite - p.nan;
-    s.zeros = p.zeros;
-    s.sum = p.sum;
-    s.l2 = std::sqrt(p.sumSq);
-    if (p.finite) {
-        s.min = p.min;
-        s.max = p.max;
-        s.mean = p.shift + p.mean;
-        s.std = std::sqrt(p.m2 / double(p.finite));
-    } else {
-        s.min = s.max = s.mean = s.std = std::numeric_limits<double>::quiet_NaN();
-    }
-    return s;
-}
-
 /** The histogram's bins for a tensor, or nothing when it has no value to bin. */
-std::optional<BinRange> binRange(const Partial& p, const StatsOptions& o)
+std::optional<BinRange> binRange(const StatsMoments& p, const StatsOptions& o)
 {
     if (!o.histogramBins || !p.finite)
         return std::nullopt;
@@ -527,6 +498,45 @@ std::optional<BinRange> binRange(const Partial& p, const StatsOptions& o)
 
 } // namespace
 
+TensorStats statsFromMoments(const StatsMoments& p)
+{
+    TensorStats s;
+    s.count = p.count;
+    s.finite = p.finite;
+    s.nan = p.nan;
+    s.inf = p.count - p.finite - p.nan;
+    s.zeros = p.zeros;
+    s.sum = p.sum;
+    s.l2 = std::sqrt(p.sumSq);
+    if (p.finite) {
+        s.min = p.min;
+        s.max = p.max;
+        s.mean = p.shift + p.mean;
+        s.std = std::sqrt(p.m2 / double(p.finite));
+    } else {
+        s.min = s.max = s.mean = s.std = std::numeric_limits<double>::quiet_NaN();
+    }
+    return s;
+}
+
+std::vector<StatsMoments> computeChunkMoments(DType dtype, std::span<const uint8_t> bytes, size_t firstChunk, size_t chunks,
+    const ParallelFor& parallel)
+{
+    const Kernel* k = kernelFor(dtype);
+    if (!k)
+        return {};
+    const size_t n = bytes.size() / k->elementSize;
+    const size_t all = statsChunkCount(n);
+    firstChunk = std::min(firstChunk, all);
+    chunks = std::min(chunks, all - firstChunk);
+    std::vector<StatsMoments> out(chunks);
+    runAll(parallel, chunks, [&](size_t c) {
+        const size_t first = (firstChunk + c) * StatsChunkElements;
+        out[c] = k->moments(bytes.data() + first * k->elementSize, std::min(StatsChunkElements, n - first), false);
+    });
+    return out;
+}
+
 std::vector<TensorStats> computeStatsMany(std::span<const StatsInput> tensors, const StatsOptions& o, const ParallelFor& parallel)
 {
     struct Task {
@@ -544,15 +554,15 @@ std::vector<TensorStats> computeStatsMany(std::span<const StatsInput> tensors, c
         const size_t n = tensors[t].bytes.size() / kernels[t]->elementSize;
         for (size_t first = 0; first < n; first += StatsChunkElements)
             tasks.push_back({t, first, std::min(StatsChunkElements, n - first)});
-        chunksOf[t] = (n + StatsChunkElements - 1) / StatsChunkElements;
+        chunksOf[t] = statsChunkCount(n);
     }
     const auto chunkBytes = [&](const Task& task) {
         return tensors[task.tensor].bytes.data() + task.first * kernels[task.tensor]->elementSize;
     };
 
-    std::vector<Partial> partials(tasks.size());
+    std::vector<StatsMoments> partials(tasks.size());
     std::vector<std::vector<uint64_t>> chunkHist(tasks.size());
-    std::vector<Partial> merged(tensors.size());
+    std::vector<StatsMoments> merged(tensors.size());
     std::vector<TensorStats> out(tensors.size());
     std::vector<std::optional<BinRange>> ranges(tensors.size());
     const auto binChunk = [&](size_t j, const BinRange& r) {
@@ -586,10 +596,10 @@ std::vector<TensorStats> computeStatsMany(std::span<const StatsInput> tensors, c
         binLater.clear();
         for (size_t j = begin; j < end; ++j) {
             const size_t t = tasks[j].tensor;
-            mergeInto(merged[t], partials[j]);
+            mergeMoments(merged[t], partials[j]);
             if (j + 1 < end && tasks[j + 1].tensor == t)
                 continue; // the tensor's last chunk comes later
-            out[t] = finish(merged[t]);
+            out[t] = statsFromMoments(merged[t]);
             ranges[t] = binRange(merged[t], o);
             if (ranges[t] && chunksOf[t] > 1)
                 for (size_t k = j + 1 - chunksOf[t]; k <= j; ++k)
@@ -603,7 +613,7 @@ std::vector<TensorStats> computeStatsMany(std::span<const StatsInput> tensors, c
     // tensors without a chunk: empty or opaque (QFloat)
     for (size_t t = 0; t < tensors.size(); ++t)
         if (!chunksOf[t])
-            out[t] = finish(merged[t]);
+            out[t] = statsFromMoments(merged[t]);
     if (!o.histogramBins)
         return out;
 

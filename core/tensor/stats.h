@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <span>
 #include <vector>
 
@@ -70,6 +71,46 @@ using ParallelFor = std::function<void(size_t n, const std::function<void(size_t
  * elements (the last shorter), independently of any thread count.
  */
 inline constexpr size_t StatsChunkElements = size_t(1) << 18;
+
+/**
+ * The mergeable state of the statistics of a run of elements: one chunk of StatsChunkElements, or
+ * consecutive chunks folded in order with mergeMoments. computeStats (without a log histogram, whose
+ * smallest |x| takes the scalar path) is exactly this fold over a tensor's chunks, from a
+ * default-constructed StatsMoments, followed by statsFromMoments; so the
+ * chunks of one tensor may be computed in different processes (the timeline's shares, core/run) and
+ * folded later, with a result bit-identical to computeStats.
+ */
+struct StatsMoments {
+    uint64_t count = 0, finite = 0, nan = 0, zeros = 0;
+    double sum = 0, sumSq = 0;   ///< of the finite values
+    double min = std::numeric_limits<double>::infinity(), max = -std::numeric_limits<double>::infinity();
+    double minAbs = std::numeric_limits<double>::infinity(); ///< smallest non-zero |x| (only when a log histogram is asked for)
+    /// Of the finite values: the mean as shift + mean, and M2 = Σ(x - shift - mean)². The shift is a value
+    /// of the chunk, so that means of values far from zero (1e15 ± 1000 in int64) keep the resolution
+    /// of their spread rather than the ulp of their offset.
+    double shift = 0, mean = 0, m2 = 0;
+};
+
+/** Folds \a next (the elements right after those of \a into) into \a into: sums, census, extrema, and
+    mean and M2 by Chan, Golub & LeVeque's parallel-variance update. */
+void mergeMoments(StatsMoments& into, const StatsMoments& next);
+
+/** The statistics the moments of a whole tensor give (no histogram). */
+TensorStats statsFromMoments(const StatsMoments& m);
+
+/**
+ * The moments of chunks [firstChunk, firstChunk + chunks) of the tensor in \a bytes (chunks of
+ * StatsChunkElements elements, clamped to the tensor), one per chunk: the pieces computeStats folds.
+ * Empty for an opaque dtype (QFloat). \a parallel may spread the chunks.
+ */
+std::vector<StatsMoments> computeChunkMoments(DType dtype, std::span<const uint8_t> bytes, size_t firstChunk, size_t chunks,
+    const ParallelFor& parallel = {});
+
+/** Chunks of StatsChunkElements in a tensor of \a elements (the last may be shorter). */
+inline size_t statsChunkCount(uint64_t elements)
+{
+    return size_t((elements + StatsChunkElements - 1) / StatsChunkElements);
+}
 
 /** One tensor's bytes: contiguous little-endian elements of \a dtype. */
 struct StatsInput {

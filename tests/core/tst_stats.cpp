@@ -572,6 +572,40 @@ private Q_SLOTS:
         }
     }
 
+    /**
+     * The chunks of one tensor computed apart (as the timeline's shares do, in other processes) and
+     * folded in chunk order give computeStats bit for bit, wherever the tensor is cut: the merge of
+     * `ckpt timeline --merge` equals the single scan.
+     */
+    void chunkMomentsFoldToComputeStats()
+    {
+        const std::vector<std::pair<DType, size_t>> shapes = {{DType::F32, 3 * StatsChunkElements + 1001}, {DType::F64, 2 * StatsChunkElements + 7},
+            {DType::F16, 4 * StatsChunkElements}, {DType::BF16, StatsChunkElements + 3}, {DType::I64, 2 * StatsChunkElements + 1}, {DType::F32, 100}};
+        const auto bits = [](double v) { return std::bit_cast<uint64_t>(v); };
+        for (const auto& [d, n] : shapes) {
+            std::vector<double> v = adversarial(d, n, uint32_t(n));
+            for (size_t i = 0; i < n; ++i)
+                v[i] += 1e3 * double(i / StatsChunkElements); // chunk means apart: Chan's update does real work
+            const auto bytes = encode(d, v);
+            const TensorStats whole = computeStats(d, bytes, StatsOptions{0, false});
+            const size_t chunks = statsChunkCount(n);
+            QCOMPARE(computeChunkMoments(d, bytes, 0, SIZE_MAX).size(), chunks); // clamped to the tensor
+            for (size_t cut = 0; cut <= chunks; ++cut) {
+                StatsMoments folded;
+                for (const auto& part : {computeChunkMoments(d, bytes, 0, cut), computeChunkMoments(d, bytes, cut, chunks - cut)})
+                    for (const StatsMoments& m : part)
+                        mergeMoments(folded, m);
+                const TensorStats s = statsFromMoments(folded);
+                const QByteArray what = QByteArray(dtypeName(d).data()) + " cut at chunk " + QByteArray::number(qulonglong(cut));
+                QVERIFY2(s.count == whole.count && s.finite == whole.finite && s.nan == whole.nan && s.inf == whole.inf && s.zeros == whole.zeros, what.constData());
+                for (const auto& [got, want] : {std::pair{s.sum, whole.sum}, {s.l2, whole.l2}, {s.min, whole.min}, {s.max, whole.max},
+                         {s.mean, whole.mean}, {s.std, whole.std}})
+                    QVERIFY2(bits(got) == bits(want), what.constData());
+            }
+        }
+        QVERIFY(computeChunkMoments(DType::QFloat, std::vector<uint8_t>(64, 1), 0, 1).empty()); // opaque
+    }
+
     void noHistogramWhenNotAsked()
     {
         const auto bytes = encode(DType::F32, uniform(1000, -1, 1, 1));
