@@ -347,4 +347,23 @@ std::vector<double> updateNorms(const std::vector<UpdatePair>& pairs, const Para
     return sums;
 }
 
+std::vector<double> updateChunkSums(const UpdatePair& pair, size_t firstChunk, size_t chunks, const ParallelFor& parallel)
+{
+    const uint64_t n = pair.b->numel;
+    const size_t all = statsChunkCount(n);
+    firstChunk = std::min(firstChunk, all);
+    chunks = std::min(chunks, all - firstChunk);
+    std::vector<double> out(chunks, 0.0);
+    auto body = [&](size_t c) {
+        const uint64_t first = uint64_t(firstChunk + c) * StatsChunkElements;
+        out[c] = sumSquaredAny(*pair.a, *pair.b, first, std::min<uint64_t>(StatsChunkElements, n - first));
+    };
+    if (parallel)
+        parallel(chunks, body);
+    else
+        for (size_t c = 0; c < chunks; ++c)
+            body(c);
+    return out;
+}
+
 } // namespace ckpt::run_detail

@@ -58,4 +58,11 @@ struct UpdatePair {
 };
 std::vector<double> updateNorms(const std::vector<UpdatePair>& pairs, const ParallelFor& parallel);
 
+/**
+ * The pieces of one pair's update norm: the sums of squared differences of chunks [firstChunk,
+ * firstChunk + chunks) (clamped to the tensor), one per chunk. updateNorms is the square root of all of
+ * them summed in chunk order from 0, so a tensor's chunks may be summed in different processes.
+ */
+std::vector<double> updateChunkSums(const UpdatePair& pair, size_t firstChunk, size_t chunks, const ParallelFor& parallel);
+
 } // namespace ckpt::run_detail

@@ -546,6 +546,19 @@ private:
     std::vector<SeriesState> m_state;
 };
 
+/** The statistics of a scanned tensor (scanOf; a merge's tensor split over shares, from its folded chunks). */
+void setStats(TensorScan& out, const TensorStats& s)
+{
+    out.l2 = s.l2;
+    out.maxAbs = s.finite > 0 ? std::max(std::abs(s.min), std::abs(s.max)) : 0.0;
+    out.mean = s.mean;
+    out.std = s.std;
+    out.nan = s.nan;
+    out.inf = s.inf;
+    out.zeros = s.zeros;
+    out.count = s.count;
+}
+
 TensorScan scanOf(const LoadedTensor& t, const TensorStats& s, StringPool& pool)
 {
     TensorScan out;
@@ -556,14 +569,7 @@ TensorScan scanOf(const LoadedTensor& t, const TensorStats& s, StringPool& pool)
     out.owner = pool.id(t.owner);
     out.dtype = pool.id(dtypeName(t.dtype));
     out.cid = pool.id(t.cid);
-    out.l2 = s.l2;
-    out.maxAbs = s.finite > 0 ? std::max(std::abs(s.min), std::abs(s.max)) : 0.0;
-    out.mean = s.mean;
-    out.std = s.std;
-    out.nan = s.nan;
-    out.inf = s.inf;
-    out.zeros = s.zeros;
-    out.count = s.count;
+    setStats(out, s);
     return out;
 }
 
@@ -868,20 +874,52 @@ static Result<Timeline> timelineOf(const RunCheckpoints& run, const TimelineOpti
 }
 
 // ---- shards: partial results and their merge ----------------------------------------------------------
-// A partial file: "CKPTPRT1", the run's absolute path (str), shard I and N (u32 each), the run's
+// A partial file: "CKPTPRT2", the run's absolute path (str), shard I and N (u32 each), the run's
 // checkpoint count (u64), a string pool (u64 count, str each), then pieces (u64 count): each the
 // checkpoint index, its tensor count and the first tensor of the piece (u64 each), the piece's scan as
 // the cache stores one (writeScan: file identities, dependencies, valid/error, tensors with their
 // statistics, update_l2 and link to the predecessor; update_ratio left to the merge), and one byte per
-// tensor (1: an unchanged CID, statistics to be taken from its predecessor); last, the FNV-1a hash of
-// all bytes before it (u64). All little-endian.
+// tensor (1: an unchanged CID, statistics to be taken from its predecessor), then the piece's tensors
+// whose chunks are shared with other shares (u64 count): each its index in the checkpoint, its first
+// chunk here and its chunk count (u64 each), the moments of its chunks here (u64 count; count, finite,
+// nan, zeros as u64, sum, sumSq, min, max, minAbs, shift, mean, m2 as f64) and, when it has an update,
+// the update's sum of squares per chunk (a byte 1 and f64 each; else a byte 0); last, the FNV-1a hash
+// of all bytes before it (u64). All little-endian.
 
 namespace {
 
 // NOLINTNEXTLINE(modernize-use-using): only a typedef takes __extension__, which keeps -Wpedantic quiet about __int128
 __extension__ typedef unsigned __int128 U128; ///< byte positions times N: no overflow for any run
 
-constexpr char kPartialMagic[8] = {'C', 'K', 'P', 'T', 'P', 'R', 'T', '1'};
+constexpr char kPartialMagic[8] = {'C', 'K', 'P', 'T', 'P', 'R', 'T', '2'};
+
+/** Where one tensor of a checkpoint spread over several shares goes (SharePlan::tensorShares). */
+struct TensorShares {
+    uint32_t first = 0, last = 0;   ///< the shares that have a part of it (equal: it goes whole to that one)
+    std::vector<uint32_t> chunks;   ///< split tensors (first != last): the share of each stats chunk, non-decreasing
+    bool has(uint32_t share) const
+    {
+        return chunks.empty() ? first == share : std::binary_search(chunks.begin(), chunks.end(), share);
+    }
+    /** The chunks [begin, end) that go to \a share (split tensors). */
+    std::pair<size_t, size_t> chunksOf(uint32_t share) const
+    {
+        const auto [from, to] = std::equal_range(chunks.begin(), chunks.end(), share);
+        return {size_t(from - chunks.begin()), size_t(to - chunks.begin())};
+    }
+};
+
+/**
+ * A tensor whose statistics may be computed chunk by chunk in several shares: raw elements of more
+ * than one stats chunk. Not a legacy {value, shape} tensor (its statistics come from the record) nor a
+ * GradientCheckpoint block (an unchanged CID takes its predecessor's statistics whole).
+ */
+bool chunkSplittable(const run_detail::LoadedTensor& t)
+{
+    // computeStats chunks the bytes by the dtype's size, updateNorms the elements by numel: they must agree
+    const uint32_t size = t.dtype == DType::QFloat ? 0 : dtypeSize(t.dtype);
+    return size > 0 && t.cid.empty() && t.numel > StatsChunkElements && t.bytes.size() == t.numel * size;
+}
 
 /**
  * How N shares divide a run: the checkpoints laid end to end by bytes, share s taking [s T/N, (s+1) T/N).
@@ -912,20 +950,43 @@ public:
         }
         return {shareAt(b), shareAt(b + w - 1)};
     }
-    /** The share of each tensor of checkpoint \a i, split over sharesOf(i) (non-decreasing). */
-    std::vector<uint32_t> tensorShares(size_t i, const LoadedCheckpoint& c) const
+    /**
+     * Where each tensor of checkpoint \a i goes among sharesOf(i): whole, to the share holding its byte
+     * midpoint in the checkpoint's span, or (a tensor of several stats chunks that would straddle shares)
+     * chunk by chunk, each to the share holding the chunk's midpoint. Non-decreasing along the tensors
+     * and their chunks, so every share's part is one contiguous range.
+     */
+    std::vector<TensorShares> tensorShares(size_t i, const LoadedCheckpoint& c) const
     {
         const auto [first, last] = sharesOf(i);
         U128 all = 0;
         for (const auto& t : c.tensors)
             all += std::max<uint64_t>(t.bytes.size(), 1);
-        std::vector<uint32_t> out;
-        out.reserve(c.tensors.size());
+        // the share of the bytes [at, at + size) of the checkpoint's tensors laid end to end
+        auto shareOf = [&](U128 at, uint64_t size) {
+            const uint64_t x = m_start[i] + uint64_t(static_cast<U128>(m_width[i]) * (2 * at + size) / (2 * all));
+            return std::clamp(shareAt(x), first, last);
+        };
+        std::vector<TensorShares> out(c.tensors.size());
         U128 before = 0;
-        for (const auto& t : c.tensors) {
+        for (size_t k = 0; k < c.tensors.size(); ++k) {
+            const run_detail::LoadedTensor& t = c.tensors[k];
             const uint64_t size = std::max<uint64_t>(t.bytes.size(), 1);
-            const uint64_t x = m_start[i] + uint64_t(static_cast<U128>(m_width[i]) * (2 * before + size) / (2 * all));
-            out.push_back(std::clamp(shareAt(x), first, last));
+            TensorShares& ts = out[k];
+            ts.first = ts.last = shareOf(before, size);
+            if (chunkSplittable(t) && shareOf(before, 0) != shareOf(before + size - 1, 0)) {
+                const uint64_t elementSize = dtypeSize(t.dtype);
+                for (size_t ch = 0; ch < statsChunkCount(t.numel); ++ch) {
+                    const uint64_t from = uint64_t(ch) * StatsChunkElements;
+                    const U128 offset = static_cast<U128>(from) * elementSize;
+                    const uint64_t elements = std::min<uint64_t>(StatsChunkElements, t.numel - from);
+                    ts.chunks.push_back(shareOf(before + offset, elements * elementSize));
+                }
+                ts.first = ts.chunks.front();
+                ts.last = ts.chunks.back();
+                if (ts.first == ts.last)
+                    ts.chunks.clear(); // all its chunks in one share after all: whole
+            }
             before += size;
         }
         return out;
@@ -941,13 +1002,27 @@ private:
     std::vector<uint64_t> m_start, m_width;
 };
 
+/**
+ * A tensor of a piece whose statistics are shared with other shares: the mergeable moments of its
+ * stats chunks [firstChunk, firstChunk + moments.size()) and the update's sums over the same chunks.
+ * The merge folds every share's chunks in chunk order, as computeStats and updateNorms fold them.
+ */
+struct SharedChunks {
+    uint64_t tensor = 0;                ///< in the checkpoint
+    uint64_t firstChunk = 0;
+    uint64_t chunks = 0;                ///< of the whole tensor
+    std::vector<StatsMoments> moments;
+    std::vector<double> updateSums;     ///< per chunk when the tensor has an update, else empty
+};
+
 /** One checkpoint's share of the work: all its tensors or a range of them. */
 struct PartialPiece {
     uint64_t index = 0;   ///< the checkpoint
     uint64_t total = 0;   ///< its tensors
     uint64_t first = 0;   ///< the piece holds tensors [first, first + scan.tensors.size())
-    CheckpointScan scan;  ///< update_ratio not yet set; unchanged-CID tensors without statistics
+    CheckpointScan scan;  ///< update_ratio not yet set; unchanged-CID tensors without statistics, shared ones with theirs to be folded
     std::vector<uint8_t> sameCid;
+    std::vector<SharedChunks> shared; ///< ascending by tensor: at most the piece's first and last
 };
 
 /** FNV-1a over a partial's bytes, stored as its last 8: a flipped bit in a number is found, not merged. */
@@ -997,8 +1072,41 @@ struct ShareWork {
     std::vector<bool> paired;
     std::vector<size_t> toRead, pairOf;   ///< tensor indices, ascending
     std::vector<run_detail::UpdatePair> pairs;
+    std::vector<std::optional<run_detail::UpdatePair>> sharedPair; ///< per entry of the piece's `shared`
     std::vector<std::shared_ptr<LoadedCheckpoint>> keep;
 };
+
+/**
+ * Tensor \a k of the piece is shared with other shares: taken out of the whole-tensor work (toRead,
+ * pairs) of \a w, its update pair (if any) kept for its chunks.
+ */
+void detachShared(ShareWork& w, size_t k)
+{
+    std::erase(w.toRead, k);
+    std::optional<run_detail::UpdatePair> pair;
+    if (const auto at = std::find(w.pairOf.begin(), w.pairOf.end(), k); at != w.pairOf.end()) {
+        const auto j = at - w.pairOf.begin();
+        pair = w.pairs[size_t(j)];
+        w.pairs.erase(w.pairs.begin() + j);
+        w.pairOf.erase(at);
+    }
+    w.sharedPair.push_back(pair);
+}
+
+/** The moments (and update sums) of the shared tensors of \a w in [from, to): their chunks of this share. */
+void computeSharedChunks(const ShareWork& w, PartialPiece& piece, size_t from, size_t to, const ParallelFor& parallel)
+{
+    for (size_t j = 0; j < piece.shared.size(); ++j) {
+        SharedChunks& sc = piece.shared[j];
+        if (sc.tensor < from || sc.tensor >= to)
+            continue;
+        const LoadedTensor& t = w.c->tensors[sc.tensor];
+        const size_t chunks = sc.moments.size();
+        sc.moments = computeChunkMoments(t.dtype, t.bytes, sc.firstChunk, chunks, parallel);
+        if (w.sharedPair[j])
+            sc.updateSums = run_detail::updateChunkSums(*w.sharedPair[j], sc.firstChunk, chunks, parallel);
+    }
+}
 
 /**
  * For the tensors [w.a, end) of checkpoint \a i, linked in w.link: the scan's dependencies on the
@@ -1034,6 +1142,36 @@ void pairWithLinks(const RunCheckpoints& run, size_t i, size_t end, ShareWork& w
     }
 }
 
+/**
+ * The scan of a piece once its statistics and updates are in: the links to the predecessors, the
+ * tensors whose statistics the merge fills in (an unchanged CID: its predecessor's; a shared tensor:
+ * the shares' chunks folded) with their names only, and no update ratio (it needs the predecessor's l2).
+ */
+void finishPieceScan(const ShareWork& w, PartialPiece& piece, StringPool& pool)
+{
+    const size_t i = piece.index;
+    std::vector<bool> isShared(piece.scan.tensors.size(), false);
+    for (const SharedChunks& sc : piece.shared)
+        isShared[sc.tensor - w.a] = true;
+    for (size_t j = 0; j < piece.scan.tensors.size(); ++j) {
+        TensorScan& ts = piece.scan.tensors[j];
+        if (piece.sameCid[j] || isShared[j])
+            ts = scanOf(w.c->tensors[w.a + j], TensorStats{}, pool);
+        ts.updateRatio.reset();
+        if (const auto& lk = w.link[j]) {
+            ts.linkBack = uint32_t(i - lk->first);
+            ts.linkTensor = uint32_t(lk->second);
+            if (!w.paired[j] && !piece.sameCid[j])
+                ts.updateL2.reset();
+            else if (piece.sameCid[j] || isShared[j])
+                ts.updateL2 = 0.0; // unchanged: no step; shared: the square root of the shares' sums, at the merge
+        } else {
+            ts.linkBack = ts.linkTensor = 0;
+            ts.updateL2.reset();
+        }
+    }
+}
+
 /// A checkpoint of a merge so far whose shares are not all in: listed invalid, in the form the engine
 /// takes from a cache (its files and its predecessor's, so that the scan is "usable").
 CheckpointScan waitingScan(const RunCheckpoints& run, size_t i, std::string why)
@@ -1047,16 +1185,6 @@ CheckpointScan waitingScan(const RunCheckpoints& run, size_t i, std::string why)
     return w;
 }
 
-/// The tensors the pieces of one checkpoint hold between them.
-template<class Pieces>
-uint64_t tensorsIn(const Pieces& pieces)
-{
-    uint64_t n = 0;
-    for (const auto& [source, piece] : pieces)
-        n += piece.scan.tensors.size();
-    return n;
-}
-
 /// An unchanged block takes its predecessor's statistics: with that predecessor still waiting, so does it.
 bool unchangedBlockWaits(const CheckpointScan& merged, const std::vector<uint8_t>& sameCid, const std::vector<CheckpointScan>& scans, size_t i)
 {
@@ -1068,7 +1196,163 @@ bool unchangedBlockWaits(const CheckpointScan& merged, const std::vector<uint8_t
     return false;
 }
 
-/// The partial file's bytes (CKPTPRT1, see above): header, string table, pieces, checksum.
+/**
+ * The shared tensors of a piece (encodePartial), each checked against the piece: one of its tensors,
+ * ascending, chunks within the tensor, update sums for every chunk exactly when its scan has an update.
+ */
+void readSharedChunks(Reader& r, PartialPiece& piece)
+{
+    piece.shared.resize(r.count(33));
+    for (SharedChunks& sc : piece.shared) {
+        sc.tensor = r.u64();
+        sc.firstChunk = r.u64();
+        sc.chunks = r.u64();
+        sc.moments.resize(r.count(96));
+        for (StatsMoments& m : sc.moments) {
+            for (uint64_t* v : {&m.count, &m.finite, &m.nan, &m.zeros})
+                *v = r.u64();
+            for (double* v : {&m.sum, &m.sumSq, &m.min, &m.max, &m.minAbs, &m.shift, &m.mean, &m.m2})
+                *v = r.f64();
+        }
+        if (r.byte()) {
+            if (!r.ok || sc.moments.size() > (r.in.size() - r.pos) / 8) {
+                r.ok = false;
+                return;
+            }
+            sc.updateSums.resize(sc.moments.size());
+            for (double& u : sc.updateSums)
+                u = r.f64();
+        }
+    }
+    uint64_t after = piece.first; // the next tensor a shared one may be
+    for (const SharedChunks& sc : piece.shared) {
+        const uint64_t at = sc.tensor - piece.first;
+        if (sc.tensor < after || at >= piece.scan.tensors.size() || sc.moments.empty() || sc.firstChunk > sc.chunks
+            || sc.moments.size() > sc.chunks - sc.firstChunk || piece.scan.tensors[at].updateL2.has_value() == sc.updateSums.empty()) {
+            r.ok = false;
+            return;
+        }
+        after = sc.tensor + 1;
+    }
+}
+
+/// Pieces of one checkpoint in tensor order; pieces that begin inside one shared tensor, in chunk order.
+std::pair<uint64_t, uint64_t> pieceOrder(const PartialPiece& p)
+{
+    const bool beginsShared = !p.shared.empty() && p.shared.front().tensor == p.first;
+    return {p.first, beginsShared ? p.shared.front().firstChunk : 0};
+}
+
+/** What the pieces of one checkpoint make together: nothing missing and no conflict, or one of them said. */
+struct Assembly {
+    std::string missing;   ///< tensors or chunks in no piece (a merge so far waits for them)
+    std::string conflict;  ///< pieces that overlap or disagree (always an error)
+};
+
+/**
+ * Puts the pieces of one checkpoint (sorted by pieceOrder) together into \a merged and \a sameCid: whole
+ * tensors side by side, and a tensor shared by several shares from its chunks, folded in chunk order
+ * as computeStats and updateNorms fold a whole tensor's, so that it equals the single-process scan.
+ */
+Assembly assemblePieces(std::vector<std::pair<size_t, PartialPiece>>& ps, CheckpointScan& merged, std::vector<uint8_t>& sameCid,
+    const StringPool& pool)
+{
+    Assembly out;
+    const uint64_t total = ps.front().second.total;
+    merged.files = ps.front().second.scan.files;
+    merged.valid = true;
+    /// the shared tensor whose chunks are being folded
+    struct Folding {
+        size_t at = 0;             ///< in merged.tensors
+        uint64_t tensor = 0, nextChunk = 0, chunks = 0;
+        StatsMoments moments;
+        double updateSum = 0;
+    };
+    std::optional<Folding> folding;
+    // "tensor 3 of 12 is in no partial", "chunks 4 to 7 of tensor 2 are in no partial"
+    const auto absent = [](uint64_t a, uint64_t b, const char* what, const std::string& of) {
+        return (a == b ? std::string(what) + " " + std::to_string(a) + " of " + of + " is"
+                       : std::string(what) + "s " + std::to_string(a) + " to " + std::to_string(b) + " of " + of + " are")
+            + " in no partial";
+    };
+    const auto tensorName = [&](uint64_t k, const TensorScan& ts) { return "tensor " + std::to_string(k) + " (" + pool.at(ts.path) + ")"; };
+    const auto unfinished = [&] {
+        return absent(folding->nextChunk, folding->chunks - 1, "chunk", tensorName(folding->tensor, merged.tensors[folding->at]));
+    };
+    uint64_t next = 0; // tensors [0, next) placed
+    for (auto& [source, piece] : ps) {
+        if (piece.total != total) {
+            out.conflict = "the partials disagree on its tensors";
+            return out;
+        }
+        if (piece.scan.tensors.empty())
+            continue; // the first share of a split checkpoint reports it even when no tensor fell to it
+        const bool continues = folding && piece.first == folding->tensor;
+        if (!continues && piece.first < next) {
+            out.conflict = "tensor " + std::to_string(piece.first) + " is in two partials";
+            return out;
+        }
+        if (!continues && piece.first > next) {
+            out.missing = absent(next, piece.first - 1, "tensor", std::to_string(total));
+            return out;
+        }
+        for (auto& d : piece.scan.deps)
+            if (std::none_of(merged.deps.begin(), merged.deps.end(), [&](const auto& m) { return m.back == d.back; }))
+                merged.deps.push_back(std::move(d));
+        size_t sharedAt = 0;
+        for (size_t j = 0; j < piece.scan.tensors.size(); ++j) {
+            const uint64_t k = piece.first + j;
+            const TensorScan& ts = piece.scan.tensors[j];
+            const bool shared = sharedAt < piece.shared.size() && piece.shared[sharedAt].tensor == k;
+            if (folding && folding->tensor != k) {
+                out.missing = unfinished();
+                return out;
+            }
+            if (!shared) {
+                merged.tensors.push_back(ts);
+                sameCid.push_back(piece.sameCid[j]);
+                continue;
+            }
+            const SharedChunks& sc = piece.shared[sharedAt++];
+            if (!folding) {
+                merged.tensors.push_back(ts);
+                sameCid.push_back(0);
+                folding = Folding{merged.tensors.size() - 1, k, 0, sc.chunks, {}, 0.0};
+            } else if (sc.chunks != folding->chunks || ts.updateL2.has_value() != merged.tensors[folding->at].updateL2.has_value()) {
+                out.conflict = "the partials disagree on " + tensorName(k, ts);
+                return out;
+            }
+            if (sc.firstChunk != folding->nextChunk) {
+                if (sc.firstChunk < folding->nextChunk)
+                    out.conflict = "chunk " + std::to_string(sc.firstChunk) + " of " + tensorName(k, ts) + " is in two partials";
+                else
+                    out.missing = absent(folding->nextChunk, sc.firstChunk - 1, "chunk", tensorName(k, ts));
+                return out;
+            }
+            for (size_t c = 0; c < sc.moments.size(); ++c) {
+                mergeMoments(folding->moments, sc.moments[c]);
+                if (!sc.updateSums.empty())
+                    folding->updateSum += sc.updateSums[c];
+            }
+            folding->nextChunk += sc.moments.size();
+            if (folding->nextChunk == folding->chunks) {
+                TensorScan& whole = merged.tensors[folding->at];
+                setStats(whole, statsFromMoments(folding->moments));
+                if (whole.updateL2)
+                    whole.updateL2 = std::sqrt(folding->updateSum);
+                folding.reset();
+            }
+        }
+        next = piece.first + piece.scan.tensors.size();
+    }
+    if (folding)
+        out.missing = unfinished();
+    else if (next != total)
+        out.missing = absent(next, total - 1, "tensor", std::to_string(total));
+    return out;
+}
+
+/// The partial file's bytes (CKPTPRT2, see above): header, string table, pieces, checksum.
 std::vector<uint8_t> encodePartial(const RunCheckpoints& run, TimelineShard shard, const StringPool& pool, const std::vector<PartialPiece>& pieces)
 {
     Writer w;
@@ -1088,6 +1372,22 @@ std::vector<uint8_t> encodePartial(const RunCheckpoints& run, TimelineShard shar
         writeScan(w, piece.scan);
         w.u64(piece.sameCid.size());
         w.out.insert(w.out.end(), piece.sameCid.begin(), piece.sameCid.end());
+        w.u64(piece.shared.size());
+        for (const SharedChunks& sc : piece.shared) {
+            w.u64(sc.tensor);
+            w.u64(sc.firstChunk);
+            w.u64(sc.chunks);
+            w.u64(sc.moments.size());
+            for (const StatsMoments& m : sc.moments) {
+                for (uint64_t v : {m.count, m.finite, m.nan, m.zeros})
+                    w.u64(v);
+                for (double v : {m.sum, m.sumSq, m.min, m.max, m.minAbs, m.shift, m.mean, m.m2})
+                    w.f64(v);
+            }
+            w.out.push_back(sc.updateSums.empty() ? 0 : 1);
+            for (double v : sc.updateSums)
+                w.f64(v);
+        }
     }
     w.u64(partialChecksum(w.out));
     return std::move(w.out);
@@ -1184,28 +1484,10 @@ Result<TimelinePartialSummary> writeTimelinePartial(const RunCheckpoints& run, T
                     const auto norms = run_detail::updateNorms(pairs, parallel);
                     for (size_t j = 0; j < pairs.size(); ++j)
                         scan.tensors[w.pairOf[p0 + j] - w.a].updateL2 = norms[j];
+                    computeSharedChunks(w, pieces[w.piece], bounds[b], bounds[b + 1], parallel);
                 }
-            for (const ShareWork& w : work) {
-                PartialPiece& piece = pieces[w.piece];
-                const size_t i = piece.index;
-                for (size_t j = 0; j < piece.scan.tensors.size(); ++j) {
-                    TensorScan& ts = piece.scan.tensors[j];
-                    if (piece.sameCid[j])
-                        ts = scanOf(w.c->tensors[w.a + j], TensorStats{}, pool); // statistics: the predecessor's, at the merge
-                    ts.updateRatio.reset(); // needs the predecessor's l2: at the merge
-                    if (const auto& lk = w.link[j]) {
-                        ts.linkBack = uint32_t(i - lk->first);
-                        ts.linkTensor = uint32_t(lk->second);
-                        if (piece.sameCid[j])
-                            ts.updateL2 = 0.0;
-                        else if (!w.paired[j])
-                            ts.updateL2.reset();
-                    } else {
-                        ts.linkBack = ts.linkTensor = 0;
-                        ts.updateL2.reset();
-                    }
-                }
-            }
+            for (const ShareWork& w : work)
+                finishPieceScan(w, pieces[w.piece], pool);
             work.clear();
         };
 
@@ -1229,10 +1511,14 @@ Result<TimelinePartialSummary> writeTimelinePartial(const RunCheckpoints& run, T
             }
             const LoadedCheckpoint& c = **cur;
             size_t a = 0, b = c.tensors.size();
-            if (f != l) {
-                const auto shares = plan.tensorShares(i, c);
-                a = size_t(std::lower_bound(shares.begin(), shares.end(), me) - shares.begin());
-                b = size_t(std::upper_bound(shares.begin(), shares.end(), me) - shares.begin());
+            std::vector<TensorShares> shares;
+            if (f != l) { // the tensors (or chunks of them) that fall to this share: one contiguous range
+                shares = plan.tensorShares(i, c);
+                const auto has = [&](const TensorShares& t) { return t.has(me); };
+                a = size_t(std::find_if(shares.begin(), shares.end(), has) - shares.begin());
+                b = size_t(std::find_if_not(shares.begin() + std::ptrdiff_t(a), shares.end(), has) - shares.begin());
+                if (a == b)
+                    a = b = 0;
             }
             if (mine && (a < b || me == f)) {
                 PartialPiece piece;
@@ -1269,6 +1555,18 @@ Result<TimelinePartialSummary> writeTimelinePartial(const RunCheckpoints& run, T
                 w.a = a;
                 w.link = std::move(link);
                 pairWithLinks(run, i, b, w, scan, piece.sameCid, load);
+                for (size_t k = a; k < b; ++k)
+                    if (!shares.empty() && !shares[k].chunks.empty()) {
+                        const auto [from, to] = shares[k].chunksOf(me);
+                        SharedChunks sc;
+                        sc.tensor = k;
+                        sc.firstChunk = from;
+                        sc.chunks = shares[k].chunks.size();
+                        sc.moments.resize(to - from); // computed window by window with the others
+                        piece.shared.push_back(std::move(sc));
+                        detachShared(w, k);
+                        ++summary.sharedTensors;
+                    }
                 work.push_back(std::move(w));
                 summary.tensors += b - a;
                 if (f != l)
@@ -1321,7 +1619,7 @@ Result<Timeline> mergeTimelinePartials(const RunCheckpoints& run, const std::vec
             return std::unexpected(Error(mapped.error()).withFile(file));
         const std::span<const uint8_t> whole((*mapped)->data(), (*mapped)->size());
         if (whole.size() < 8 || std::memcmp(whole.data(), kPartialMagic, 8) != 0)
-            return bad("not a timeline partial (the output of ckpt timeline RUN --shard I/N --partial OUT, format CKPTPRT1)");
+            return bad("not a timeline partial (the output of ckpt timeline RUN --shard I/N --partial OUT, format CKPTPRT2)");
         if (whole.size() < 16 || Reader{whole, whole.size() - 8}.u64() != partialChecksum(whole.first(whole.size() - 8)))
             return bad("the partial is damaged or truncated (its checksum does not match its " + std::to_string(whole.size()) + " bytes)");
         const std::span<const uint8_t> bytes = whole.first(whole.size() - 8);
@@ -1356,6 +1654,7 @@ Result<Timeline> mergeTimelinePartials(const RunCheckpoints& run, const std::vec
             piece.sameCid.resize(r.count(1));
             for (auto& b : piece.sameCid)
                 b = r.byte();
+            readSharedChunks(r, piece);
             if (!r.ok || piece.index >= n || piece.sameCid.size() != piece.scan.tensors.size() || piece.first > piece.total
                 || piece.scan.tensors.size() > piece.total - piece.first || (!piece.scan.valid && !piece.scan.tensors.empty())) {
                 r.ok = false;
@@ -1399,7 +1698,7 @@ Result<Timeline> mergeTimelinePartials(const RunCheckpoints& run, const std::vec
         if (ps.empty())
             return std::unexpected(Error{ErrorCode::Invalid, "checkpoint " + file + " (index " + std::to_string(i) + ") is in no partial: "
                 + expected(i) + " should have produced it"});
-        std::sort(ps.begin(), ps.end(), [](const auto& x, const auto& y) { return x.second.first < y.second.first; });
+        std::sort(ps.begin(), ps.end(), [](const auto& x, const auto& y) { return pieceOrder(x.second) < pieceOrder(y.second); });
         sourceOf[i] = ps.front().first;
         if (std::any_of(ps.begin(), ps.end(), [](const auto& p) { return !p.second.scan.valid; })) {
             if (ps.size() != 1)
@@ -1409,34 +1708,15 @@ Result<Timeline> mergeTimelinePartials(const RunCheckpoints& run, const std::vec
             continue;
         }
         CheckpointScan& merged = scans[i];
-        merged.files = ps.front().second.scan.files;
-        merged.valid = true;
-        uint64_t next = 0;
-        const uint64_t total = ps.front().second.total;
-        if (options.partialsSoFar && tensorsIn(ps) != total) { // a split checkpoint with a share still missing is waiting as a whole
-            waiting(i);
+        const Assembly assembly = assemblePieces(ps, merged, sameCid[i], pool);
+        if (!assembly.conflict.empty())
+            return std::unexpected(Error{ErrorCode::Invalid, "checkpoint " + file + ": " + assembly.conflict + " (" + expected(i) + ")"});
+        if (!assembly.missing.empty()) {
+            if (!options.partialsSoFar)
+                return std::unexpected(Error{ErrorCode::Invalid, "checkpoint " + file + ": " + assembly.missing + " (" + expected(i) + ")"});
+            waiting(i); // a split checkpoint with a share still missing is waiting as a whole
             continue;
         }
-        for (auto& [source, piece] : ps) {
-            if (piece.total == total && piece.scan.tensors.empty())
-                continue; // the first share of a split checkpoint reports it even when no tensor fell to it
-            if (piece.total != total || piece.first != next)
-                return std::unexpected(Error{ErrorCode::Invalid, "checkpoint " + file + ": "
-                    + (piece.total != total ? std::string("the partials disagree on its tensors")
-                                            : piece.first > next ? "tensors " + std::to_string(next) + " to " + std::to_string(piece.first - 1) + " of "
-                                                    + std::to_string(total) + " are in no partial"
-                                                                 : "tensor " + std::to_string(piece.first) + " is in two partials")
-                    + " (" + expected(i) + ")"});
-            next += piece.scan.tensors.size();
-            for (auto& d : piece.scan.deps)
-                if (std::none_of(merged.deps.begin(), merged.deps.end(), [&](const auto& m) { return m.back == d.back; }))
-                    merged.deps.push_back(std::move(d));
-            merged.tensors.insert(merged.tensors.end(), piece.scan.tensors.begin(), piece.scan.tensors.end());
-            sameCid[i].insert(sameCid[i].end(), piece.sameCid.begin(), piece.sameCid.end());
-        }
-        if (next != total)
-            return std::unexpected(Error{ErrorCode::Invalid, "checkpoint " + file + ": tensors " + std::to_string(next) + " to "
-                + std::to_string(total - 1) + " of " + std::to_string(total) + " are in no partial (" + expected(i) + ")"});
         // an unchanged block takes its predecessor's statistics: with the predecessor still waiting, so does it
         if (options.partialsSoFar && unchangedBlockWaits(merged, sameCid[i], scans, i)) {
             waiting(i);

@@ -173,6 +173,7 @@ struct TimelinePartialSummary {
     std::optional<size_t> first, last;    ///< the checkpoints it holds a piece of (none: an empty share)
     size_t checkpoints = 0;               ///< pieces: whole checkpoints or tensor ranges of one
     size_t split = 0;                     ///< of them, tensor ranges of a checkpoint shared with other shares
+    size_t sharedTensors = 0;             ///< tensors of which it holds a range of chunks, the rest in other shares
     uint64_t tensors = 0;                 ///< tensors whose statistics it holds
 };
 
@@ -180,7 +181,9 @@ struct TimelinePartialSummary {
  * Share \a shard of the run's timeline work, written to \a out atomically (writeFileAtomic) as a
  * partial that mergeTimelinePartials turns into the timeline. Checkpoints go to shares as contiguous
  * ranges balanced by bytes (a checkpoint to the share holding its byte midpoint); a checkpoint larger
- * than a share's part is split by whole-tensor ranges over the shares its bytes overlap. The share
+ * than a share's part is split over the shares its bytes overlap, by tensor ranges, and a tensor of
+ * several stats chunks (StatsChunkElements) that straddles shares by element ranges of whole chunks,
+ * whose mergeable moments (StatsMoments) and update sums the merge folds in chunk order. The share
  * also opens (headers only) the checkpoints before its first one that the single-process engine would
  * link its tensors to (the previous valid checkpoint, the newest earlier holder of a path the previous
  * one lacks) and reads the linked tensors for the updates; partials hold every tensor (no filter).

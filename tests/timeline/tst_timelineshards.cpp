@@ -4,7 +4,9 @@
 // --shard I/N --partial OUT`, `--merge PARTIAL...`) on runs the reference trainer writes: the merged
 // timeline is the single-process `--no-cache` document byte for byte (apart from "cache") for every
 // layout and every N, from one share to more shares than checkpoints (checkpoints split by tensor
-// ranges); a missing, foreign, damaged or stale partial is one error naming it.
+// ranges, and tensors of several stats chunks split by element ranges, f32 and f16, NaN and Inf
+// included); a missing, foreign, damaged or stale partial, or a share missing in the middle of a
+// tensor, is one error naming it.
 #include "core/run/timeline.h"
 #include "tests/ckptskip.h"
 
@@ -15,6 +17,7 @@
 #include <QTest>
 
 #include <algorithm>
+#include <bit>
 #include <filesystem>
 #include <functional>
 
@@ -81,8 +84,15 @@ Timeline reference(const RunCheckpoints& run, const std::string& filter = {})
     return *t;
 }
 
+/** What the shares of one split did between them. */
+struct ShareCounts {
+    size_t split = 0;          ///< pieces that are tensor ranges of a shared checkpoint
+    size_t sharedTensors = 0;  ///< tensors held as a range of chunks
+    std::vector<uint32_t> onlyInsideATensor; ///< shares whose whole part is chunks in the middle of one tensor
+};
+
 /** Every share of N written to DIR/pI-of-N.part; their paths. */
-std::vector<std::string> shards(const RunCheckpoints& run, uint32_t n, const QString& dir, size_t* split = nullptr)
+std::vector<std::string> shards(const RunCheckpoints& run, uint32_t n, const QString& dir, ShareCounts* counts = nullptr)
 {
     std::vector<std::string> files;
     QDir().mkpath(dir);
@@ -91,8 +101,12 @@ std::vector<std::string> shards(const RunCheckpoints& run, uint32_t n, const QSt
         auto done = writeTimelinePartial(run, TimelineShard{i, n}, files.back());
         if (!done)
             qFatal("%s", done.error().message().c_str());
-        if (split)
-            *split += done->split;
+        if (counts) {
+            counts->split += done->split;
+            counts->sharedTensors += done->sharedTensors;
+            if (done->tensors == 1 && done->sharedTensors == 1)
+                counts->onlyInsideATensor.push_back(i);
+        }
     }
     return files;
 }
@@ -112,7 +126,7 @@ class TestTimelineShards : public QObject {
 
 private:
     QTemporaryDir m_tmp;
-    QString m_diverged, m_pending, m_graphs, m_epochs, m_broken;
+    QString m_diverged, m_pending, m_graphs, m_epochs, m_broken, m_wide, m_wideHalf;
 
 private Q_SLOTS:
     void initTestCase()
@@ -126,6 +140,8 @@ private Q_SLOTS:
         m_graphs = m_tmp.filePath(s("graphs"));
         m_epochs = m_tmp.filePath(s("epochs"));
         m_broken = m_tmp.filePath(s("broken"));
+        m_wide = m_tmp.filePath(s("wide"));
+        m_wideHalf = m_tmp.filePath(s("wide-half"));
         QVERIFY(train({s("--out"), m_diverged, s("--steps"), s("40"), s("--checkpoint-every"), s("4"), s("--grad-accum"), s("2"), s("--diverge-at"),
             s("30"), s("--layout"), s("training-record")}));
         // gradients pending in every other checkpoint only: their predecessor is two checkpoints back
@@ -135,6 +151,12 @@ private Q_SLOTS:
             s("gradient-checkpoint")}));
         QVERIFY(train({s("--out"), m_epochs, s("--steps"), s("40"), s("--checkpoint-every"), s("4"), s("--dataset-size"), s("64"), s("--batch-size"),
             s("8"), s("--layout"), s("burn-run")})); // 5 epochs
+        // hidden 768: weights and moments of 589824 elements, 2.25 stats chunks, which more shares than
+        // checkpoints split by element ranges; diverging (NaN and Inf in them), gradients pending
+        QVERIFY(train({s("--out"), m_wide, s("--steps"), s("8"), s("--checkpoint-every"), s("2"), s("--grad-accum"), s("2"), s("--diverge-at"),
+            s("5"), s("--hidden"), s("768"), s("--blocks"), s("1"), s("--layout"), s("training-record")}));
+        QVERIFY(train({s("--out"), m_wideHalf, s("--steps"), s("8"), s("--checkpoint-every"), s("2"), s("--diverge-at"), s("5"), s("--hidden"),
+            s("768"), s("--blocks"), s("1"), s("--precision"), s("half"), s("--layout"), s("training-record")}));
         // a copy with two checkpoints that cannot be read, one of them the first of a share at N = 3
         fs::copy(m_pending.toStdString(), m_broken.toStdString(), fs::copy_options::recursive);
         const RunCheckpoints b = listed(m_broken);
@@ -157,6 +179,8 @@ private Q_SLOTS:
         QTest::newRow("gradient checkpoints") << m_graphs << int(RunLayout::GradientCheckpoints);
         QTest::newRow("burn-train epochs") << m_epochs << int(RunLayout::BurnEpochs);
         QTest::newRow("unreadable checkpoints") << m_broken << int(RunLayout::Records);
+        QTest::newRow("tensors of several chunks, f32") << m_wide << int(RunLayout::Records);
+        QTest::newRow("tensors of several chunks, f16") << m_wideHalf << int(RunLayout::Records);
     }
     void mergedEqualsSingleProcess()
     {
@@ -169,9 +193,13 @@ private Q_SLOTS:
         const std::string filter = "*weight*";
         const std::string filteredJson = withoutCache(timelineJson(reference(r, filter)));
         const uint32_t n = uint32_t(r.points.size());
-        for (uint32_t shares : {1u, 2u, 3u, 7u, n + 5}) {
-            size_t split = 0;
-            const auto files = shards(r, shares, run + QStringLiteral("-parts-%1").arg(shares), &split);
+        const bool wide = run == m_wide || run == m_wideHalf;
+        std::vector<uint32_t> splits = {1u, 2u, 3u, 7u, n + 5};
+        if (wide)
+            splits.insert(splits.end(), {3 * n + 1, 11 * n}); // a tensor over three shares, a share inside one tensor
+        for (uint32_t shares : splits) {
+            ShareCounts counts;
+            const auto files = shards(r, shares, run + QStringLiteral("-parts-%1").arg(shares), &counts);
             auto t = merged(r, files);
             QVERIFY2(t, t ? "" : t.error().message().c_str());
             QCOMPARE(t->read, uint64_t(0));
@@ -182,8 +210,25 @@ private Q_SLOTS:
             QVERIFY(f);
             QVERIFY2(withoutCache(timelineJson(*f)) == filteredJson, qPrintable(QStringLiteral("--filter, N = %1").arg(shares)));
             if (shares > n)
-                QVERIFY(split > 0); // more shares than checkpoints: checkpoints split by tensor ranges
+                QVERIFY(counts.split > 0); // more shares than checkpoints: checkpoints split by tensor ranges
+            if (wide && shares > n)
+                QVERIFY(counts.sharedTensors > 0); // and large tensors by element ranges
+            if (wide && shares == 11 * n)
+                QVERIFY(!counts.onlyInsideATensor.empty());
+            if (wide) // bit for bit, not only as far as the JSON's digits go
+                for (size_t k = 0; k < single.series.size(); ++k)
+                    for (size_t j = 0; j < single.series[k].points.size(); ++j) {
+                        const TimelinePoint &a = single.series[k].points[j], &b = t->series[k].points[j];
+                        for (const auto& [x, y] : {std::pair{a.l2, b.l2}, {a.maxAbs, b.maxAbs}, {a.mean, b.mean}, {a.std, b.std},
+                                 {a.updateL2.value_or(-1), b.updateL2.value_or(-1)}, {a.updateRatio.value_or(-1), b.updateRatio.value_or(-1)}})
+                            QCOMPARE(std::bit_cast<uint64_t>(y), std::bit_cast<uint64_t>(x));
+                    }
         }
+        if (wide) // what the comparison covers: non-finite values in the split tensors
+            QVERIFY(std::any_of(single.series.begin(), single.series.end(), [](const auto& s) {
+                return s.points.front().count > StatsChunkElements
+                    && std::any_of(s.points.begin(), s.points.end(), [](const auto& p) { return p.nan + p.inf > 0; });
+            }));
         // what the comparison covers: updates against the predecessor, and for the diverging run, events
         QVERIFY(std::any_of(single.series.begin(), single.series.end(), [](const auto& s) {
             return std::any_of(s.points.begin(), s.points.end(), [](const auto& p) { return p.updateRatio.has_value(); });
@@ -308,6 +353,36 @@ private Q_SLOTS:
         QVERIFY(!stale);
         QVERIFY2(stale.error().message().find("changed since") != std::string::npos, stale.error().message().c_str());
         QVERIFY(stale.error().message().find(c.points[1].file) != std::string::npos);
+    }
+
+    /** A share whose whole part is chunks inside one tensor: missing, it is named, and a merge so far waits for it. */
+    void missingShareInsideATensor()
+    {
+        const RunCheckpoints r = listed(m_wide);
+        const uint32_t n = 11 * uint32_t(r.points.size());
+        ShareCounts counts;
+        const auto files = shards(r, n, m_tmp.filePath(QStringLiteral("inside")), &counts);
+        QVERIFY(!counts.onlyInsideATensor.empty());
+        const uint32_t gone = counts.onlyInsideATensor.front();
+        std::vector<std::string> given = files;
+        given.erase(given.begin() + std::ptrdiff_t(gone - 1));
+        auto t = merged(r, given);
+        QVERIFY(!t);
+        const std::string m = t.error().message();
+        for (const std::string& says : {std::string(" of tensor "), std::string("in no partial"), "shard " + std::to_string(gone) + "/"
+                 + std::to_string(n) + " (no partial given)"})
+            QVERIFY2(m.find(says) != std::string::npos, (m + "\nlacks: " + says).c_str());
+        QVERIFY(m.find("chunk") != std::string::npos);
+
+        TimelineOptions o;
+        o.useCache = false;
+        o.partialsSoFar = true;
+        auto soFar = mergeTimelinePartials(r, given, o);
+        QVERIFY2(soFar, soFar ? "" : soFar.error().message().c_str());
+        const auto waiting = std::count_if(soFar->checkpoints.begin(), soFar->checkpoints.end(), [](const TimelineCheckpoint& c) {
+            return !c.valid && c.error.find("waiting for") != std::string::npos;
+        });
+        QCOMPARE(waiting, 1);
     }
 
     void mergeFillsTheCache()
