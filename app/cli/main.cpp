@@ -48,10 +48,11 @@ commands:
   timeline RUN --merge PARTIAL... [--json] [--filter GLOB] [--no-cache]
                                 the timeline from the partials of all N shares (the --no-cache document)
   timeline RUN --slurm [--tasks N] [--partition P] [--time T] [--profile NAME] [--work DIR] [--retries R]
-        [--filter GLOB] [--json] [--dry-run]
+        [--node-ckpt PATH] [--filter GLOB] [--json] [--dry-run]
                                 the shares as a Slurm array (sbatch) and the merge as a job depending on it;
                                 followed until done, a failed task retried R times (default 1) or reported;
-                                prints the timeline; --dry-run prints the scripts and submits nothing
+                                prints the timeline; the nodes run the ckpt at PATH (default: this one);
+                                --dry-run prints the scripts and submits nothing
   bisect RUN --until PRED [--filter GLOB] [--scan]
                                 the first bad checkpoint (PRED: nan, inf, nonfinite, max_abs>X,
                                 update_ratio>X) by binary search, or every checkpoint with --scan

@@ -17,12 +17,13 @@ namespace ckpt::cli {
 
 int cmdTimeline(const std::vector<std::string>& argv)
 {
-    Args a(argv, {"--filter", "--spike-threshold", "--shard", "--partial", "--tasks", "--partition", "--time", "--profile", "--work", "--retries"},
+    Args a(argv, {"--filter", "--spike-threshold", "--shard", "--partial", "--tasks", "--partition", "--time", "--profile", "--work", "--retries",
+                     "--node-ckpt"},
         {"--json", "--no-cache", "--merge", "--slurm", "--dry-run"});
     if (!a.error().empty())
         return usageError(a.error());
     const bool slurm = a.flag("--slurm");
-    for (const char* option : {"--tasks", "--partition", "--time", "--profile", "--work", "--retries"})
+    for (const char* option : {"--tasks", "--partition", "--time", "--profile", "--work", "--retries", "--node-ckpt"})
         if (!slurm && a.value(option))
             return usageError(std::string(option) + " goes with --slurm");
     if (!slurm && a.flag("--dry-run"))
@@ -51,6 +52,11 @@ int cmdTimeline(const std::vector<std::string>& argv)
         r.profile = a.value("--profile").value_or("");
         r.workDir = a.value("--work").value_or("");
         r.filter = a.value("--filter").value_or("");
+        r.nodeCkpt = a.value("--node-ckpt").value_or("");
+        // A word starting with '-' would be taken by the script's `exec` as an option of its own (and is
+        // most likely the next option, swallowed as the value).
+        if (a.value("--node-ckpt") && (r.nodeCkpt.empty() || r.nodeCkpt.starts_with('-')))
+            return usageError("--node-ckpt takes the path of the ckpt the nodes run, not '" + r.nodeCkpt + "'");
         r.json = a.flag("--json");
         r.dryRun = a.flag("--dry-run");
         return timelineOnSlurm(r);
@@ -85,9 +91,10 @@ int cmdTimeline(const std::vector<std::string>& argv)
             if (*done->last != *done->first)
                 range.append("-").append(std::to_string(*done->last));
         }
-        std::printf("shard %u/%u of %zu checkpoints: checkpoints %s (%zu pieces, %zu of them tensor ranges, %llu tensors) -> %s\n",
+        std::printf("shard %u/%u of %zu checkpoints: checkpoints %s (%zu pieces, %zu of them tensor ranges, %llu tensors, %zu of them "
+                    "element ranges) -> %s\n",
             shard->index, shard->count, run->points.size(), range.c_str(), done->checkpoints, done->split,
-            static_cast<unsigned long long>(done->tensors), partial->c_str());
+            static_cast<unsigned long long>(done->tensors), done->sharedTensors, partial->c_str());
         return 0;
     }
     std::optional<double> spike = 6.0;

@@ -48,6 +48,15 @@ std::string absolute(const std::string& path)
     return ec ? path : p.lexically_normal().string();
 }
 
+/// The ckpt the nodes run: a path made absolute (the tasks run in the submitter's directory anyway, but the
+/// scripts say exactly what runs); a bare name is left to the node's PATH; none given: this ckpt.
+std::string nodeExecutable(const std::string& given)
+{
+    if (given.empty())
+        return ownExecutable();
+    return given.find('/') == std::string::npos ? given : absolute(given);
+}
+
 std::string partialPath(const std::string& work, unsigned task)
 {
     return work + "/partial-" + std::to_string(task) + ".timeline-partial";
@@ -96,10 +105,13 @@ struct ScanPlan {
         a.push_back(work + "/shards.sh");
         return a;
     }
+    /** The merge, after the array job \a dependency has succeeded; none: at once (every partial is there already). */
     std::vector<std::string> mergeSubmit(const std::string& dependency) const
     {
-        std::vector<std::string> a = {"sbatch", "--parsable", "--job-name=ckpt-timeline-merge", "--dependency=afterok:" + dependency,
-            "--output=" + work + "/timeline.out", "--error=" + work + "/merge.log"};
+        std::vector<std::string> a = {"sbatch", "--parsable", "--job-name=ckpt-timeline-merge"};
+        if (!dependency.empty())
+            a.push_back("--dependency=afterok:" + dependency);
+        a.insert(a.end(), {"--output=" + work + "/timeline.out", "--error=" + work + "/merge.log"});
         a.insert(a.end(), sbatchCommon.begin(), sbatchCommon.end());
         a.push_back(work + "/merge.sh");
         return a;
@@ -247,7 +259,7 @@ int timelineOnSlurm(const ClusterScanRequest& request)
     const size_t checkpoints = run->points.size();
 
     ScanPlan plan;
-    plan.ckpt = ownExecutable();
+    plan.ckpt = nodeExecutable(request.nodeCkpt);
     plan.run = absolute(request.run);
     plan.filter = request.filter;
     plan.json = request.json;
@@ -361,10 +373,20 @@ int timelineOnSlurm(const ClusterScanRequest& request)
         cancel({*merge});
         dieOfSignal(stopSignalReceived());
     }
-    if (queueState(*merge).neverRuns) { // a share's partial is there but its task failed afterwards (Slurm says so)
+    if (queueState(*merge).neverRuns) {
+        // Every partial is there, yet a task failed in Slurm's eyes: killed after its partial was
+        // written (atomically, its last act), before it exited. The partials are what the merge needs,
+        // and it checks each (checksum, run, files), so it runs without the dependency.
         cancel({*merge});
-        return failWith(Error {ErrorCode::Io, "the merge job " + *merge + " can never run: a task of " + arrayJob + " failed (see "
-                + plan.work + "/task-*.log)"});
+        std::fprintf(stderr, "ckpt: a task of %s failed after writing its partial: the merge job %s is submitted again without depending on it\n",
+            arrayJob.c_str(), merge->c_str());
+        merge = submit(plan.mergeSubmit({}), why);
+        if (!merge)
+            return failWith(Error {ErrorCode::Io, why});
+        if (!waitWhileQueued(*merge)) {
+            cancel({*merge});
+            dieOfSignal(stopSignalReceived());
+        }
     }
     const std::string state = jobState(*merge);
     const std::string output = readText(plan.work + "/timeline.out");

@@ -14,6 +14,7 @@ struct ClusterScanRequest {
     std::string profile;           ///< one of the app's Slurm resume profiles: its partition and time
     std::string workDir;           ///< scripts, logs and partials; empty: RUN/.ckpt-timeline-slurm/STAMP
     std::string filter;            ///< --filter, applied by the merge
+    std::string nodeCkpt;          ///< --node-ckpt: the ckpt the tasks and the merge run; empty: this ckpt (its absolute path)
     unsigned retries = 1;          ///< how often a failed task is submitted again
     bool json = false;
     bool dryRun = false;           ///< print the scripts and the sbatch command lines, submit nothing

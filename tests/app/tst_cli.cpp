@@ -347,6 +347,11 @@ private Q_SLOTS:
             {QStringLiteral("timeline"), dir.path(), QStringLiteral("--cache")},
             {QStringLiteral("timeline"), dir.path(), QStringLiteral("--spike-threshold"), QStringLiteral("0")},
             {QStringLiteral("timeline"), dir.path(), QStringLiteral("--spike-threshold"), QStringLiteral("nan")},
+            // --node-ckpt (the ckpt the Slurm nodes run): its value missing, swallowing the next option, empty, or without --slurm.
+            {QStringLiteral("timeline"), dir.path(), QStringLiteral("--slurm"), QStringLiteral("--node-ckpt")},
+            {QStringLiteral("timeline"), dir.path(), QStringLiteral("--slurm"), QStringLiteral("--node-ckpt"), QStringLiteral("--json")},
+            {QStringLiteral("timeline"), dir.path(), QStringLiteral("--slurm"), QStringLiteral("--node-ckpt=")},
+            {QStringLiteral("timeline"), dir.path(), QStringLiteral("--node-ckpt"), QStringLiteral("/opt/ckpt/bin/ckpt")},
             {QStringLiteral("bisect"), dir.path()},
             {QStringLiteral("bisect"), dir.path(), QStringLiteral("--until"), QStringLiteral("max_abs>1x")},
             {QStringLiteral("bisect"), dir.path(), QStringLiteral("--until"), QStringLiteral("loss>1")},

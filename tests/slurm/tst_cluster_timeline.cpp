@@ -3,8 +3,14 @@
 // `ckpt timeline RUN --slurm` on a real two-node Slurm cluster (tests/slurm/privatecluster.h): the
 // shares run as an array over both nodes, the merge job's timeline equals `ckpt timeline --no-cache`
 // of the same run byte for byte (apart from `cache`), in a run directory whose path has spaces and a
-// quote; a task that fails is submitted again, or, out of retries, reported by name; --dry-run shows
-// the scripts, every path one single-quoted word.
+// quote; a task that fails (its partial's path blocked) is submitted again, or, out of retries,
+// reported by name; a task killed from outside while Slurm shows it RUNNING (kill -9 of its process, as
+// the OOM killer does; scancel --signal=KILL of the one array task, as an operator does) is submitted
+// again, or, out of retries, reported by name with its shard and Slurm state: never a timeline with a
+// share silently missing; one killed after writing its partial still gives the merge (submitted again
+// without the dependency Slurm says failed); --node-ckpt runs another ckpt on the nodes (here a wrapper that holds the
+// task to be killed); the Run panel's cluster scan; --dry-run shows the scripts, every path (the
+// nodes' ckpt too) one single-quoted word.
 #include "tests/slurm/privatecluster.h"
 #include "ui/process/clusterscan.h"
 #include "ui/widgets/runpanel.h"
@@ -22,6 +28,9 @@
 #include <QSet>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <csignal>
+#include <sys/types.h>
 
 using clustertest::fileText;
 using clustertest::PrivateCluster;
@@ -41,6 +50,113 @@ Run run(const QString& program, const QStringList& args, int timeoutMs = 300000)
     p.waitForFinished(timeoutMs);
     return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(), p.readAllStandardError()};
 }
+
+/// \a s as one word for sh, as ckpt's scripts quote it: single-quoted, a quote becoming '\''.
+QString shellWord(QString s)
+{
+    s.replace(QStringLiteral("'"), QStringLiteral("'\\''"));
+    return QLatin1Char('\'') + s + QLatin1Char('\'');
+}
+
+QString squeueState(const QString& job)
+{
+    return clustertest::runTool(QStringLiteral("squeue"), {QStringLiteral("-h"), QStringLiteral("-j"), job, QStringLiteral("-o"), QStringLiteral("%T")})
+        .trimmed();
+}
+
+/**
+ * `ckpt timeline --slurm` whose share 2 is killed while it runs: --node-ckpt is a wrapper that, on
+ * the first attempt at share 2 only, leaves its pid in DIR/held/pid and holds the task (RUNNING) in a
+ * long sleep, in place of the task's own process (exec: the pid is the task's, and a kill of it ends
+ * the task, not a child of it); every other run, the retry too, is the real ckpt. With
+ * Hold::AfterPartial the held attempt first runs the real ckpt, so the task is killed after its
+ * partial was written. The destructor cleans up after a failed check: ckpt, stopped, cancels its
+ * jobs; the held task is cancelled too.
+ */
+class ScanWithHeldShard {
+public:
+    enum class Hold { BeforePartial, AfterPartial };
+    ScanWithHeldShard(const QString& dir, const QString& run, const QStringList& options, Hold hold = Hold::BeforePartial)
+        : m_dir(dir)
+    {
+        QDir().mkpath(dir);
+        const QString wrapper = dir + QStringLiteral("/node ckpt 'wrapper'.sh");
+        QFile f(wrapper);
+        if (!f.open(QIODevice::WriteOnly))
+            return;
+        // mkdir is the first attempt's claim (atomic, so only one run ever holds); the pid file is
+        // renamed into place, so that the test never reads half of it.
+        const QString held = shellWord(dir + QStringLiteral("/held"));
+        const QString realCkpt = shellWord(QStringLiteral(CKPT_BIN_DIR "/ckpt"));
+        f.write(QStringLiteral("#!/bin/sh\n"
+                               "case \"$*\" in\n"
+                               "*' --shard 2/'*)\n"
+                               "    if mkdir %1 2>/dev/null; then\n"
+                               "        %3\n"
+                               "        echo $$ >%1/pid.tmp && mv %1/pid.tmp %1/pid\n"
+                               "        exec sleep 600\n"
+                               "    fi ;;\n"
+                               "esac\n"
+                               "exec %2 \"$@\"\n")
+                    .arg(held, realCkpt, hold == Hold::AfterPartial ? realCkpt + QStringLiteral(" \"$@\" || exit 1") : QStringLiteral(":"))
+                    .toUtf8());
+        f.close();
+        f.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+        m_ckpt.start(QStringLiteral(CKPT_BIN_DIR "/ckpt"),
+            QStringList {QStringLiteral("timeline"), run, QStringLiteral("--slurm"), QStringLiteral("--work"), dir, QStringLiteral("--node-ckpt"), wrapper}
+                + options);
+    }
+    ~ScanWithHeldShard()
+    {
+        if (m_ckpt.state() != QProcess::NotRunning) {
+            m_ckpt.terminate();
+            if (!m_ckpt.waitForFinished(30000)) {
+                m_ckpt.kill();
+                m_ckpt.waitForFinished(5000);
+            }
+        }
+        if (!m_arrayJob.isEmpty())
+            clustertest::runTool(QStringLiteral("scancel"), {m_arrayJob});
+    }
+    ScanWithHeldShard(const ScanWithHeldShard&) = delete;
+    ScanWithHeldShard& operator=(const ScanWithHeldShard&) = delete;
+
+    /** Waits until share 2 holds: its pid is written and squeue shows its array task RUNNING. */
+    bool waitUntilShard2Holds()
+    {
+        const QRegularExpression arrayJob(QStringLiteral("array job (\\d+)"));
+        return QTest::qWaitFor(
+            [&] {
+                if (m_ckpt.state() == QProcess::NotRunning)
+                    return true; // ended early: the caller's checks say why
+                m_err += m_ckpt.readAllStandardError();
+                if (m_arrayJob.isEmpty())
+                    m_arrayJob = arrayJob.match(QString::fromUtf8(m_err)).captured(1);
+                return !m_arrayJob.isEmpty() && QFileInfo::exists(m_dir + QStringLiteral("/held/pid"))
+                    && squeueState(task2()) == QLatin1String("RUNNING");
+            },
+            120000)
+            && m_ckpt.state() != QProcess::NotRunning;
+    }
+    QString task2() const { return m_arrayJob + QStringLiteral("_2"); }
+    pid_t heldPid() const { return pid_t(fileText(m_dir + QStringLiteral("/held/pid")).trimmed().toInt()); }
+
+    /** Waits for ckpt to end; its exit code (-1 when it did not end by itself). */
+    int finish()
+    {
+        const bool ended = m_ckpt.waitForFinished(300000);
+        m_err += m_ckpt.readAllStandardError();
+        m_out = m_ckpt.readAllStandardOutput();
+        return ended && m_ckpt.exitStatus() == QProcess::NormalExit ? m_ckpt.exitCode() : -1;
+    }
+    const QByteArray& err() const { return m_err; }
+    const QByteArray& out() const { return m_out; }
+
+private:
+    QString m_dir, m_arrayJob;
+    QProcess m_ckpt;
+    QByteArray m_err, m_out;
+};
 
 /// The document without `cache`, which says how it was computed, not what.
 QByteArray withoutCache(const QByteArray& json)
@@ -127,6 +243,63 @@ private Q_SLOTS:
         QVERIFY(r.out.isEmpty());
     }
 
+    /** A task killed while it runs (kill -9 of its process from outside Slurm, as the OOM killer does) is submitted again; the timeline is complete. */
+    void killedTaskIsRetried()
+    {
+        ScanWithHeldShard scan(work(QStringLiteral("killed retry")), m_run, {QStringLiteral("--tasks"), QStringLiteral("4"), QStringLiteral("--json")});
+        QVERIFY2(scan.waitUntilShard2Holds(), scan.err().constData());
+        const pid_t pid = scan.heldPid();
+        // The test runs as root: it kills only the holding sleep itself, never a pid that has since become another process's.
+        QVERIFY(pid > 1);
+        QCOMPARE(fileText(QStringLiteral("/proc/%1/comm").arg(pid)).trimmed(), QByteArray("sleep"));
+        QCOMPARE(::kill(pid, SIGKILL), 0);
+        QCOMPARE(scan.finish(), 0);
+        QVERIFY2(scan.err().contains("task 2 of 4 ended FAILED without its partial: submitted again"), scan.err().constData());
+        const Run local = run(QStringLiteral("ckpt"), {QStringLiteral("timeline"), m_run, QStringLiteral("--no-cache"), QStringLiteral("--json")});
+        QVERIFY2(local.code == 0, local.err.constData());
+        QCOMPARE(withoutCache(scan.out()), withoutCache(local.out));
+    }
+
+    /** Out of retries, a task killed while it runs (scancel --signal=KILL of that array task) is reported by name; no timeline. */
+    void killedTaskIsReportedByName()
+    {
+        ScanWithHeldShard scan(
+            work(QStringLiteral("killed fail")), m_run, {QStringLiteral("--tasks"), QStringLiteral("3"), QStringLiteral("--retries"), QStringLiteral("0")});
+        QVERIFY2(scan.waitUntilShard2Holds(), scan.err().constData());
+        QProcess scancel;
+        scancel.start(QStringLiteral("scancel"), {QStringLiteral("--signal=KILL"), scan.task2()});
+        QVERIFY(scancel.waitForFinished(30000));
+        QVERIFY2(scancel.exitStatus() == QProcess::NormalExit && scancel.exitCode() == 0, scancel.readAllStandardError().constData());
+        QCOMPARE(scan.finish(), 1);
+        QVERIFY2(scan.err().contains("task 2 of 3 (shard 2/3) ended CANCELLED without its partial"), scan.err().constData());
+        QVERIFY2(scan.err().contains("1 of 3 shares failed"), scan.err().constData());
+        QVERIFY(scan.out().isEmpty());
+        // Nothing left behind: the merge job, which could never run, was cancelled.
+        QVERIFY(QTest::qWaitFor([] { return clustertest::runTool(QStringLiteral("squeue"), {QStringLiteral("-h")}).trimmed().isEmpty(); }, 30000));
+    }
+
+    /**
+     * A task killed after it wrote its partial (its last act) but before it exited: Slurm calls it
+     * FAILED, so the merge's afterok can never be met; every partial is there, so the merge is
+     * submitted again without the dependency, and the timeline is complete.
+     */
+    void killedAfterItsPartialStillMerges()
+    {
+        const QString dir = work(QStringLiteral("killed after"));
+        ScanWithHeldShard scan(dir, m_run, {QStringLiteral("--tasks"), QStringLiteral("4"), QStringLiteral("--json"), QStringLiteral("--retries"),
+            QStringLiteral("0")}, ScanWithHeldShard::Hold::AfterPartial);
+        QVERIFY2(scan.waitUntilShard2Holds(), scan.err().constData());
+        QVERIFY(QFileInfo::exists(dir + QStringLiteral("/partial-2.timeline-partial")));
+        const pid_t pid = scan.heldPid();
+        QVERIFY(pid > 1);
+        QCOMPARE(fileText(QStringLiteral("/proc/%1/comm").arg(pid)).trimmed(), QByteArray("sleep"));
+        QCOMPARE(::kill(pid, SIGKILL), 0);
+        QCOMPARE(scan.finish(), 0);
+        QVERIFY2(scan.err().contains("failed after writing its partial"), scan.err().constData());
+        const Run local = run(QStringLiteral("ckpt"), {QStringLiteral("timeline"), m_run, QStringLiteral("--no-cache"), QStringLiteral("--json")});
+        QCOMPARE(withoutCache(scan.out()), withoutCache(local.out));
+    }
+
     /** The Run panel's "Scan on cluster": the heatmap fills from the partials, and ends with the local timeline. */
     void runPanelScansOnTheCluster()
     {
@@ -162,14 +335,13 @@ private Q_SLOTS:
 
     void dryRunPrintsTheScripts()
     {
+        const QString nodeCkpt = QStringLiteral("/opt/ckpt 'node'/bin/ckpt"); // where the nodes have it: a path of its own, quoted as the others
         const Run r = run(QStringLiteral("ckpt"), {QStringLiteral("timeline"), m_run, QStringLiteral("--slurm"), QStringLiteral("--tasks"),
             QStringLiteral("5"), QStringLiteral("--partition"), QStringLiteral("debug"), QStringLiteral("--dry-run"), QStringLiteral("--work"),
-            work(QStringLiteral("dry"))});
+            work(QStringLiteral("dry")), QStringLiteral("--node-ckpt"), nodeCkpt});
         QVERIFY2(r.code == 0, r.err.constData());
-        QString quoted = m_run;
-        quoted.replace(QStringLiteral("'"), QStringLiteral("'\\''"));
-        const QString word = QLatin1Char('\'') + quoted + QLatin1Char('\'');
-        QVERIFY2(r.out.contains(word.toUtf8()), r.out.constData()); // the run, one single-quoted word
+        QVERIFY2(r.out.contains(shellWord(m_run).toUtf8()), r.out.constData()); // the run, one single-quoted word
+        QCOMPARE(r.out.count((QStringLiteral("exec ") + shellWord(nodeCkpt) + QStringLiteral(" timeline ")).toUtf8()), 2); // the nodes' ckpt runs both scripts
         QVERIFY(r.out.contains("--shard \"$SLURM_ARRAY_TASK_ID\"/5"));
         QVERIFY(r.out.contains("'--array=1-5'"));
         QVERIFY(r.out.contains("'--partition=debug'"));
