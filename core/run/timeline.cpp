@@ -1185,6 +1185,15 @@ CheckpointScan waitingScan(const RunCheckpoints& run, size_t i, std::string why)
     return w;
 }
 
+/// The tensors the pieces of one checkpoint hold between them (a shared one once per piece).
+uint64_t tensorsIn(const std::vector<std::pair<size_t, PartialPiece>>& pieces)
+{
+    uint64_t n = 0;
+    for (const auto& [source, piece] : pieces)
+        n += piece.scan.tensors.size();
+    return n;
+}
+
 /// An unchanged block takes its predecessor's statistics: with that predecessor still waiting, so does it.
 bool unchangedBlockWaits(const CheckpointScan& merged, const std::vector<uint8_t>& sameCid, const std::vector<CheckpointScan>& scans, size_t i)
 {
@@ -1261,6 +1270,7 @@ Assembly assemblePieces(std::vector<std::pair<size_t, PartialPiece>>& ps, Checkp
     const uint64_t total = ps.front().second.total;
     merged.files = ps.front().second.scan.files;
     merged.valid = true;
+    merged.tensors.reserve(size_t(std::min<uint64_t>(total, tensorsIn(ps))));
     /// the shared tensor whose chunks are being folded
     struct Folding {
         size_t at = 0;             ///< in merged.tensors

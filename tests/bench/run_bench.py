@@ -201,14 +201,14 @@ class Runner:
         self.failures = []
         self.dot_gave_up_at = None  # graphviz needs more at every larger size: not run again
 
-    def run(self, cmd, timeout=None, stdout_json=True, env=None):
+    def run(self, cmd, timeout=None, stdout_json=True, env=None, keep_stdout=False):
         """One process under /usr/bin/time: its JSON figures (+ wall, peak RSS), {"timeout": s} or None.
-        env: variables added to this process's environment."""
+        env: variables added to this process's environment; keep_stdout: its output as "stdout"."""
         with tempfile.NamedTemporaryFile("r", suffix=".time") as tf:
             full = ["/usr/bin/time", "-f", "%M %e %U %S", "-o", tf.name] + cmd
             t0 = time.perf_counter()
             try:
-                p = subprocess.run(full, stdout=subprocess.PIPE if stdout_json else subprocess.DEVNULL,
+                p = subprocess.run(full, stdout=subprocess.PIPE if stdout_json or keep_stdout else subprocess.DEVNULL,
                                    stderr=subprocess.PIPE, timeout=timeout, text=True,
                                    env=dict(os.environ, **env) if env else None)
             except subprocess.TimeoutExpired:
@@ -226,6 +226,8 @@ class Runner:
             except json.JSONDecodeError as e:
                 self.failures.append(f"{' '.join(cmd)}: last stdout line is not JSON: {e}")
                 return None
+        if keep_stdout:
+            data["stdout"] = p.stdout
         data.setdefault("total_s", wall)
         data["process_wall_s"] = wall
         data["peak_rss_bytes_time"] = int(fields[0]) * 1024 if fields else None
@@ -796,22 +798,34 @@ def measure_timeline(r, a, tools, work):
 
 
 def measure_shards(r, a, tools, work):
-    """Issue 34: the overhead of sharding. Per round, after the page cache is warmed: the single-process
+    """Issue 34: the overhead of sharding, on two runs: many checkpoints per share (--shards-run), and
+    checkpoints larger than a share whose largest tensors straddle shares, so that shares hold element
+    ranges of one tensor (--shards-split-run, one layer: tensors of tens of MiB)."""
+    measure_shards_run(r, a, tools, work, a.shards_run, a.shards_tasks, [])
+    if a.shards_split_run:
+        measure_shards_run(r, a, tools, work, a.shards_split_run, a.shards_split_tasks, ["--layers", "1"])
+
+
+def measure_shards_run(r, a, tools, work, run_spec, task_list, gen_args):
+    """One run of the shares section. Per round, after the page cache is warmed: the single-process
     scan (`ckpt timeline RUN --no-cache --json`), then for each N the N share processes (`--shard I/N
-    --partial`) one after the other and the merge (`--merge ... --json`). Compared: CPU seconds (user +
+    --partial`) one after the other and the merge (`--merge ... --json --no-cache`: like the single
+    scan, it writes no cache). Compared: CPU seconds (user +
     system, /usr/bin/time) of the single process against the sum over the N shares and the merge. Every
     process runs with the same threads (all cores: the CLI's executor), so the CPU seconds are the same
-    kind of work on both sides; the single scan's wall time gives the per-node rate for the README."""
+    kind of work on both sides; the single scan's wall time gives the per-node rate for the README.
+    The shares' own reports give how many tensors were split into element ranges."""
     ckpt_cli = tools["ckpt"]
-    checkpoints, size = parse_run(a.shards_run)
+    checkpoints, size = parse_run(run_spec)
     name = run_name(checkpoints, size)
     run = os.path.join(work, f"shards-{name}")
-    info, files = generate_run(tools["gen"], run, checkpoints, size, 34)
+    info, files = generate_run(tools["gen"], run, checkpoints, size, 34, gen_args)
     total = sum(os.path.getsize(f) for f in files)
     fb = {"checkpoints": checkpoints, "file_bytes": os.path.getsize(files[0]), "tensors": info["tensors"], "total_bytes": total,
-          "threads": os.cpu_count() or 1}
-    tasks = [int(t) for t in a.shards_tasks.split(",") if t]
+          "threads": os.cpu_count() or 1, "largest_tensor_bytes": largest_tensor_bytes(ckpt_cli, files[0])}
+    tasks = [int(t) for t in task_list.split(",") if t]
     rounds = 1 if a.quick else a.shards_rounds
+    element_ranges = {n: 0 for n in tasks}
     single_cpu, single_wall, sums, merges = [], [], {n: [] for n in tasks}, {n: [] for n in tasks}
     for _ in range(rounds):
         cat_files(files)
@@ -824,13 +838,17 @@ def measure_shards(r, a, tools, work):
             cat_files(files)
             parts = [os.path.join(work, f"shards-{name}-{n}-{i}.partial") for i in range(1, n + 1)]
             cpu = 0.0
+            element_ranges[n] = 0
             for i, part in enumerate(parts, 1):
-                d = r.run([ckpt_cli, "timeline", run, "--shard", f"{i}/{n}", "--partial", part], stdout_json=False)
+                d = r.run([ckpt_cli, "timeline", run, "--shard", f"{i}/{n}", "--partial", part], stdout_json=False, keep_stdout=True)
                 if d is None or "process_cpu_s" not in d:
                     cpu = None
                     break
                 cpu += d["process_cpu_s"]
-            m = r.run([ckpt_cli, "timeline", run, "--merge"] + parts + ["--json"], stdout_json=False) if cpu is not None else None
+                m = re.search(r"(\d+) of them element ranges", d.get("stdout", ""))
+                element_ranges[n] += int(m.group(1)) if m else 0
+            # --no-cache as the single scan: the same document out, no cache written on either side
+            m = r.run([ckpt_cli, "timeline", run, "--merge"] + parts + ["--json", "--no-cache"], stdout_json=False) if cpu is not None else None
             if m is None or "process_cpu_s" not in m:
                 continue
             sums[n].append(cpu + m["process_cpu_s"])
@@ -856,8 +874,19 @@ def measure_shards(r, a, tools, work):
             extra={"wall_samples": single_wall})
     for n in tasks:
         add_row(f"shards.sum.{n}", "ours", f"{n} shares + merge: CPU s summed ({fb['threads']} threads each)", sums[n], vs="shards.single",
-                extra={"tasks": n, "merge_samples": merges[n]})
+                extra={"tasks": n, "merge_samples": merges[n], "element_ranges": element_ranges[n]})
     shutil.rmtree(run, ignore_errors=True)
+
+
+def largest_tensor_bytes(ckpt_cli, record):
+    """The largest tensor of a record, by `ckpt tensors --json` (what decides whether shares split it)."""
+    p = subprocess.run([ckpt_cli, "tensors", record, "--json"], stdout=subprocess.PIPE, text=True)
+    try:
+        d = json.loads(p.stdout)
+    except ValueError:
+        return None
+    tensors = d.get("tensors", []) if isinstance(d, dict) else d
+    return max((t.get("bytes", 0) for t in tensors), default=None)
 
 
 def measure_sha256(r, a, tools):
@@ -1037,22 +1066,24 @@ def compute_targets(report):
 
 
 def shards_targets(rows, add):
-    """Issue 34: the CPU time of all shares and the merge <= 1.2x the single-process scan, for every N measured."""
+    """Issue 34: the CPU time of all shares and the merge <= 1.2x the single-process scan, for every run and N measured."""
     sizes = sorted(set(rows.sizes("shards.single")), key=run_bytes)
     if not sizes:
         add(34, "timeline shares: the tasks' CPU time plus the merge <= 1.2x the single-process scan", "not measured", None)
         return
-    sz = sizes[-1]
-    single = rows.get("shards.single", sz)
-    for e in [x for x in rows.rows if x["key"].startswith("shards.sum.") and x["size"] == sz]:
-        n = e.get("tasks")
-        what = f"timeline of {sz} in {n} shares: the tasks' CPU time plus the merge <= 1.2x the single-process scan (same threads)"
-        if e.get("min") is None or not single or single.get("min") is None:
-            add(34, what, "not measured", None)
-            continue
-        x = e["min"] / single["min"]
-        med = e["median"] / single["median"]
-        add(34, what, f"{x:.2f}x ({fmt_s(e['min'])} vs {fmt_s(single['min'])}; medians {med:.2f}x)", x <= 1.2)
+    for sz in sizes:
+        single = rows.get("shards.single", sz)
+        for e in sorted((x for x in rows.rows if x["key"].startswith("shards.sum.") and x["size"] == sz), key=lambda x: x.get("tasks", 0)):
+            n = e.get("tasks")
+            ranges = f", {e['element_ranges']} tensors in element ranges" if e.get("element_ranges") else ""
+            what = (f"timeline of {sz} in {n} shares{ranges}: the tasks' CPU time plus the merge <= 1.2x the single-process scan "
+                    "(same threads)")
+            if e.get("min") is None or not single or single.get("min") is None:
+                add(34, what, "not measured", None)
+                continue
+            x = e["min"] / single["min"]
+            med = e["median"] / single["median"]
+            add(34, what, f"{x:.2f}x ({fmt_s(e['min'])} vs {fmt_s(single['min'])}; medians {med:.2f}x)", x <= 1.2)
 
 
 def run_bytes(name):
@@ -1328,33 +1359,40 @@ def headline_table(report):
 
 
 def shards_table(rows):
-    """Issue 34: CPU seconds of the shares and the merge against the single scan, and what that means for a 10 TB run."""
+    """Issue 34: CPU seconds of the shares and the merge against the single scan, per run measured, and
+    what the many-checkpoint run's rate means for a 10 TB run."""
     sizes = sorted(set(rows.sizes("shards.single")), key=run_bytes)
     if not sizes:
         return []
-    sz = sizes[-1]
-    single = rows.get("shards.single", sz)
-    lines = [f"| {SECTIONS['shards']['title']}: {single.get('checkpoints')} checkpoints of {fmt_mib(single.get('file_bytes'))}, "
-             f"{single.get('rounds', 0)} rounds, page cache warmed before each side; every process on {single.get('threads')} threads "
-             "| CPU s: min / median / max | ÷ single scan (minima) | of which the merge (min) |",
-             "|---|---:|---:|---:|",
-             f"| one process: `ckpt timeline --no-cache` | {spread(single)} | 1 | - |"]
-    for e in sorted((x for x in rows.rows if x["key"].startswith("shards.sum.") and x["size"] == sz), key=lambda x: x.get("tasks", 0)):
-        ratio = f"{e['min'] / single['min']:.2f}x" if e.get("min") and single.get("min") else "-"
-        merge = fmt_s(min(e["merge_samples"])) if e.get("merge_samples") else "-"
-        lines.append(f"| {e.get('tasks')} shares + the merge, summed | {spread(e)} | {ratio} | {merge} |")
+    lines = []
+    for sz in sizes:
+        single = rows.get("shards.single", sz)
+        largest = f", largest tensor {fmt_mib(single['largest_tensor_bytes'])}" if single.get("largest_tensor_bytes") else ""
+        lines += [f"| {SECTIONS['shards']['title']}: {single.get('checkpoints')} checkpoints of {fmt_mib(single.get('file_bytes'))}{largest}, "
+                  f"{single.get('rounds', 0)} rounds, page cache warmed before each side; every process on {single.get('threads')} threads "
+                  "| CPU s: min / median / max | ÷ single scan (minima) | of which the merge (min) | tensors in element ranges |",
+                  "|---|---:|---:|---:|---:|",
+                  f"| one process: `ckpt timeline --no-cache` | {spread(single)} | 1 | - | - |"]
+        for e in sorted((x for x in rows.rows if x["key"].startswith("shards.sum.") and x["size"] == sz), key=lambda x: x.get("tasks", 0)):
+            ratio = f"{e['min'] / single['min']:.2f}x" if e.get("min") and single.get("min") else "-"
+            merge = fmt_s(min(e["merge_samples"])) if e.get("merge_samples") else "-"
+            if e.get("merge_samples") and min(e["merge_samples"]) == 0:
+                merge = "< 10 ms" # /usr/bin/time counts CPU time in hundredths of a second
+            lines.append(f"| {e.get('tasks')} shares + the merge, summed | {spread(e)} | {ratio} | {merge} | {e.get('element_ranges', 0)} |")
+        lines.append("")
+    single = rows.get("shards.single", max(sizes, key=lambda z: rows.get("shards.single", z).get("checkpoints") or 0))
     walls = single.get("wall_samples") or []
     if walls and single.get("total_bytes"):
         rate = single["total_bytes"] / min(walls)
         tb = 10e12
         hours = tb / rate / 3600
-        lines.append("")
-        lines.append(f"A 10 TB run at this machine's single-process rate ({fmt_rate(single['total_bytes'], min(walls))}, "
+        lines.append(f"A 10 TB run at this machine's single-process rate on the {single.get('checkpoints')}-checkpoint run "
+                     f"({fmt_rate(single['total_bytes'], min(walls))}, "
                      f"{single.get('threads')} threads, page cache warm): {hours:.1f} h on one node; on N nodes, each reading its share "
                      f"from the cluster's file system at that rate, about {hours:.1f} h ÷ N × the overhead above "
-                     f"(N = 16: {hours / 16 * 60:.0f} min; N = 64: {hours / 64 * 60:.0f} min), as long as the file system "
+                     f"(N = 16: {hours / 16 * 60:.1f} min; N = 64: {hours / 64 * 60:.1f} min), as long as the file system "
                      "delivers N times the rate.")
-    lines.append("")
+        lines.append("")
     return lines
 
 
@@ -1555,7 +1593,12 @@ def main():
     ap.add_argument("--shards-run", default="96x64M",
                     help="the run of the shares section (issue 34): CHECKPOINTSxSIZE (default 96x64M: many checkpoints per share, as a real run has)")
     ap.add_argument("--shards-tasks", default="4,8", help="share counts N of the shares section (default 4,8)")
-    ap.add_argument("--shards-rounds", type=int, default=3, help="rounds of the shares section (default 3)")
+    ap.add_argument("--shards-split-run", default="2x2G",
+                    help="the second run of the shares section: few checkpoints larger than a share, one layer, so that shares hold "
+                         "element ranges of single tensors (default 2x2G; empty: none)")
+    ap.add_argument("--shards-split-tasks", default="3,6", help="share counts N of the second run (default 3,6: tensors straddle shares)")
+    ap.add_argument("--shards-rounds", type=int, default=5,
+                    help="rounds of the shares section (default 5: a process's first touch of a mapped file varies widely on a VM)")
     ap.add_argument("--no-shards", action="store_true", help="skip the shares section (issue 34)")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--gc-rounds", type=int, default=7,
@@ -1609,6 +1652,7 @@ def main():
         args.timeline_run, args.bisect_run, args.runpanel_run, args.timeline_rounds = "4x2M", "16x256K", "20x64K", 1
         args.sha256_bytes = "4M"
         args.shards_run, args.shards_tasks = "4x2M", "2"
+        args.shards_split_run, args.shards_split_tasks = "1x64M", "3"
     build = os.path.abspath(args.build)
     out_path = args.out or (os.path.join(build, "bench-smoke.json") if args.quick else DEFAULT_RESULTS)
     bindir = os.path.join(build, "bin")
