@@ -1270,6 +1270,14 @@ Assembly assemblePieces(std::vector<std::pair<size_t, PartialPiece>>& ps, Checkp
     const uint64_t total = ps.front().second.total;
     merged.files = ps.front().second.scan.files;
     merged.valid = true;
+    if (PartialPiece& only = ps.front().second; ps.size() == 1 && only.first == 0 && only.scan.tensors.size() == total && only.shared.empty()) {
+        // a whole checkpoint in one piece, the common case: its scan is taken over, not copied (fresh
+        // memory is page faults, and a run's scans are megabytes)
+        merged.deps = std::move(only.scan.deps);
+        merged.tensors = std::move(only.scan.tensors);
+        sameCid = std::move(only.sameCid);
+        return out;
+    }
     merged.tensors.reserve(size_t(std::min<uint64_t>(total, tensorsIn(ps))));
     /// the shared tensor whose chunks are being folded
     struct Folding {
