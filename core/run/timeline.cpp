@@ -1326,6 +1326,10 @@ Assembly assemblePieces(std::vector<std::pair<size_t, PartialPiece>>& ps, Checkp
                 out.missing = unfinished();
                 return out;
             }
+            if (!shared && folding) { // whole here, yet chunks of it came from another piece
+                out.conflict = tensorName(k, ts) + " is in two partials";
+                return out;
+            }
             if (!shared) {
                 merged.tensors.push_back(ts);
                 sameCid.push_back(piece.sameCid[j]);
