@@ -133,4 +133,26 @@ ChildResult captureChild(const std::vector<std::string>& argv, std::string& outp
     return r;
 }
 
+std::string readChildLog(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+std::string lastLines(const std::string& text, size_t maxLines)
+{
+    const size_t last = text.find_last_not_of("\r\n");
+    if (last == std::string::npos || maxLines == 0)
+        return {};
+    size_t begin = last + 1, lines = 0;
+    while (begin > 0) {
+        if (text[begin - 1] == '\n' && ++lines == maxLines)
+            break;
+        --begin;
+    }
+    return text.substr(begin, last + 1 - begin);
+}
+
 } // namespace ckpt::cli

@@ -32,6 +32,12 @@ ChildResult runChild(const std::vector<std::string>& argv, const std::string& lo
 /** runChild with stdout and stderr captured (into a private temporary file, read back; at most \a maxBytes kept). */
 ChildResult captureChild(const std::vector<std::string>& argv, std::string& output, size_t maxBytes = size_t(1) << 20);
 
+/** A child's log (or output) file as text; empty when it cannot be read. */
+std::string readChildLog(const std::string& path);
+
+/** The last \a maxLines lines of \a text, trailing line breaks left out: what a failure message quotes of a log. */
+std::string lastLines(const std::string& text, size_t maxLines);
+
 /** The stop signal (SIGINT, SIGTERM, SIGHUP) that arrived while StopSignals was installed, 0 if none. */
 int stopSignalReceived();
 

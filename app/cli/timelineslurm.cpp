@@ -6,13 +6,14 @@
 #include "app/cli/exits.h"
 #include "app/cli/resumeprofiles.h"
 #include "core/io/bytes.h"
+#include "core/run/placeholders.h"
 #include "core/run/timeline.h"
+#include "core/util/paths.h"
 
 #include <chrono>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
@@ -25,27 +26,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-/// One word for sh: single-quoted, so that nothing in it is expanded (a quote becomes '\'').
-std::string shellWord(const std::string& s)
-{
-    std::string q = "'";
-    for (char c : s)
-        q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return q + "'";
-}
-
 std::string ownExecutable()
 {
     std::error_code ec;
     auto p = fs::read_symlink("/proc/self/exe", ec);
     return ec ? std::string("ckpt") : p.string();
-}
-
-std::string absolute(const std::string& path)
-{
-    std::error_code ec;
-    auto p = fs::absolute(path, ec);
-    return ec ? path : p.lexically_normal().string();
 }
 
 /// The ckpt the nodes run: a path made absolute (the tasks run in the submitter's directory anyway, but the
@@ -54,7 +39,7 @@ std::string nodeExecutable(const std::string& given)
 {
     if (given.empty())
         return ownExecutable();
-    return given.find('/') == std::string::npos ? given : absolute(given);
+    return given.find('/') == std::string::npos ? given : absoluteNormalPath(given);
 }
 
 std::string partialPath(const std::string& work, unsigned task)
@@ -129,21 +114,10 @@ std::string joined(const std::vector<std::string>& argv)
     return s;
 }
 
-std::string readText(const std::string& path)
-{
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
+/// What a failure message quotes of a log or of sbatch's output.
 std::string lastLine(const std::string& text)
 {
-    size_t end = text.find_last_not_of("\r\n");
-    if (end == std::string::npos)
-        return {};
-    size_t begin = text.find_last_of('\n', end);
-    return text.substr(begin == std::string::npos ? 0 : begin + 1, end + 1 - (begin == std::string::npos ? 0 : begin + 1));
+    return lastLines(text, 1);
 }
 
 /// sbatch --parsable prints "JOBID" or "JOBID;CLUSTER".
@@ -260,7 +234,7 @@ int timelineOnSlurm(const ClusterScanRequest& request)
 
     ScanPlan plan;
     plan.ckpt = nodeExecutable(request.nodeCkpt);
-    plan.run = absolute(request.run);
+    plan.run = absoluteNormalPath(request.run);
     plan.filter = request.filter;
     plan.json = request.json;
     plan.tasks = request.tasks ? request.tasks : unsigned(std::min<size_t>(checkpoints, kDefaultMaxTasks));
@@ -288,7 +262,7 @@ int timelineOnSlurm(const ClusterScanRequest& request)
         std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::gmtime(&now));
         plan.work = plan.run + "/.ckpt-timeline-slurm/" + stamp + "-" + std::to_string(::getpid());
     } else {
-        plan.work = absolute(request.workDir);
+        plan.work = absoluteNormalPath(request.workDir);
     }
     // sbatch expands %j, %a, ... and backslashes in --output: such a directory would be written elsewhere.
     if (plan.work.find_first_of("%\\") != std::string::npos)
@@ -348,7 +322,7 @@ int timelineOnSlurm(const ClusterScanRequest& request)
                 const std::string log = plan.work + "/task-" + std::to_string(t) + ".log";
                 auto st = states.find(t);
                 std::fprintf(stderr, "ckpt: task %u of %u (shard %u/%u) ended %s without its partial; log %s: %s\n", t, plan.tasks, t, plan.tasks,
-                    st == states.end() ? "(state unknown)" : st->second.c_str(), log.c_str(), lastLine(readText(log)).c_str());
+                    st == states.end() ? "(state unknown)" : st->second.c_str(), log.c_str(), lastLine(readChildLog(log)).c_str());
             }
             return failWith(Error {ErrorCode::Io, std::to_string(failed.size()) + " of " + std::to_string(plan.tasks) + " shares failed; the timeline is incomplete"});
         }
@@ -389,10 +363,10 @@ int timelineOnSlurm(const ClusterScanRequest& request)
         }
     }
     const std::string state = jobState(*merge);
-    const std::string output = readText(plan.work + "/timeline.out");
+    const std::string output = readChildLog(plan.work + "/timeline.out");
     if ((!state.empty() && state != "COMPLETED") || output.empty())
         return failWith(Error {ErrorCode::Io, "the merge job " + *merge + " ended " + (state.empty() ? std::string("(state unknown)") : state)
-                + "; log " + plan.work + "/merge.log: " + lastLine(readText(plan.work + "/merge.log"))});
+                + "; log " + plan.work + "/merge.log: " + lastLine(readChildLog(plan.work + "/merge.log"))});
     std::fwrite(output.data(), 1, output.size(), stdout);
     return 0;
 }

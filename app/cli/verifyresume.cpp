@@ -24,9 +24,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
-#include <fstream>
 #include <optional>
-#include <sstream>
 #include <unistd.h>
 
 extern char** environ;
@@ -68,24 +66,6 @@ std::optional<std::string> makeTempDir(std::string& why)
     std::error_code ec;
     const fs::path abs = fs::absolute(templ, ec); // the child may run in another working directory
     return ec ? templ : abs.string();
-}
-
-/// The last \a maxLines lines of the child's output, for the failure message.
-std::string tailOf(const std::string& path, size_t maxLines = 40)
-{
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    std::string text = ss.str();
-    size_t pos = text.size(), lines = 0;
-    if (pos > 0 && text[pos - 1] == '\n')
-        --pos;
-    while (pos > 0) {
-        if (text[pos - 1] == '\n' && ++lines == maxLines)
-            break;
-        --pos;
-    }
-    return text.substr(pos);
 }
 
 /// Removes the temporary directory unless asked to keep it.
@@ -257,7 +237,7 @@ int verifyResumeCommand(const std::vector<std::string>& argvIn)
                                       : "exited with code " + std::to_string(child.exitCode);
         std::fprintf(stderr, "ckpt: the resumption failed: %s %s\n  command: %s\n", command[0].c_str(), how.c_str(), joined(command).c_str());
         if (child.started) {
-            const std::string tail = tailOf(logPath);
+            const std::string tail = lastLines(readChildLog(logPath), 40);
             if (!tail.empty())
                 std::fprintf(stderr, "  its output (last lines):\n%s%s", tail.c_str(), tail.back() == '\n' ? "" : "\n");
         }

@@ -14,6 +14,7 @@
 #include "core/record/schedule.h"
 #include "core/report/report.h"
 #include "core/tensor/shape.h"
+#include "core/util/paths.h"
 
 #include <cmath>
 #include <cstring>
@@ -475,13 +476,6 @@ std::string_view resumeReadiness(const std::vector<ResumeCheck>& checks)
 
 namespace {
 
-std::string absolute(const std::string& path)
-{
-    std::error_code ec;
-    auto p = std::filesystem::absolute(path, ec);
-    return ec ? path : p.lexically_normal().string();
-}
-
 bool sameFile(const std::string& a, const std::string& b)
 {
     std::error_code ec;
@@ -505,7 +499,7 @@ Result<void> checkDigest(const std::string& file, const std::string& expected, s
 
 Result<std::vector<ResumeCheck>> finishPatchSidecar(PatchProvenance& p, const std::string& output, const OpenOptions& options)
 {
-    p.output = absolute(output);
+    p.output = absoluteNormalPath(output);
     auto digest = fileSha256(output);
     if (!digest)
         return std::unexpected(Error(digest.error()).withFile(output));
@@ -533,9 +527,9 @@ Result<PatchFileResult> patchFile(const std::string& input, const std::string& o
         return std::unexpected(in.error());
     PatchFileResult result;
     PatchProvenance& prov = result.provenance;
-    prov.source = absolute(input);
-    prov.schemaFrom = options.schemaFrom.empty() ? "" : absolute(options.schemaFrom);
-    prov.schemaFile = options.schemaFile.empty() ? "" : absolute(options.schemaFile);
+    prov.source = absoluteNormalPath(input);
+    prov.schemaFrom = options.schemaFrom.empty() ? "" : absoluteNormalPath(options.schemaFrom);
+    prov.schemaFile = options.schemaFile.empty() ? "" : absoluteNormalPath(options.schemaFile);
     prov.scheduler = options.scheduler;
     prov.tool = tool;
     auto sourceDigest = fileSha256(input);
@@ -550,7 +544,7 @@ Result<PatchFileResult> patchFile(const std::string& input, const std::string& o
             if (!d)
                 return std::unexpected(Error(d.error()).withFile(op.from));
             donorDigest = *d;
-            op.from = absolute(op.from);
+            op.from = absoluteNormalPath(op.from);
         }
         prov.donorSha256.push_back(std::move(donorDigest));
     }

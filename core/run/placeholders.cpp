@@ -7,6 +7,18 @@
 
 namespace ckpt {
 
+std::string shellWord(std::string_view s)
+{
+    std::string q = "'";
+    for (char c : s) {
+        if (c == '\'')
+            q += "'\\''";
+        else
+            q += c;
+    }
+    return q + "'";
+}
+
 std::string expandPlaceholders(std::string_view text, const PlaceholderValues& values)
 {
     const std::array<std::pair<std::string_view, const std::string*>, 4> names = {{

@@ -24,4 +24,11 @@ struct PlaceholderValues {
  */
 std::string expandPlaceholders(std::string_view text, const PlaceholderValues& values);
 
+/**
+ * \a s as one POSIX shell word: single-quoted, an embedded ' as '\''; safe for any byte but NUL. The
+ * scripts the app and `ckpt timeline --slurm` hand to sbatch quote every argument this way, so no
+ * path or value is ever expanded by the shell.
+ */
+std::string shellWord(std::string_view s);
+
 } // namespace ckpt

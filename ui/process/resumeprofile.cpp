@@ -30,9 +30,7 @@ ResumeProfile ResumeProfile::slurmProfile()
 
 QString shellQuote(const QString& s)
 {
-    QString q = s;
-    q.replace(u'\'', QStringLiteral("'\\''"));
-    return u'\'' + q + u'\'';
+    return QString::fromStdString(ckpt::shellWord(s.toStdString()));
 }
 
 QString slurmScript(const ResolvedCommand& command)
