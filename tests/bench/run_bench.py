@@ -797,6 +797,28 @@ def measure_timeline(r, a, tools, work):
     shutil.rmtree(prun, ignore_errors=True)
 
 
+def run_rusage(r, cmd, keep_stdout=False):
+    """One process, its CPU time (user + system) from wait4 in microseconds: /usr/bin/time prints hundredths
+    of a second and truncates, an error of up to 20 ms a process, which a sum over nine processes (eight
+    shares and the merge) multiplies. Nothing stands between this process and the measured one, so
+    no wrapper's own CPU time is counted either. {"process_cpu_s", "process_wall_s"[, "stdout"]} or None."""
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        t0 = time.perf_counter()
+        p = subprocess.Popen(cmd, stdout=out if keep_stdout else subprocess.DEVNULL, stderr=err, text=True)
+        _, status, usage = os.wait4(p.pid, 0)
+        wall = time.perf_counter() - t0
+        p.returncode = os.waitstatus_to_exitcode(status)
+        if p.returncode != 0:
+            err.seek(0)
+            r.failures.append(f"{' '.join(cmd)}: exit {p.returncode}: {err.read().strip()[-400:]}")
+            return None
+        data = {"process_cpu_s": usage.ru_utime + usage.ru_stime, "process_wall_s": wall}
+        if keep_stdout:
+            out.seek(0)
+            data["stdout"] = out.read()
+        return data
+
+
 def measure_shards(r, a, tools, work):
     """Issue 34: the overhead of sharding, on two runs: many checkpoints per share (--shards-run), and
     checkpoints larger than a share whose largest tensors straddle shares, so that shares hold element
@@ -811,7 +833,7 @@ def measure_shards_run(r, a, tools, work, run_spec, task_list, gen_args):
     scan (`ckpt timeline RUN --no-cache --json`), then for each N the N share processes (`--shard I/N
     --partial`) one after the other and the merge (`--merge ... --json --no-cache`: like the single
     scan, it writes no cache). Compared: CPU seconds (user +
-    system, /usr/bin/time) of the single process against the sum over the N shares and the merge. Every
+    system, from wait4: run_rusage) of the single process against the sum over the N shares and the merge. Every
     process runs with the same threads (all cores: the CLI's executor), so the CPU seconds are the same
     kind of work on both sides; the single scan's wall time gives the per-node rate for the README.
     The shares' own reports give how many tensors were split into element ranges."""
@@ -827,10 +849,11 @@ def measure_shards_run(r, a, tools, work, run_spec, task_list, gen_args):
     rounds = 1 if a.quick else a.shards_rounds
     element_ranges = {n: 0 for n in tasks}
     single_cpu, single_wall, sums, merges = [], [], {n: [] for n in tasks}, {n: [] for n in tasks}
+    separate_dirs, separates = {}, {n: [] for n in tasks}
     for _ in range(rounds):
         cat_files(files)
-        d = r.run([ckpt_cli, "timeline", run, "--no-cache", "--json"], stdout_json=False)
-        if d is None or "process_cpu_s" not in d:
+        d = run_rusage(r, [ckpt_cli, "timeline", run, "--no-cache", "--json"])
+        if d is None:
             break
         single_cpu.append(d["process_cpu_s"])
         single_wall.append(d["process_wall_s"])
@@ -839,22 +862,32 @@ def measure_shards_run(r, a, tools, work, run_spec, task_list, gen_args):
             parts = [os.path.join(work, f"shards-{name}-{n}-{i}.partial") for i in range(1, n + 1)]
             cpu = 0.0
             element_ranges[n] = 0
+            ranges = []  # each share's checkpoints, None for a share that holds part of one
             for i, part in enumerate(parts, 1):
-                d = r.run([ckpt_cli, "timeline", run, "--shard", f"{i}/{n}", "--partial", part], stdout_json=False, keep_stdout=True)
-                if d is None or "process_cpu_s" not in d:
+                d = run_rusage(r, [ckpt_cli, "timeline", run, "--shard", f"{i}/{n}", "--partial", part], keep_stdout=True)
+                if d is None:
                     cpu = None
                     break
                 cpu += d["process_cpu_s"]
                 m = re.search(r"(\d+) of them element ranges", d.get("stdout", ""))
                 element_ranges[n] += int(m.group(1)) if m else 0
+                m = re.search(r": checkpoints (\d+)-(\d+) \(\d+ pieces, 0 of them tensor ranges", d.get("stdout", ""))
+                ranges.append((int(m.group(1)), int(m.group(2))) if m else None)
             # --no-cache as the single scan: the same document out, no cache written on either side
-            m = r.run([ckpt_cli, "timeline", run, "--merge"] + parts + ["--json", "--no-cache"], stdout_json=False) if cpu is not None else None
-            if m is None or "process_cpu_s" not in m:
+            m = run_rusage(r, [ckpt_cli, "timeline", run, "--merge"] + parts + ["--json", "--no-cache"]) if cpu is not None else None
+            if m is None:
                 continue
             sums[n].append(cpu + m["process_cpu_s"])
             merges[n].append(m["process_cpu_s"])
             for part in parts:
                 os.remove(part)
+            if n not in separate_dirs:
+                separate_dirs[n] = share_runs(work, name, n, files, ranges)
+            if separate_dirs[n]:
+                cat_files(files)
+                cpus = [run_rusage(r, [ckpt_cli, "timeline", d, "--no-cache", "--json"]) for d in separate_dirs[n]]
+                if all(cpus):
+                    separates[n].append(sum(c["process_cpu_s"] for c in cpus))
 
     def add_row(key, side, label, values, vs=None, extra=None):
         row = {"key": key, "size": name, "side": side, "name": label, "metric": "cpu_s", "rounds": len(values),
@@ -875,7 +908,31 @@ def measure_shards_run(r, a, tools, work, run_spec, task_list, gen_args):
     for n in tasks:
         add_row(f"shards.sum.{n}", "ours", f"{n} shares + merge: CPU s summed ({fb['threads']} threads each)", sums[n], vs="shards.single",
                 extra={"tasks": n, "merge_samples": merges[n], "element_ranges": element_ranges[n]})
+        if separates[n]:
+            add_row(f"shards.separate.{n}", "ref", f"the shares' checkpoints as {n} runs: CPU s summed", separates[n], vs="shards.single",
+                    extra={"tasks": n})
+    for dirs in separate_dirs.values():
+        for d in dirs or []:
+            shutil.rmtree(d, ignore_errors=True)
     shutil.rmtree(run, ignore_errors=True)
+
+
+def share_runs(work, name, n, files, ranges):
+    """The checkpoints of each share as a run of its own (a folder of symbolic links to the same files):
+    scanned one process each, they part the shares' overhead into what any N processes cost (each
+    maps, parses and allocates afresh) and what sharding adds (a share reads its first checkpoint's
+    predecessor, writes a partial; the merge). None when a share holds part of a checkpoint."""
+    if len(ranges) != n or any(x is None for x in ranges):
+        return None
+    dirs = []
+    for i, (lo, hi) in enumerate(ranges, 1):
+        d = os.path.join(work, f"shards-{name}-{n}-separate-{i}")
+        shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(os.path.join(d, "checkpoint"))
+        for f in files[lo:hi + 1]:
+            os.symlink(os.path.abspath(f), os.path.join(d, "checkpoint", os.path.basename(f)))
+        dirs.append(d)
+    return dirs
 
 
 def largest_tensor_bytes(ckpt_cli, record):
@@ -1376,9 +1433,11 @@ def shards_table(rows):
         for e in sorted((x for x in rows.rows if x["key"].startswith("shards.sum.") and x["size"] == sz), key=lambda x: x.get("tasks", 0)):
             ratio = f"{e['min'] / single['min']:.2f}x" if e.get("min") and single.get("min") else "-"
             merge = fmt_s(min(e["merge_samples"])) if e.get("merge_samples") else "-"
-            if e.get("merge_samples") and min(e["merge_samples"]) == 0:
-                merge = "< 10 ms" # /usr/bin/time counts CPU time in hundredths of a second
             lines.append(f"| {e.get('tasks')} shares + the merge, summed | {spread(e)} | {ratio} | {merge} | {e.get('element_ranges', 0)} |")
+            sep = rows.get(f"shards.separate.{e.get('tasks')}", sz)
+            if sep and sep.get("min"):
+                lines.append(f"| for comparison: the same {e.get('tasks')} shares' checkpoints as {e.get('tasks')} runs of their own, "
+                             f"one `ckpt timeline --no-cache` each, summed | {spread(sep)} | {sep['min'] / single['min']:.2f}x | - | - |")
         lines.append("")
     single = rows.get("shards.single", max(sizes, key=lambda z: rows.get("shards.single", z).get("checkpoints") or 0))
     walls = single.get("wall_samples") or []
@@ -1597,8 +1656,8 @@ def main():
                     help="the second run of the shares section: few checkpoints larger than a share, one layer, so that shares hold "
                          "element ranges of single tensors (default 2x2G; empty: none)")
     ap.add_argument("--shards-split-tasks", default="3,6", help="share counts N of the second run (default 3,6: tensors straddle shares)")
-    ap.add_argument("--shards-rounds", type=int, default=5,
-                    help="rounds of the shares section (default 5: a process's first touch of a mapped file varies widely on a VM)")
+    ap.add_argument("--shards-rounds", type=int, default=9,
+                    help="rounds of the shares section (default 9: a process's CPU time varies by 10 to 20%% from run to run on a VM)")
     ap.add_argument("--no-shards", action="store_true", help="skip the shares section (issue 34)")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--gc-rounds", type=int, default=7,
