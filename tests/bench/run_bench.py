@@ -1439,6 +1439,7 @@ def shards_table(rows):
                 lines.append(f"| for comparison: the same {e.get('tasks')} shares' checkpoints as {e.get('tasks')} runs of their own, "
                              f"one `ckpt timeline --no-cache` each, summed | {spread(sep)} | {sep['min'] / single['min']:.2f}x | - | - |")
         lines.append("")
+        lines += shards_overhead_lines(rows, sz, single)
     single = rows.get("shards.single", max(sizes, key=lambda z: rows.get("shards.single", z).get("checkpoints") or 0))
     walls = single.get("wall_samples") or []
     if walls and single.get("total_bytes"):
@@ -1453,6 +1454,23 @@ def shards_table(rows):
                      "delivers N times the rate.")
         lines.append("")
     return lines
+
+
+def shards_overhead_lines(rows, sz, single):
+    """Where the shares' overhead goes, from the comparison rows (minima): what N separate processes cost
+    beyond one over the same checkpoints, and what sharding adds on top (predecessors, partials, merge)."""
+    parts = []
+    for e in sorted((x for x in rows.rows if x["key"].startswith("shards.sum.") and x["size"] == sz), key=lambda x: x.get("tasks", 0)):
+        n, sep = e.get("tasks"), rows.get(f"shards.separate.{e.get('tasks')}", sz)
+        if not (sep and sep.get("min") and e.get("min") and single.get("min")) or n < 2:
+            continue
+        processes, sharding = sep["min"] - single["min"], e["min"] - sep["min"]
+        parts.append(f"with {n} shares, {fmt_s(e['min'] - single['min'])} over the single scan: {fmt_s(processes)} of it is what "
+                     f"{n} processes cost beyond one ({fmt_s(processes / (n - 1))} for each further process: it maps, parses and "
+                     f"allocates afresh), {fmt_s(sharding)} what sharding adds (each share's predecessor, the partials, the merge)")
+    if not parts:
+        return []
+    return ["Where the overhead goes (minima): " + "; ".join(parts) + ".", ""]
 
 
 def spread(e):
