@@ -361,6 +361,21 @@ private Q_SLOTS:
         QVERIFY(r.out.contains("--dependency=afterok:"));
         QVERIFY(!QFileInfo::exists(work(QStringLiteral("dry")))); // nothing written, nothing submitted
     }
+
+    void nodeCkptBareNameOrRelativePath()
+    {
+        // A bare name is the node's PATH's to find, so the scripts keep it as given; a relative path is the
+        // submitter's, made absolute (ckpt runs in the test's working directory, as QProcess starts it).
+        const QString relative = QStringLiteral("tools dir/ckpt");
+        const std::pair<QString, QString> cases[] = {{QStringLiteral("ckpt"), QStringLiteral("ckpt")},
+            {relative, QDir::current().absoluteFilePath(relative)}};
+        for (const auto& [given, written] : cases) {
+            const Run r = run(QStringLiteral("ckpt"), {QStringLiteral("timeline"), m_run, QStringLiteral("--slurm"), QStringLiteral("--dry-run"),
+                QStringLiteral("--work"), work(QStringLiteral("dry")), QStringLiteral("--node-ckpt"), given});
+            QVERIFY2(r.code == 0, r.err.constData());
+            QCOMPARE(r.out.count((QStringLiteral("exec ") + shellWord(written) + QStringLiteral(" timeline ")).toUtf8()), 2);
+        }
+    }
 };
 
 QTEST_MAIN(TestClusterTimeline)
