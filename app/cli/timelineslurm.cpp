@@ -7,6 +7,7 @@
 #include "app/cli/resumeprofiles.h"
 #include "core/io/bytes.h"
 #include "core/run/placeholders.h"
+#include "core/run/slurmaccounting.h"
 #include "core/run/timeline.h"
 #include "core/util/paths.h"
 
@@ -154,10 +155,25 @@ QueueState queueState(const std::string& job)
     return q;
 }
 
-/// The state Slurm keeps of each task of an array job that has left the queue (scontrol, within MinJobAge).
+/// What accounting says of \a job and its tasks; nothing on a cluster without it (sacct fails).
+std::vector<SacctRecord> accounting(const std::string& job)
+{
+    std::string out;
+    if (!captureChild({"sacct", "--noheader", "--parsable2", "--allocations", "--jobs=" + job, std::string("--format=") + kSacctFormat}, out).ok())
+        return {};
+    return parseSacct(out);
+}
+
+/// The state of each task of an array job that has left the queue: from accounting, which keeps it for
+/// good, else from the controller (scontrol), which keeps it for MinJobAge seconds.
 std::map<unsigned, std::string> taskStates(const std::string& job)
 {
     std::map<unsigned, std::string> states;
+    for (const SacctRecord& r : accounting(job))
+        if (const auto task = sacctArrayTask(r.jobId, job))
+            states[*task] = r.state;
+    if (!states.empty())
+        return states;
     std::string out;
     if (!captureChild({"scontrol", "-o", "show", "job", job}, out).ok())
         return states;
@@ -180,6 +196,9 @@ std::map<unsigned, std::string> taskStates(const std::string& job)
 
 std::string jobState(const std::string& job)
 {
+    for (const SacctRecord& r : accounting(job))
+        if (r.jobId == job)
+            return r.state;
     std::string out;
     if (!captureChild({"scontrol", "-o", "show", "job", job}, out).ok())
         return {};

@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/process/resumerunner.h"
 
+#include "core/run/slurmaccounting.h"
+
 #include <QCoreApplication>
 #include <QDateTime>
 #include <QRegularExpression>
@@ -313,13 +315,14 @@ void ResumeRunner::pollJob()
             }
             // Gone from the queue (or squeue says the id is unknown): ask accounting how it ended.
             runTool(QStringLiteral("sacct"), {QStringLiteral("--noheader"), QStringLiteral("--parsable2"), QStringLiteral("--allocations"),
-                                                 QStringLiteral("--jobs=") + m_jobId, QStringLiteral("--format=State,ExitCode")},
+                                                 QStringLiteral("--jobs=") + m_jobId, QStringLiteral("--format=") + QLatin1String(ckpt::kSacctFormat)},
                 [this](int code, const QString& out, const QString&) {
-                    const QStringList fields = out.trimmed().section(u'\n', 0, 0).split(u'|');
-                    if (code == 0 && fields.size() == 2 && !fields[0].isEmpty()) {
-                        finishJob(fields[0].section(u' ', 0, 0), fields[1].section(u':', 0, 0).toInt());
-                        return;
-                    }
+                    const std::string job = m_jobId.toStdString();
+                    for (const ckpt::SacctRecord& r : code == 0 ? ckpt::parseSacct(out.toStdString()) : std::vector<ckpt::SacctRecord> {})
+                        if (r.jobId == job) {
+                            finishJob(QString::fromStdString(r.state), r.exitCode.value_or(-1));
+                            return;
+                        }
                     // No accounting: the controller still knows a finished job for MinJobAge seconds.
                     runTool(QStringLiteral("scontrol"), {QStringLiteral("--oneliner"), QStringLiteral("show"), QStringLiteral("job"), m_jobId},
                         [this](int, const QString& out, const QString& err) {
