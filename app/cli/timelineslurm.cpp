@@ -11,6 +11,7 @@
 #include "core/run/timeline.h"
 #include "core/util/paths.h"
 
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -165,15 +166,14 @@ std::vector<SacctRecord> accounting(const std::string& job)
 }
 
 /// The state of each task of an array job that has left the queue: from accounting, which keeps it for
-/// good, else from the controller (scontrol), which keeps it for MinJobAge seconds.
+/// good, and for a task accounting does not list (none kept, or not written yet) from the controller
+/// (scontrol), which keeps it for MinJobAge seconds.
 std::map<unsigned, std::string> taskStates(const std::string& job)
 {
     std::map<unsigned, std::string> states;
     for (const SacctRecord& r : accounting(job))
         if (const auto task = sacctArrayTask(r.jobId, job))
             states[*task] = r.state;
-    if (!states.empty())
-        return states;
     std::string out;
     if (!captureChild({"scontrol", "-o", "show", "job", job}, out).ok())
         return states;
@@ -188,8 +188,10 @@ std::map<unsigned, std::string> taskStates(const std::string& job)
             return line.substr(begin, line.find(' ', begin) - begin);
         };
         const std::string task = field("ArrayTaskId"), state = field("JobState");
-        if (!task.empty() && task.find_first_not_of("0123456789") == std::string::npos)
-            states[unsigned(std::stoul(task))] = state;
+        unsigned number = 0;
+        if (const auto [end, ec] = std::from_chars(task.data(), task.data() + task.size(), number);
+            !task.empty() && ec == std::errc() && end == task.data() + task.size())
+            states.try_emplace(number, state);
     }
     return states;
 }
