@@ -11,14 +11,12 @@
 #include "core/run/timeline.h"
 #include "core/util/paths.h"
 
-#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
 #include <map>
 #include <set>
-#include <sstream>
 #include <thread>
 #include <unistd.h>
 
@@ -175,24 +173,10 @@ std::map<unsigned, std::string> taskStates(const std::string& job)
         if (const auto task = sacctArrayTask(r.jobId, job))
             states[*task] = r.state;
     std::string out;
-    if (!captureChild({"scontrol", "-o", "show", "job", job}, out).ok())
-        return states;
-    std::istringstream lines(out);
-    std::string line;
-    while (std::getline(lines, line)) {
-        auto field = [&](const std::string& key) -> std::string {
-            const auto at = line.find(" " + key + "=");
-            if (at == std::string::npos)
-                return {};
-            const auto begin = at + key.size() + 2;
-            return line.substr(begin, line.find(' ', begin) - begin);
-        };
-        const std::string task = field("ArrayTaskId"), state = field("JobState");
-        unsigned number = 0;
-        if (const auto [end, ec] = std::from_chars(task.data(), task.data() + task.size(), number);
-            !task.empty() && ec == std::errc() && end == task.data() + task.size())
-            states.try_emplace(number, state);
-    }
+    if (captureChild({"scontrol", "-o", "show", "job", job}, out).ok())
+        for (const ScontrolJob& j : parseScontrolJobs(out))
+            if (j.arrayTask)
+                states.try_emplace(*j.arrayTask, j.state);
     return states;
 }
 
@@ -204,8 +188,8 @@ std::string jobState(const std::string& job)
     std::string out;
     if (!captureChild({"scontrol", "-o", "show", "job", job}, out).ok())
         return {};
-    const auto at = out.find(" JobState=");
-    return at == std::string::npos ? std::string() : out.substr(at + 10, out.find(' ', at + 10) - at - 10);
+    const auto jobs = parseScontrolJobs(out);
+    return jobs.empty() ? std::string() : jobs.front().state;
 }
 
 void cancel(const std::vector<std::string>& jobs)

@@ -28,30 +28,54 @@ std::string_view trimmed(std::string_view s)
     return s;
 }
 
+/// "0:15" is exit code 0 (15 is the signal); nothing when the text does not start with a number.
+std::optional<int> exitCodeOf(std::string_view code)
+{
+    int value = 0;
+    const auto [ptr, ec] = std::from_chars(code.data(), code.data() + code.size(), value);
+    if (ec == std::errc() && ptr != code.data() && (ptr == code.data() + code.size() || *ptr == ':'))
+        return value;
+    return std::nullopt;
+}
+
+/// A whole number, and nothing else.
+std::optional<unsigned> numberOf(std::string_view text)
+{
+    unsigned value = 0;
+    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (text.empty() || ec != std::errc() || ptr != text.data() + text.size())
+        return std::nullopt;
+    return value;
+}
+
+/// Calls \a f with each line of \a text, without its line break.
+template<class F>
+void forEachLine(std::string_view text, F&& f)
+{
+    while (!text.empty()) {
+        const size_t end = text.find('\n');
+        f(text.substr(0, end));
+        text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
+    }
+}
+
 } // namespace
 
 std::vector<SacctRecord> parseSacct(std::string_view text)
 {
     std::vector<SacctRecord> records;
-    while (!text.empty()) {
-        const size_t end = text.find('\n');
-        const std::string_view line = text.substr(0, end);
-        text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
+    forEachLine(text, [&](std::string_view line) {
         if (line.find('|') == std::string_view::npos)
-            continue;
+            return;
         SacctRecord r;
         r.jobId = std::string(trimmed(field(line, 0)));
         const std::string_view state = trimmed(field(line, 1));
         r.state = std::string(state.substr(0, state.find(' ')));
         if (r.jobId.empty() || r.state.empty())
-            continue;
-        const std::string_view code = trimmed(field(line, 2));
-        int value = 0;
-        const auto [ptr, ec] = std::from_chars(code.data(), code.data() + code.size(), value);
-        if (ec == std::errc() && ptr != code.data() && (ptr == code.data() + code.size() || *ptr == ':'))
-            r.exitCode = value;
+            return;
+        r.exitCode = exitCodeOf(trimmed(field(line, 2)));
         records.push_back(std::move(r));
-    }
+    });
     return records;
 }
 
@@ -59,12 +83,35 @@ std::optional<unsigned> sacctArrayTask(std::string_view jobId, std::string_view 
 {
     if (job.empty() || jobId.size() <= job.size() + 1 || !jobId.starts_with(job) || jobId[job.size()] != '_')
         return std::nullopt;
-    const std::string_view task = jobId.substr(job.size() + 1);
-    unsigned value = 0;
-    const auto [ptr, ec] = std::from_chars(task.data(), task.data() + task.size(), value);
-    if (ec != std::errc() || ptr != task.data() + task.size())
-        return std::nullopt;
-    return value;
+    return numberOf(jobId.substr(job.size() + 1));
+}
+
+std::vector<ScontrolJob> parseScontrolJobs(std::string_view text)
+{
+    std::vector<ScontrolJob> jobs;
+    forEachLine(text, [&](std::string_view line) {
+        std::optional<std::string_view> task, state, code;
+        while (!line.empty()) {
+            const size_t start = line.find_first_not_of(" \t\r");
+            if (start == std::string_view::npos)
+                break;
+            line.remove_prefix(start);
+            const std::string_view word = line.substr(0, line.find_first_of(" \t\r"));
+            line.remove_prefix(word.size());
+            for (auto [key, value] : {std::pair{std::string_view("ArrayTaskId="), &task}, {std::string_view("JobState="), &state},
+                     {std::string_view("ExitCode="), &code}})
+                if (word.starts_with(key) && !*value)
+                    *value = word.substr(key.size());
+        }
+        if (!task && !state && !code)
+            return; // not a job record (a blank line, an error)
+        ScontrolJob j;
+        j.arrayTask = task ? numberOf(*task) : std::nullopt;
+        j.state = std::string(state.value_or(std::string_view()));
+        j.exitCode = code ? exitCodeOf(*code) : std::nullopt;
+        jobs.push_back(std::move(j));
+    });
+    return jobs;
 }
 
 } // namespace ckpt

@@ -1,10 +1,13 @@
 // SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
 // SPDX-License-Identifier: GPL-3.0-or-later
-// sacct's parsable output as the app's Resume panel and `ckpt timeline --slurm` read it. The lines are
-// written here in the shape sacct(1) documents for --noheader --parsable2 (fields split by '|', states
-// like "CANCELLED by 1000", exit codes "code:signal", array tasks "JOB_TASK" and pending ranges
-// "JOB_[A-B]"), not captured from a cluster: the private test cluster has no accounting (slurmdbd), so
-// there the callers' fallback to scontrol is what runs (tests/slurm).
+// sacct's parsable output and scontrol's one-line job records as the app's Resume panel and `ckpt
+// timeline --slurm` read them. The sacct lines are written here in the shape sacct(1) documents for
+// --noheader --parsable2 (fields split by '|', states like "CANCELLED by 1000", exit codes
+// "code:signal", array tasks "JOB_TASK" and pending ranges "JOB_[A-B]"), not captured from a cluster:
+// the private test cluster has no accounting (slurmdbd), so there the callers' fallback to scontrol is
+// what runs (tests/slurm: tst_cluster_timeline and tst_slurmresume read that cluster's real scontrol
+// output through parseScontrolJobs). The scontrol lines below are likewise written in the shape of
+// `scontrol --oneliner show job` (KEY=VALUE words, one line a job or array task), shortened.
 
 #include "core/run/slurmaccounting.h"
 
@@ -49,6 +52,30 @@ private Q_SLOTS:
         QCOMPARE(records[1].exitCode, std::nullopt);
         QVERIFY(parseSacct("").empty());
         QVERIFY(parseSacct("4716|COMPLETED|x:0").front().exitCode == std::nullopt); // not a number
+    }
+
+    void scontrolJobsAndArrayTasks()
+    {
+        const auto jobs = parseScontrolJobs(
+            "JobId=41 JobName=ckpt-timeline-merge UserId=root(0) JobState=COMPLETED Reason=None Dependency=(null) ExitCode=0:0 NodeList=n1\n"
+            "JobId=43 ArrayJobId=42 ArrayTaskId=2 JobName=ckpt-timeline JobState=CANCELLED Reason=None ExitCode=0:9\n"
+            "JobId=42 ArrayJobId=42 ArrayTaskId=3-5 JobState=PENDING Reason=Dependency ExitCode=0:0\n"
+            "JobId=44 ArrayJobId=42 ArrayTaskId=1 JobState=FAILED ExitCode=2:0 Command=/a\tJobState=RUNNING\r\n"
+            "\n"
+            "slurm_load_jobs error: Invalid job id specified\n");
+        QCOMPARE(jobs.size(), size_t(4));
+        QCOMPARE(jobs[0].arrayTask, std::nullopt); // a job of its own
+        QCOMPARE(jobs[0].state, std::string("COMPLETED"));
+        QCOMPARE(jobs[0].exitCode, std::optional<int>(0));
+        QCOMPARE(jobs[1].arrayTask, std::optional<unsigned>(2));
+        QCOMPARE(jobs[1].state, std::string("CANCELLED"));
+        QCOMPARE(jobs[2].arrayTask, std::nullopt); // the tasks not started: a range, no one task
+        QCOMPARE(jobs[2].state, std::string("PENDING"));
+        QCOMPARE(jobs[3].arrayTask, std::optional<unsigned>(1));
+        QCOMPARE(jobs[3].state, std::string("FAILED")); // the first JobState= of the line counts
+        QCOMPARE(jobs[3].exitCode, std::optional<int>(2));
+        QVERIFY(parseScontrolJobs("").empty());
+        QCOMPARE(parseScontrolJobs("JobId=45 ArrayTaskId=99999999999999999999 JobState=RUNNING").front().arrayTask, std::nullopt);
     }
 };
 

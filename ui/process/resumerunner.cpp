@@ -6,7 +6,6 @@
 
 #include <QCoreApplication>
 #include <QDateTime>
-#include <QRegularExpression>
 #include <QSaveFile>
 #include <QDir>
 #include <QFileInfo>
@@ -326,16 +325,11 @@ void ResumeRunner::pollJob()
                     // No accounting: the controller still knows a finished job for MinJobAge seconds.
                     runTool(QStringLiteral("scontrol"), {QStringLiteral("--oneliner"), QStringLiteral("show"), QStringLiteral("job"), m_jobId},
                         [this](int, const QString& out, const QString& err) {
-                            QString state, exit;
-                            for (const QString& field : out.split(QRegularExpression(QStringLiteral("\\s+")), Qt::SkipEmptyParts)) {
-                                if (field.startsWith(QLatin1String("JobState=")))
-                                    state = field.mid(9);
-                                else if (field.startsWith(QLatin1String("ExitCode=")))
-                                    exit = field.mid(9).section(u':', 0, 0);
-                            }
+                            const auto jobs = ckpt::parseScontrolJobs(out.toStdString());
+                            QString state = jobs.empty() ? QString() : QString::fromStdString(jobs.front().state);
                             if (state.isEmpty())
                                 state = tr("UNKNOWN (%1)").arg(err.trimmed());
-                            finishJob(state, exit.isEmpty() ? -1 : exit.toInt());
+                            finishJob(state, jobs.empty() ? -1 : jobs.front().exitCode.value_or(-1));
                         });
                 });
         });
