@@ -4,12 +4,14 @@
 // call core, print. Links only ckpt_core.
 #include "app/cli/args.h"
 #include "app/cli/commands.h"
+#include "app/cli/processheap.h"
 #include "core/io/bytes.h"
 #include "core/util/lastresort.h"
 
 #include <ckpt_version.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <map>
@@ -92,6 +94,8 @@ from a usize; `convert IN OUT.bin` writes with the layout they name (tuples stay
 Records open only if the real typed decoders would accept them; info, tree, tensors, show,
 state and export take --lenient to look at a damaged file anyway (the output says it is partial and why).
 Exit codes: 0 success, 1 invalid input or failed operation, 2 usage error.
+Environment: CKPT_HUGE_PAGE_HEAP=0 keeps ckpt's heap in 4 KiB pages (by default it is advised for
+transparent huge pages: fewer page faults for a process that opens many checkpoints).
 )";
 
 } // namespace
@@ -124,5 +128,7 @@ int main(int argc, char** argv)
 {
     // A record truncated by its writer while we read it gives zeros and a warning, not a SIGBUS death.
     ckpt::guardMappedFiles();
+    if (const char* heap = std::getenv("CKPT_HUGE_PAGE_HEAP"); !heap || std::strcmp(heap, "0") != 0) // README: Runs, Shards (Cost)
+        ckpt::cli::reserveHugePageHeap();
     return ckpt::runWithLastResort("ckpt", [&] { return run(argc, argv); });
 }
