@@ -797,14 +797,16 @@ def measure_timeline(r, a, tools, work):
     shutil.rmtree(prun, ignore_errors=True)
 
 
-def run_rusage(r, cmd, keep_stdout=False):
+def run_rusage(r, cmd, keep_stdout=False, env=None):
     """One process, its CPU time (user + system) from wait4 in microseconds: /usr/bin/time prints hundredths
     of a second and truncates, an error of up to 20 ms a process, which a sum over nine processes (eight
     shares and the merge) multiplies. Nothing stands between this process and the measured one, so
-    no wrapper's own CPU time is counted either. {"process_cpu_s", "process_wall_s"[, "stdout"]} or None."""
+    no wrapper's own CPU time is counted either. env: variables added to this one's environment.
+    {"process_cpu_s", "process_wall_s"[, "stdout"]} or None."""
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         t0 = time.perf_counter()
-        p = subprocess.Popen(cmd, stdout=out if keep_stdout else subprocess.DEVNULL, stderr=err, text=True)
+        p = subprocess.Popen(cmd, stdout=out if keep_stdout else subprocess.DEVNULL, stderr=err, text=True,
+                             env=dict(os.environ, **env) if env else None)
         _, status, usage = os.wait4(p.pid, 0)
         wall = time.perf_counter() - t0
         p.returncode = os.waitstatus_to_exitcode(status)
@@ -828,15 +830,46 @@ def measure_shards(r, a, tools, work):
         measure_shards_run(r, a, tools, work, a.shards_split_run, a.shards_split_tasks, ["--layers", "1"])
 
 
+# ckpt's heap as glibc makes it, in 4 KiB pages (app/cli/processheap.h): the rows that show what the
+# huge-page heap saves, the single scan and the shares alike.
+SMALL_PAGES = {"CKPT_HUGE_PAGE_HEAP": "0"}
+
+
+def shares_and_merge(r, ckpt_cli, run, work, name, n, env=None):
+    """The N share processes of a run one after the other, then the merge (`--merge ... --json --no-cache`:
+    like the single scan, it writes no cache). {"cpu": shares + merge, "merge", "element_ranges",
+    "ranges": each share's checkpoints, None for a share that holds part of one} or None."""
+    parts = [os.path.join(work, f"shards-{name}-{n}-{i}.partial") for i in range(1, n + 1)]
+    cpu, element_ranges, ranges = 0.0, 0, []
+    try:
+        for i, part in enumerate(parts, 1):
+            d = run_rusage(r, [ckpt_cli, "timeline", run, "--shard", f"{i}/{n}", "--partial", part], keep_stdout=True, env=env)
+            if d is None:
+                return None
+            cpu += d["process_cpu_s"]
+            m = re.search(r"(\d+) of them element ranges", d.get("stdout", ""))
+            element_ranges += int(m.group(1)) if m else 0
+            m = re.search(r": checkpoints (\d+)-(\d+) \(\d+ pieces, 0 of them tensor ranges", d.get("stdout", ""))
+            ranges.append((int(m.group(1)), int(m.group(2))) if m else None)
+        m = run_rusage(r, [ckpt_cli, "timeline", run, "--merge"] + parts + ["--json", "--no-cache"], env=env)
+    finally:
+        for part in parts:
+            if os.path.exists(part):
+                os.remove(part)
+    if m is None:
+        return None
+    return {"cpu": cpu + m["process_cpu_s"], "merge": m["process_cpu_s"], "element_ranges": element_ranges, "ranges": ranges}
+
+
 def measure_shards_run(r, a, tools, work, run_spec, task_list, gen_args):
     """One run of the shares section. Per round, after the page cache is warmed: the single-process
     scan (`ckpt timeline RUN --no-cache --json`), then for each N the N share processes (`--shard I/N
-    --partial`) one after the other and the merge (`--merge ... --json --no-cache`: like the single
-    scan, it writes no cache). Compared: CPU seconds (user +
+    --partial`) one after the other and the merge (shares_and_merge). Compared: CPU seconds (user +
     system, from wait4: run_rusage) of the single process against the sum over the N shares and the merge. Every
     process runs with the same threads (all cores: the CLI's executor), so the CPU seconds are the same
     kind of work on both sides; the single scan's wall time gives the per-node rate for the README.
-    The shares' own reports give how many tensors were split into element ranges."""
+    The shares' own reports give how many tensors were split into element ranges. Then the same
+    single scan and shares with the heap in 4 KiB pages (SMALL_PAGES), compared with each other."""
     ckpt_cli = tools["ckpt"]
     checkpoints, size = parse_run(run_spec)
     name = run_name(checkpoints, size)
@@ -849,6 +882,7 @@ def measure_shards_run(r, a, tools, work, run_spec, task_list, gen_args):
     rounds = 1 if a.quick else a.shards_rounds
     element_ranges = {n: 0 for n in tasks}
     single_cpu, single_wall, sums, merges = [], [], {n: [] for n in tasks}, {n: [] for n in tasks}
+    small_single, small_sums = [], {n: [] for n in tasks}
     separate_dirs, separates = {}, {n: [] for n in tasks}
     for _ in range(rounds):
         cat_files(files)
@@ -859,39 +893,32 @@ def measure_shards_run(r, a, tools, work, run_spec, task_list, gen_args):
         single_wall.append(d["process_wall_s"])
         for n in tasks:
             cat_files(files)
-            parts = [os.path.join(work, f"shards-{name}-{n}-{i}.partial") for i in range(1, n + 1)]
-            cpu = 0.0
-            element_ranges[n] = 0
-            ranges = []  # each share's checkpoints, None for a share that holds part of one
-            for i, part in enumerate(parts, 1):
-                d = run_rusage(r, [ckpt_cli, "timeline", run, "--shard", f"{i}/{n}", "--partial", part], keep_stdout=True)
-                if d is None:
-                    cpu = None
-                    break
-                cpu += d["process_cpu_s"]
-                m = re.search(r"(\d+) of them element ranges", d.get("stdout", ""))
-                element_ranges[n] += int(m.group(1)) if m else 0
-                m = re.search(r": checkpoints (\d+)-(\d+) \(\d+ pieces, 0 of them tensor ranges", d.get("stdout", ""))
-                ranges.append((int(m.group(1)), int(m.group(2))) if m else None)
-            # --no-cache as the single scan: the same document out, no cache written on either side
-            m = run_rusage(r, [ckpt_cli, "timeline", run, "--merge"] + parts + ["--json", "--no-cache"]) if cpu is not None else None
-            if m is None:
+            s = shares_and_merge(r, ckpt_cli, run, work, name, n)
+            if s is None:
                 continue
-            sums[n].append(cpu + m["process_cpu_s"])
-            merges[n].append(m["process_cpu_s"])
-            for part in parts:
-                os.remove(part)
+            sums[n].append(s["cpu"])
+            merges[n].append(s["merge"])
+            element_ranges[n] = s["element_ranges"]
             if n not in separate_dirs:
-                separate_dirs[n] = share_runs(work, name, n, files, ranges)
+                separate_dirs[n] = share_runs(work, name, n, files, s["ranges"])
             if separate_dirs[n]:
                 cat_files(files)
                 cpus = [run_rusage(r, [ckpt_cli, "timeline", d, "--no-cache", "--json"]) for d in separate_dirs[n]]
                 if all(cpus):
                     separates[n].append(sum(c["process_cpu_s"] for c in cpus))
+        cat_files(files)
+        d = run_rusage(r, [ckpt_cli, "timeline", run, "--no-cache", "--json"], env=SMALL_PAGES)
+        if d is not None:
+            small_single.append(d["process_cpu_s"])
+        for n in tasks:
+            cat_files(files)
+            s = shares_and_merge(r, ckpt_cli, run, work, name, n, env=SMALL_PAGES)
+            if s is not None:
+                small_sums[n].append(s["cpu"])
 
     def add_row(key, side, label, values, vs=None, extra=None):
         row = {"key": key, "size": name, "side": side, "name": label, "metric": "cpu_s", "rounds": len(values),
-               "command": "ckpt timeline" + ("" if key == "shards.single" else " --shard / --merge")}
+               "command": "ckpt timeline" + ("" if key.endswith("single") else " --shard / --merge")}
         row.update(fb)
         if extra:
             row.update(extra)
@@ -911,6 +938,11 @@ def measure_shards_run(r, a, tools, work, run_spec, task_list, gen_args):
         if separates[n]:
             add_row(f"shards.separate.{n}", "ref", f"the shares' checkpoints as {n} runs: CPU s summed", separates[n], vs="shards.single",
                     extra={"tasks": n})
+    add_row("shards.smallpages.single", "ref", "ckpt timeline --no-cache --json, CKPT_HUGE_PAGE_HEAP=0: CPU s", small_single,
+            vs="shards.single", extra={"env": SMALL_PAGES})
+    for n in tasks:
+        add_row(f"shards.smallpages.sum.{n}", "ref", f"{n} shares + merge, CKPT_HUGE_PAGE_HEAP=0: CPU s summed", small_sums[n],
+                vs="shards.smallpages.single", extra={"tasks": n, "env": SMALL_PAGES})
     for dirs in separate_dirs.values():
         for d in dirs or []:
             shutil.rmtree(d, ignore_errors=True)
@@ -1438,6 +1470,14 @@ def shards_table(rows):
             if sep and sep.get("min"):
                 lines.append(f"| for comparison: the same {e.get('tasks')} shares' checkpoints as {e.get('tasks')} runs of their own, "
                              f"one `ckpt timeline --no-cache` each, summed | {spread(sep)} | {sep['min'] / single['min']:.2f}x | - | - |")
+        small = rows.get("shards.smallpages.single", sz)
+        if small and small.get("min") and single.get("min"):
+            lines.append(f"| for comparison, the heap in 4 KiB pages (`CKPT_HUGE_PAGE_HEAP=0`): one process | {spread(small)} | "
+                         f"{small['min'] / single['min']:.2f}x | - | - |")
+            for e in small_page_sums(rows, sz):
+                if e.get("min"):
+                    lines.append(f"| for comparison, the heap in 4 KiB pages: {e.get('tasks')} shares + the merge, summed | {spread(e)} | "
+                                 f"{e['min'] / small['min']:.2f}x the 4 KiB-page single scan | - | - |")
         lines.append("")
         lines += shards_overhead_lines(rows, sz, single)
     single = rows.get("shards.single", max(sizes, key=lambda z: rows.get("shards.single", z).get("checkpoints") or 0))
@@ -1458,7 +1498,8 @@ def shards_table(rows):
 
 def shards_overhead_lines(rows, sz, single):
     """Where the shares' overhead goes, from the comparison rows (minima): what N separate processes cost
-    beyond one over the same checkpoints, and what sharding adds on top (predecessors, partials, merge)."""
+    beyond one over the same checkpoints, and what sharding adds on top (predecessors, partials, merge);
+    then what the huge-page heap saves, from the 4 KiB-page rows."""
     parts = []
     for e in sorted((x for x in rows.rows if x["key"].startswith("shards.sum.") and x["size"] == sz), key=lambda x: x.get("tasks", 0)):
         n, sep = e.get("tasks"), rows.get(f"shards.separate.{e.get('tasks')}", sz)
@@ -1468,9 +1509,25 @@ def shards_overhead_lines(rows, sz, single):
         parts.append(f"with {n} shares, {fmt_s(e['min'] - single['min'])} over the single scan: {fmt_s(processes)} of it is what "
                      f"{n} processes cost beyond one ({fmt_s(processes / (n - 1))} for each further process: it maps, parses and "
                      f"allocates afresh), {fmt_s(sharding)} what sharding adds (each share's predecessor, the partials, the merge)")
-    if not parts:
-        return []
-    return ["Where the overhead goes (minima): " + "; ".join(parts) + ".", ""]
+    lines = ["Where the overhead goes (minima): " + "; ".join(parts) + ".", ""] if parts else []
+    small = rows.get("shards.smallpages.single", sz)
+    pairs = []
+    for e in small_page_sums(rows, sz):
+        ours = rows.get(f"shards.sum.{e.get('tasks')}", sz)
+        if small and small.get("min") and e.get("min") and ours and ours.get("min") and single.get("min"):
+            pairs.append(f"{e.get('tasks')} shares + the merge {fmt_s(ours['min'])} against {fmt_s(e['min'])} "
+                         f"({ours['min'] / single['min']:.2f}x the single scan against {e['min'] / small['min']:.2f}x)")
+    if pairs:
+        lines += [f"The huge-page heap (`app/cli/processheap.h`) against the heap in 4 KiB pages (minima): the single scan "
+                  f"{fmt_s(single['min'])} against {fmt_s(small['min'])}, " + ", ".join(pairs) + ". It matters where a process "
+                  "opens many checkpoints: it first-touches their decode tapes and indexes, in 4 KiB pages thousands of page "
+                  "faults, and N shares pay that N times.", ""]
+    return lines
+
+
+def small_page_sums(rows, sz):
+    """The rows of N shares + the merge with the heap in 4 KiB pages, by N."""
+    return sorted((x for x in rows.rows if x["key"].startswith("shards.smallpages.sum.") and x["size"] == sz), key=lambda x: x.get("tasks", 0))
 
 
 def spread(e):
