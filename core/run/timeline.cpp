@@ -922,50 +922,66 @@ bool chunkSplittable(const run_detail::LoadedTensor& t)
 }
 
 /**
- * How N shares divide a run: the checkpoints laid end to end by bytes, share s taking [s T/N, (s+1) T/N).
- * A checkpoint goes whole to the share holding its byte midpoint, unless it is larger than T/N: then its
- * tensors (contiguous ranges, by the byte midpoint of each in the checkpoint's span) go to the shares
- * its span overlaps. Integer arithmetic: every process computes the same plan.
+ * How N shares divide a run: in G groups of consecutive checkpoints, each group's C shares taking
+ * the same column of every checkpoint in it. The checkpoints lie end to end by bytes, and a checkpoint
+ * belongs to the group holding its byte midpoint (group g: [g T/G, (g+1) T/G)); group g has shares
+ * [g N/G, (g+1) N/G). Within a checkpoint, a column is a range of its tensors by their byte midpoints
+ * (column c of C: [c/C, (c+1)/C) of the checkpoint's tensor bytes), a tensor of several stats chunks
+ * that straddles columns going chunk by chunk. Why columns: a share computes each checkpoint's
+ * update against its predecessor, so it reads the predecessor's part too; within a group that part
+ * is its own (the previous checkpoint's same column, still in the caches), and only the group's
+ * first checkpoint needs one read from outside: a share reads 1/K more than its own bytes, K the
+ * group's checkpoints. Split by checkpoints alone, a share holding part of one checkpoint would read
+ * as much again of the previous one.
+ * C: enough that the largest checkpoint is in columns of at most T/N bytes (no share is left with
+ * more than its part), and more while a column stays at least kMinColumnBytes of an average
+ * checkpoint (each share parses every checkpoint of its group: a column must be worth that); G =
+ * N / C (floor). Many small checkpoints: C = 1, G = N, a share takes whole checkpoints. Integer
+ * arithmetic: every process computes the same plan.
  */
 class SharePlan {
 public:
+    static constexpr uint64_t kMinColumnBytes = uint64_t(256) << 20;
+
     SharePlan(const RunCheckpoints& run, uint32_t n)
-        : m_n(n)
+        : m_n(std::max(n, 1u))
     {
+        uint64_t largest = 1;
         for (const auto& p : run.points) {
             m_start.push_back(m_total);
             m_width.push_back(std::max<uint64_t>(p.bytes, 1));
             m_total += m_width.back();
+            largest = std::max(largest, m_width.back());
         }
         m_total = std::max<uint64_t>(m_total, 1);
+        const uint64_t average = m_total / std::max<uint64_t>(run.points.size(), 1);
+        const auto fit = uint64_t((static_cast<U128>(largest) * m_n + m_total - 1) / m_total); // ceil(largest / (T/N))
+        m_groups = m_n / uint32_t(std::clamp<uint64_t>(std::max(fit, average / kMinColumnBytes), 1, m_n));
     }
     uint32_t shares() const { return m_n; }
-    /** The shares checkpoint \a i goes to, first and last (0-based; equal: whole to that share). */
+    /** The shares checkpoint \a i goes to, first and last (0-based; equal: whole to that share): its group's. */
     std::pair<uint32_t, uint32_t> sharesOf(size_t i) const
     {
-        const uint64_t b = m_start[i], w = m_width[i];
-        if (static_cast<U128>(w) * m_n <= m_total) {
-            const uint32_t s = shareAt(b + w / 2);
-            return {s, s};
-        }
-        return {shareAt(b), shareAt(b + w - 1)};
+        const auto g = uint32_t(std::min<U128>(m_groups - 1, static_cast<U128>(m_start[i] + m_width[i] / 2) * m_groups / m_total));
+        return {firstShare(g), firstShare(g + 1) - 1};
     }
     /**
-     * Where each tensor of checkpoint \a i goes among sharesOf(i): whole, to the share holding its byte
-     * midpoint in the checkpoint's span, or (a tensor of several stats chunks that would straddle shares)
-     * chunk by chunk, each to the share holding the chunk's midpoint. Non-decreasing along the tensors
-     * and their chunks, so every share's part is one contiguous range.
+     * Where each tensor of checkpoint \a i goes among sharesOf(i): whole, to the column holding its byte
+     * midpoint among the checkpoint's tensors, or (a tensor of several stats chunks that would straddle
+     * columns) chunk by chunk, each to the column holding the chunk's midpoint. Non-decreasing along
+     * the tensors and their chunks, so every share's part is one contiguous range.
      */
     std::vector<TensorShares> tensorShares(size_t i, const LoadedCheckpoint& c) const
     {
         const auto [first, last] = sharesOf(i);
+        const uint64_t columns = uint64_t(last - first) + 1;
         U128 all = 0;
         for (const auto& t : c.tensors)
             all += std::max<uint64_t>(t.bytes.size(), 1);
+        all = std::max<U128>(all, 1);
         // the share of the bytes [at, at + size) of the checkpoint's tensors laid end to end
         auto shareOf = [&](U128 at, uint64_t size) {
-            const uint64_t x = m_start[i] + uint64_t(static_cast<U128>(m_width[i]) * (2 * at + size) / (2 * all));
-            return std::clamp(shareAt(x), first, last);
+            return first + uint32_t(std::min<U128>(columns - 1, columns * (2 * at + size) / (2 * all)));
         };
         std::vector<TensorShares> out(c.tensors.size());
         U128 before = 0;
@@ -993,11 +1009,9 @@ public:
     }
 
 private:
-    uint32_t shareAt(uint64_t x) const
-    {
-        return uint32_t(std::min<U128>(m_n - 1, static_cast<U128>(x) * m_n / m_total));
-    }
+    uint32_t firstShare(uint32_t group) const { return uint32_t(uint64_t(group) * m_n / m_groups); }
     uint32_t m_n = 1;
+    uint32_t m_groups = 1;
     uint64_t m_total = 0;
     std::vector<uint64_t> m_start, m_width;
 };
@@ -1040,6 +1054,16 @@ std::string shardName(uint32_t zeroBased, uint32_t n)
 }
 
 } // namespace
+
+std::vector<std::pair<uint32_t, uint32_t>> timelineShareGroups(const RunCheckpoints& run, uint32_t shares)
+{
+    const SharePlan plan(run, shares);
+    std::vector<std::pair<uint32_t, uint32_t>> out;
+    out.reserve(run.points.size());
+    for (size_t i = 0; i < run.points.size(); ++i)
+        out.push_back(plan.sharesOf(i));
+    return out;
+}
 
 Result<TimelineShard> parseTimelineShard(std::string_view text)
 {

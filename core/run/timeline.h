@@ -168,6 +168,16 @@ struct TimelineShard {
 /** Parses "I/N" with 1 <= I <= N; the error (ErrorCode::Usage) says what was expected. */
 Result<TimelineShard> parseTimelineShard(std::string_view text);
 
+/**
+ * How N shares divide a run, for each checkpoint the shares it goes to (first and last, 0-based; the
+ * plan every share and the merge compute): in groups of consecutive checkpoints balanced by bytes, a
+ * group's shares each taking a column (a range of the tensors) of every checkpoint in it, so that a
+ * checkpoint's predecessor is read by the same share. Many small checkpoints: a group is one share,
+ * which takes them whole; checkpoints larger than a share's part, or large enough that a column of
+ * one is still worth parsing the checkpoint for (timeline.cpp, SharePlan), are shared by several.
+ */
+std::vector<std::pair<uint32_t, uint32_t>> timelineShareGroups(const RunCheckpoints& run, uint32_t shares);
+
 /** What one share did. */
 struct TimelinePartialSummary {
     std::optional<size_t> first, last;    ///< the checkpoints it holds a piece of (none: an empty share)
@@ -179,11 +189,11 @@ struct TimelinePartialSummary {
 
 /**
  * Share \a shard of the run's timeline work, written to \a out atomically (writeFileAtomic) as a
- * partial that mergeTimelinePartials turns into the timeline. Checkpoints go to shares as contiguous
- * ranges balanced by bytes (a checkpoint to the share holding its byte midpoint); a checkpoint larger
- * than a share's part is split over the shares its bytes overlap, by tensor ranges, and a tensor of
- * several stats chunks (StatsChunkElements) that straddles shares by element ranges of whole chunks,
- * whose mergeable moments (StatsMoments) and update sums the merge folds in chunk order. The share
+ * partial that mergeTimelinePartials turns into the timeline. Checkpoints go to groups of shares as
+ * contiguous ranges balanced by bytes (timelineShareGroups); the shares of a group take one column
+ * each of every checkpoint in it, a range of its tensors, and a tensor of several stats chunks
+ * (StatsChunkElements) that straddles columns goes by element ranges of whole chunks, whose
+ * mergeable moments (StatsMoments) and update sums the merge folds in chunk order. The share
  * also opens (headers only) the checkpoints before its first one that the single-process engine would
  * link its tensors to (the previous valid checkpoint, the newest earlier holder of a path the previous
  * one lacks) and reads the linked tensors for the updates; partials hold every tensor (no filter).

@@ -24,6 +24,10 @@
 using namespace ckpt;
 namespace fs = std::filesystem;
 
+Q_DECLARE_METATYPE(std::vector<uint64_t>)
+using ShareGroups = std::vector<std::pair<uint32_t, uint32_t>>; ///< timelineShareGroups: per checkpoint, its first and last share
+Q_DECLARE_METATYPE(ShareGroups)
+
 namespace {
 
 const QString kTrainer = QStringLiteral(CKPT_BIN_DIR "/ckpt-train");
@@ -197,6 +201,7 @@ private Q_SLOTS:
         std::vector<uint32_t> splits = {1u, 2u, 3u, 7u, n + 5};
         if (wide)
             splits.insert(splits.end(), {3 * n + 1, 11 * n}); // a tensor over three shares, a share inside one tensor
+        size_t sharedTensors = 0; // over the splits with more shares than checkpoints
         for (uint32_t shares : splits) {
             ShareCounts counts;
             const auto files = shards(r, shares, run + QStringLiteral("-parts-%1").arg(shares), &counts);
@@ -211,8 +216,8 @@ private Q_SLOTS:
             QVERIFY2(withoutCache(timelineJson(*f)) == filteredJson, qPrintable(QStringLiteral("--filter, N = %1").arg(shares)));
             if (shares > n)
                 QVERIFY(counts.split > 0); // more shares than checkpoints: checkpoints split by tensor ranges
-            if (wide && shares > n)
-                QVERIFY(counts.sharedTensors > 0); // and large tensors by element ranges
+            if (shares > n)
+                sharedTensors += counts.sharedTensors;
             if (wide && shares == 11 * n)
                 QVERIFY(!counts.onlyInsideATensor.empty());
             if (wide) // bit for bit, not only as far as the JSON's digits go
@@ -224,7 +229,9 @@ private Q_SLOTS:
                             QCOMPARE(std::bit_cast<uint64_t>(y), std::bit_cast<uint64_t>(x));
                     }
         }
-        if (wide) // what the comparison covers: non-finite values in the split tensors
+        if (wide) // what the comparison covers: large tensors split by element ranges, with non-finite values
+            QVERIFY(sharedTensors > 0);
+        if (wide)
             QVERIFY(std::any_of(single.series.begin(), single.series.end(), [](const auto& s) {
                 return s.points.front().count > StatsChunkElements
                     && std::any_of(s.points.begin(), s.points.end(), [](const auto& p) { return p.nan + p.inf > 0; });
@@ -237,6 +244,50 @@ private Q_SLOTS:
             QVERIFY(!single.events.empty());
         if (run == m_broken)
             QVERIFY(!single.checkpoints[4].valid && !single.checkpoints[5].valid && !single.checkpoints[8].valid);
+    }
+
+    /**
+     * The plan every share and the merge compute (timelineShareGroups), on runs of the sizes users have:
+     * many small checkpoints go whole; large ones go to groups of shares that each take a column of
+     * every checkpoint in the group (so a checkpoint's predecessor is the same share's).
+     */
+    void shareGroups_data()
+    {
+        QTest::addColumn<std::vector<uint64_t>>("sizes");
+        QTest::addColumn<uint32_t>("shares");
+        QTest::addColumn<ShareGroups>("groups");
+        constexpr uint64_t MiB = uint64_t(1) << 20, GiB = uint64_t(1) << 30;
+        using Groups = ShareGroups;
+        Groups whole;
+        for (uint32_t i = 0; i < 96; ++i)
+            whole.push_back({i / 12, i / 12});
+        QTest::newRow("96 x 64 MiB in 8: 12 whole checkpoints a share") << std::vector<uint64_t>(96, 64 * MiB) << 8u << whole;
+        QTest::newRow("2 x 2 GiB in 6: one group, 6 columns of both") << std::vector<uint64_t>(2, 2 * GiB) << 6u << Groups(2, {0, 5});
+        Groups halves(16, {0, 3});
+        std::fill(halves.begin() + 8, halves.end(), std::pair{4u, 7u});
+        QTest::newRow("16 x 1 GiB in 8: two groups of 8 checkpoints, 4 columns of 256 MiB")
+            << std::vector<uint64_t>(16, GiB) << 8u << halves;
+        std::vector<uint64_t> mixed(10, 10 * MiB);
+        mixed[0] = GiB;
+        QTest::newRow("1 GiB and 9 x 10 MiB in 8: every share a column of all") << mixed << 8u << Groups(10, {0, 7});
+        QTest::newRow("4 small in 7: groups of 2, 2 and 3 shares") << std::vector<uint64_t>(4, MiB) << 7u
+                                                                   << Groups{{0, 1}, {2, 3}, {2, 3}, {4, 6}};
+        QTest::newRow("4 small in 2: two whole each") << std::vector<uint64_t>(4, MiB) << 2u << Groups{{0, 0}, {0, 0}, {1, 1}, {1, 1}};
+        QTest::newRow("3 in 1") << std::vector<uint64_t>(3, GiB) << 1u << Groups(3, {0, 0});
+    }
+    void shareGroups()
+    {
+        QFETCH(std::vector<uint64_t>, sizes);
+        QFETCH(uint32_t, shares);
+        QFETCH(ShareGroups, groups);
+        RunCheckpoints run;
+        for (size_t i = 0; i < sizes.size(); ++i) {
+            RunPoint p;
+            p.index = i;
+            p.bytes = sizes[i];
+            run.points.push_back(p);
+        }
+        QCOMPARE(timelineShareGroups(run, shares), groups);
     }
 
     /**
