@@ -10,12 +10,12 @@
 
 #include "core/edit/edit.h"
 #include "core/io/bytes.h"
+#include "core/util/paths.h"
 
 #include <ckpt_version.h>
 
-#include <QDir>
-#include <QFileInfo>
 
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 
@@ -33,10 +33,10 @@
 namespace ckpt::ui {
 
 namespace {
-/// The spelling the sidecar uses for files, and what "the same file" is compared by.
+/// The spelling the sidecar uses for files, and what "the same file" is compared by: core's, as `ckpt patch` writes it.
 QString absolutePath(const QString& path)
 {
-    return QDir::cleanPath(QFileInfo(path).absoluteFilePath());
+    return QFile::decodeName(QByteArray::fromStdString(absoluteNormalPath(QFile::encodeName(path).toStdString())));
 }
 } // namespace
 
