@@ -29,18 +29,18 @@ bool reserveHugePageHeap()
     // - the heap grows by Reserve at once, so that one madvise covers it.
     if (mallopt(M_MMAP_THRESHOLD, 32 << 20) == 0 || mallopt(M_TRIM_THRESHOLD, 2 * Reserve) == 0 || mallopt(M_TOP_PAD, Reserve) == 0)
         return false;
-    const auto before = reinterpret_cast<uintptr_t>(sbrk(0));
+    auto* const before = static_cast<char*>(sbrk(0));
     void* grow = std::malloc(4 * HugePage); // more than the heap has left at start-up: it grows, by Reserve more
     asm volatile("" : : "g"(grow) : "memory"); // else the compiler drops an unused malloc and free
-    const auto after = reinterpret_cast<uintptr_t>(sbrk(0));
+    auto* const after = static_cast<char*>(sbrk(0));
     std::free(grow);
     // The huge pages are given on first touch, each whole 2 MiB of the range (a partial one at either
     // end stays in 4 KiB pages); where the kernel has none to give, it falls back to small pages. Not
     // resident until touched: the reservation costs address space, not memory (a touched 2 MiB is
     // resident whole: a share's peak resident set grows by about 20 MB).
-    const uintptr_t from = (before + HugePage - 1) & ~(HugePage - 1);
-    const uintptr_t to = after & ~(HugePage - 1);
-    return to > from && ::madvise(reinterpret_cast<void*>(from), to - from, MADV_HUGEPAGE) == 0;
+    char* const from = before + (HugePage - reinterpret_cast<uintptr_t>(before) % HugePage) % HugePage;
+    char* const to = after - reinterpret_cast<uintptr_t>(after) % HugePage;
+    return to > from && ::madvise(from, size_t(to - from), MADV_HUGEPAGE) == 0;
 #else
     return false;
 #endif
