@@ -99,6 +99,66 @@ std::string joined(const std::vector<std::string>& v)
     return s;
 }
 
+/** The resume command as it will run: program and arguments, environment entries, working directory. */
+struct ResumeInvocation {
+    std::vector<std::string> command;
+    std::vector<std::string> environment;
+    std::string workingDirectory;
+};
+
+/** The command of a profile, of `-- PROGRAM ARGS`, or (neither) the bundled trainer's default arguments, placeholders filled. */
+ResumeInvocation resumeInvocation(const std::optional<CliResumeProfile>& profile, const std::optional<std::vector<std::string>>& program,
+    const PlaceholderValues& values)
+{
+    ResumeInvocation r;
+    if (profile) {
+        // As the app resolves a profile (ui/process/resumeprofile.cpp resolveProfile), {step} being LATER's step.
+        r.command.push_back(profile->program == kBundledTrainer ? trainerPath() : profile->program);
+        for (const auto& t : profile->arguments)
+            r.command.push_back(expandPlaceholders(t, values));
+        if (profile->passSteps) {
+            r.command.emplace_back("--steps");
+            r.command.push_back(values.step);
+        }
+        for (const auto& e : profile->environment) {
+            const auto eq = e.find('=');
+            r.environment.push_back(e.substr(0, eq + 1) + expandPlaceholders(e.substr(eq + 1), values));
+        }
+        r.workingDirectory = expandPlaceholders(profile->workingDirectory, values);
+    } else if (program) {
+        // `ckpt-train` means the trainer installed beside ckpt, as in the app's profiles.
+        r.command.push_back((*program)[0] == kBundledTrainer ? trainerPath() : expandPlaceholders((*program)[0], values));
+        for (size_t i = 1; i < program->size(); ++i)
+            r.command.push_back(expandPlaceholders((*program)[i], values));
+    } else {
+        r.command.push_back(trainerPath());
+        for (const auto& t : kDefaultArguments)
+            r.command.push_back(expandPlaceholders(t, values));
+    }
+    return r;
+}
+
+/** The verdict as text: one line, then the differences (the first 20). */
+void printVerifyResumeText(const VerifyResumeReport& report, const ResumeJudgement& j)
+{
+    std::printf("%s resumed to step %llu (%llu steps) and compared with %s: %s (tolerance %s)\n", report.record.c_str(),
+        static_cast<unsigned long long>(report.step), static_cast<unsigned long long>(report.steps), report.against.c_str(),
+        std::string(resumeVerdictName(j.verdict)).c_str(), std::string(resumeToleranceName(report.tolerance)).c_str());
+    constexpr size_t kShown = 20;
+    for (size_t i = 0; i < j.differences.size() && i < kShown; ++i) {
+        const auto& x = j.differences[i];
+        if (x.isState)
+            std::printf("  %-14s %-50s %s -> %s", x.status.c_str(), x.path.c_str(), x.later.value_or("(absent)").c_str(),
+                x.resumed.value_or("(absent)").c_str());
+        else
+            std::printf("  %-14s %-50s max_abs=%s rel_l2=%s", x.status.c_str(), x.path.c_str(), x.maxAbs ? fmt(*x.maxAbs).c_str() : "-",
+                x.relL2 ? fmt(*x.relL2).c_str() : "-");
+        std::printf("%s\n", x.aboveTolerance ? "" : " (within tolerance)");
+    }
+    if (j.differences.size() > kShown)
+        std::printf("  ... and %zu more\n", j.differences.size() - kShown);
+}
+
 } // namespace
 
 int verifyResumeCommand(const std::vector<std::string>& argvIn)
@@ -193,38 +253,12 @@ int verifyResumeCommand(const std::vector<std::string>& argvIn)
     values.dir = recordAbs.parent_path().string();
     values.step = std::to_string(laterStep->step);
     values.out = outDir;
-    std::vector<std::string> command;
-    std::vector<std::string> environment;
-    std::string workingDirectory;
-    const std::vector<std::string>& templ = program ? *program : kDefaultArguments;
-    if (profile) {
-        // As the app resolves a profile (ui/process/resumeprofile.cpp resolveProfile), {step} being LATER's step.
-        command.push_back(profile->program == kBundledTrainer ? trainerPath() : profile->program);
-        for (const auto& t : profile->arguments)
-            command.push_back(expandPlaceholders(t, values));
-        if (profile->passSteps) {
-            command.emplace_back("--steps");
-            command.push_back(values.step);
-        }
-        for (const auto& e : profile->environment) {
-            const auto eq = e.find('=');
-            environment.push_back(e.substr(0, eq + 1) + expandPlaceholders(e.substr(eq + 1), values));
-        }
-        workingDirectory = expandPlaceholders(profile->workingDirectory, values);
-    } else if (program) {
-        // `ckpt-train` means the trainer installed beside ckpt, as in the app's profiles.
-        command.push_back((*program)[0] == kBundledTrainer ? trainerPath() : expandPlaceholders((*program)[0], values));
-        for (size_t i = 1; i < templ.size(); ++i)
-            command.push_back(expandPlaceholders(templ[i], values));
-    } else {
-        command.push_back(trainerPath());
-        for (const auto& t : templ)
-            command.push_back(expandPlaceholders(t, values));
-    }
+    const ResumeInvocation invocation = resumeInvocation(profile, program, values);
+    const std::vector<std::string>& command = invocation.command;
 
     ChildResult child;
     if (stopSignalReceived() == 0)
-        child = runChild(command, logPath, environment, workingDirectory);
+        child = runChild(command, logPath, invocation.environment, invocation.workingDirectory);
     stopSignals.reset();
     if (const int sig = stopSignalReceived(); sig != 0) {
         std::fprintf(stderr, "ckpt: verify-resume interrupted by signal %d\n", sig);
@@ -287,22 +321,7 @@ int verifyResumeCommand(const std::vector<std::string>& argvIn)
         printDocument(verifyResumeJson(report, j));
         return 0;
     }
-    std::printf("%s resumed to step %llu (%llu steps) and compared with %s: %s (tolerance %s)\n", recordArg.c_str(),
-        static_cast<unsigned long long>(report.step), static_cast<unsigned long long>(report.steps), against->c_str(),
-        std::string(resumeVerdictName(j.verdict)).c_str(), std::string(resumeToleranceName(tolerance)).c_str());
-    constexpr size_t kShown = 20;
-    for (size_t i = 0; i < j.differences.size() && i < kShown; ++i) {
-        const auto& x = j.differences[i];
-        if (x.isState)
-            std::printf("  %-14s %-50s %s -> %s", x.status.c_str(), x.path.c_str(), x.later.value_or("(absent)").c_str(),
-                x.resumed.value_or("(absent)").c_str());
-        else
-            std::printf("  %-14s %-50s max_abs=%s rel_l2=%s", x.status.c_str(), x.path.c_str(), x.maxAbs ? fmt(*x.maxAbs).c_str() : "-",
-                x.relL2 ? fmt(*x.relL2).c_str() : "-");
-        std::printf("%s\n", x.aboveTolerance ? "" : " (within tolerance)");
-    }
-    if (j.differences.size() > kShown)
-        std::printf("  ... and %zu more\n", j.differences.size() - kShown);
+    printVerifyResumeText(report, j);
     return 0;
 }
 
