@@ -1506,6 +1506,11 @@ def shards_overhead_lines(rows, sz, single):
         if not (sep and sep.get("min") and e.get("min") and single.get("min")) or n < 2:
             continue
         processes, sharding = sep["min"] - single["min"], e["min"] - sep["min"]
+        if processes <= 0:  # within the rounds' spread: no cost to split off
+            parts.append(f"with {n} shares, {fmt_s(e['min'] - single['min'])} over the single scan: {n} separate processes cost "
+                         f"nothing measurable beyond one ({fmt_s(sep['min'])} against {fmt_s(single['min'])}), so all of it is what "
+                         "sharding adds (each share's predecessor, the partials, the merge)")
+            continue
         parts.append(f"with {n} shares, {fmt_s(e['min'] - single['min'])} over the single scan: {fmt_s(processes)} of it is what "
                      f"{n} processes cost beyond one ({fmt_s(processes / (n - 1))} for each further process: it maps, parses and "
                      f"allocates afresh), {fmt_s(sharding)} what sharding adds (each share's predecessor, the partials, the merge)")
