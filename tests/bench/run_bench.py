@@ -1162,7 +1162,7 @@ def shards_targets(rows, add):
         return
     for sz in sizes:
         single = rows.get("shards.single", sz)
-        for e in sorted((x for x in rows.rows if x["key"].startswith("shards.sum.") and x["size"] == sz), key=lambda x: x.get("tasks", 0)):
+        for e in shard_sums(rows, "shards.sum.", sz):
             n = e.get("tasks")
             ranges = f", {e['element_ranges']} tensors in element ranges" if e.get("element_ranges") else ""
             what = (f"timeline of {sz} in {n} shares{ranges}: the tasks' CPU time plus the merge <= 1.2x the single-process scan "
@@ -1462,7 +1462,7 @@ def shards_table(rows):
                   "| CPU s: min / median / max | ÷ single scan (minima) | of which the merge (min) | tensors in element ranges |",
                   "|---|---:|---:|---:|---:|",
                   f"| one process: `ckpt timeline --no-cache` | {spread(single)} | 1 | - | - |"]
-        for e in sorted((x for x in rows.rows if x["key"].startswith("shards.sum.") and x["size"] == sz), key=lambda x: x.get("tasks", 0)):
+        for e in shard_sums(rows, "shards.sum.", sz):
             ratio = f"{e['min'] / single['min']:.2f}x" if e.get("min") and single.get("min") else "-"
             merge = fmt_s(min(e["merge_samples"])) if e.get("merge_samples") else "-"
             lines.append(f"| {e.get('tasks')} shares + the merge, summed | {spread(e)} | {ratio} | {merge} | {e.get('element_ranges', 0)} |")
@@ -1474,7 +1474,7 @@ def shards_table(rows):
         if small and small.get("min") and single.get("min"):
             lines.append(f"| for comparison, the heap in 4 KiB pages (`CKPT_HUGE_PAGE_HEAP=0`): one process | {spread(small)} | "
                          f"{small['min'] / single['min']:.2f}x | - | - |")
-            for e in small_page_sums(rows, sz):
+            for e in shard_sums(rows, "shards.smallpages.sum.", sz):
                 if e.get("min"):
                     lines.append(f"| for comparison, the heap in 4 KiB pages: {e.get('tasks')} shares + the merge, summed | {spread(e)} | "
                                  f"{e['min'] / small['min']:.2f}x the 4 KiB-page single scan | - | - |")
@@ -1501,7 +1501,7 @@ def shards_overhead_lines(rows, sz, single):
     beyond one over the same checkpoints, and what sharding adds on top (predecessors, partials, merge);
     then what the huge-page heap saves, from the 4 KiB-page rows."""
     parts = []
-    for e in sorted((x for x in rows.rows if x["key"].startswith("shards.sum.") and x["size"] == sz), key=lambda x: x.get("tasks", 0)):
+    for e in shard_sums(rows, "shards.sum.", sz):
         n, sep = e.get("tasks"), rows.get(f"shards.separate.{e.get('tasks')}", sz)
         if not (sep and sep.get("min") and e.get("min") and single.get("min")) or n < 2:
             continue
@@ -1517,7 +1517,7 @@ def shards_overhead_lines(rows, sz, single):
     lines = ["Where the overhead goes (minima): " + "; ".join(parts) + ".", ""] if parts else []
     small = rows.get("shards.smallpages.single", sz)
     pairs = []
-    for e in small_page_sums(rows, sz):
+    for e in shard_sums(rows, "shards.smallpages.sum.", sz):
         ours = rows.get(f"shards.sum.{e.get('tasks')}", sz)
         if small and small.get("min") and e.get("min") and ours and ours.get("min") and single.get("min"):
             pairs.append(f"{e.get('tasks')} shares + the merge {fmt_s(ours['min'])} against {fmt_s(e['min'])} "
@@ -1530,9 +1530,10 @@ def shards_overhead_lines(rows, sz, single):
     return lines
 
 
-def small_page_sums(rows, sz):
-    """The rows of N shares + the merge with the heap in 4 KiB pages, by N."""
-    return sorted((x for x in rows.rows if x["key"].startswith("shards.smallpages.sum.") and x["size"] == sz), key=lambda x: x.get("tasks", 0))
+def shard_sums(rows, prefix, sz):
+    """The rows of N shares + the merge of run sz whose keys start with prefix ("shards.sum.",
+    "shards.smallpages.sum."), by N."""
+    return sorted((x for x in rows.rows if x["key"].startswith(prefix) and x["size"] == sz), key=lambda x: x.get("tasks", 0))
 
 
 def spread(e):
