@@ -958,7 +958,6 @@ public:
         const auto fit = uint64_t((static_cast<U128>(largest) * m_n + m_total - 1) / m_total); // ceil(largest / (T/N))
         m_groups = m_n / uint32_t(std::clamp<uint64_t>(std::max(fit, average / kMinColumnBytes), 1, m_n));
     }
-    uint32_t shares() const { return m_n; }
     /** The shares checkpoint \a i goes to, first and last (0-based; equal: whole to that share): its group's. */
     std::pair<uint32_t, uint32_t> sharesOf(size_t i) const
     {

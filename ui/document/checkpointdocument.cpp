@@ -14,7 +14,6 @@
 
 #include <ckpt_version.h>
 
-
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
