@@ -6,7 +6,7 @@
 #include "app/cli/exits.h"
 #include "core/export/export.h"
 #include "core/pack/migrate.h"
-#include "core/report/report.h"
+#include "core/util/text.h"
 
 #include <cstdio>
 

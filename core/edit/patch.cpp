@@ -12,7 +12,7 @@
 #include "core/pack/burnpackrecord.h"
 #include "core/record/fieldreader.h"
 #include "core/record/schedule.h"
-#include "core/report/report.h"
+#include "core/util/text.h"
 #include "core/tensor/shape.h"
 #include "core/util/paths.h"
 

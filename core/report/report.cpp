@@ -90,23 +90,6 @@ void copyJsonValue(TapeBuilder& b, const Tape& t, uint32_t node)
 
 } // namespace
 
-std::string humanBytes(uint64_t n)
-{
-    const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    double v = double(n);
-    int u = 0;
-    while (v >= 1024 && u < 4) {
-        v /= 1024;
-        ++u;
-    }
-    char buf[32];
-    if (u == 0)
-        std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(n));
-    else
-        std::snprintf(buf, sizeof buf, "%.1f %s", v, units[u]);
-    return buf;
-}
-
 namespace {
 /// One burnpack file's members of `info --json` (cli-contract.md "burnpack"): the metadata and
 /// scalars as the file's CBOR holds them (`{"UInt": 7}`), the layout, the reader's tolerances.
@@ -223,28 +206,6 @@ std::string runInfoJson(const RunDirectory& run)
     b.end();
     putStrings(b, "warnings", run.warnings);
     return document(std::move(b));
-}
-
-bool globMatch(std::string_view p, std::string_view t)
-{
-    size_t pi = 0, ti = 0, starP = std::string_view::npos, starT = 0;
-    while (ti < t.size()) {
-        if (pi < p.size() && (p[pi] == '?' || p[pi] == t[ti])) {
-            ++pi;
-            ++ti;
-        } else if (pi < p.size() && p[pi] == '*') {
-            starP = pi++;
-            starT = ti;
-        } else if (starP != std::string_view::npos) {
-            pi = starP + 1;
-            ti = ++starT;
-        } else {
-            return false;
-        }
-    }
-    while (pi < p.size() && p[pi] == '*')
-        ++pi;
-    return pi == p.size();
 }
 
 std::vector<TensorRow> tensorRows(const Record& r, std::string_view filter, const Progress& progress, const ParallelFor& parallel, uint64_t batchBytes)

@@ -10,6 +10,7 @@
 #include "core/record/record.h"
 #include "core/run/run.h"
 #include "core/tensor/shape.h"
+#include "core/util/text.h"
 
 #include <string>
 
@@ -19,9 +20,6 @@ namespace ckpt {
 std::string infoJson(const Record& r);
 /** `ckpt info --json` of a run directory. */
 std::string runInfoJson(const RunDirectory& run);
-
-/** Glob with `*` and `?` only; every other character (brackets and dots of paths included) is literal. */
-bool globMatch(std::string_view pattern, std::string_view text);
 
 struct TensorRow {
     const TensorEntry* entry;
@@ -60,8 +58,5 @@ std::string lossJson(const RunDirectory& run);
 
 /** `ckpt check-resume --json`. */
 std::string checkResumeJson(const Record& r, const std::vector<ResumeCheck>& checks);
-
-/** Human-readable byte counts ("1.5 MiB"); shapes print with shapeString (core/tensor/shape.h). */
-std::string humanBytes(uint64_t n);
 
 } // namespace ckpt

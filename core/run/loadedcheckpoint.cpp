@@ -6,7 +6,7 @@
 #include "core/graph/blob.h"
 #include "core/graph/checkpoint.h"
 #include "core/open/sniff.h"
-#include "core/report/report.h"
+#include "core/util/text.h"
 
 #include <cmath>
 #include <cstring>

@@ -5,7 +5,7 @@
 #include "core/run/timeline.h"
 
 #include "core/io/bytes.h"
-#include "core/report/report.h"
+#include "core/util/text.h"
 #include "core/run/loadedcheckpoint.h"
 
 #include <algorithm>

@@ -133,7 +133,7 @@ struct Timeline {
 };
 
 struct TimelineOptions {
-    std::string filter;                   ///< glob of tensor paths (core/report globMatch); empty = all
+    std::string filter;                   ///< glob of tensor paths (core/util/text.h globMatch); empty = all
     bool useCache = true;
     std::string cacheDir;                 ///< empty: defaultTimelineCacheDir()
     double spikeThreshold = 6.0;          ///< robust z-score in decades (median / 1.4826 MAD of log10 of the previous points, at least 0.05)

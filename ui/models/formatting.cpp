@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/models/formatting.h"
 
-#include "core/report/report.h"
+#include "core/util/text.h"
 
 #include <QLocale>
 #include <QStringList>

@@ -11,7 +11,7 @@
 #include "core/export/export.h"
 #include "core/graph/cid.h"
 #include "core/record/record.h"
-#include "core/report/report.h"
+#include "core/util/text.h"
 #include "core/value/tape.h"
 
 #include <cstddef>
