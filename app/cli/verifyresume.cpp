@@ -9,12 +9,12 @@
 #include "app/cli/exits.h"
 #include "app/cli/resumeprofiles.h"
 #include "core/diff/diff.h"
-#include "core/diff/resumeverify.h"
+#include "core/run/resumeverify.h"
 #include "core/record/record.h"
 #include "core/report/verifyresumejson.h"
 #include "core/run/placeholders.h"
 #include "core/run/timeline.h"
-#include "workers/parallelfor.h"
+#include "app/workers/parallelfor.h"
 
 #include <algorithm>
 #include <cerrno>

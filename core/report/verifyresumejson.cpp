@@ -6,7 +6,7 @@
 #include "core/report/verifyresumejson.h"
 
 #include "core/codec/json.h"
-#include "core/diff/resumeverify.h"
+#include "core/run/resumeverify.h"
 
 namespace ckpt {
 

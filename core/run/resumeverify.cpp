@@ -1,6 +1,6 @@
 // SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "core/diff/resumeverify.h"
+#include "core/run/resumeverify.h"
 
 #include "core/record/record.h"
 #include "core/run/timeline.h"
