@@ -16,7 +16,7 @@
 #include "core/io/bytes.h"
 #include "core/pack/burnpack.h"
 #include "core/record/bincoderecord.h"
-#include "core/record/optimizerforensics.h"
+#include "core/optim/forensics.h"
 #include "core/record/record.h"
 #include "core/record/saveas.h"
 #include "core/report/optimizerjson.h"

@@ -7,7 +7,7 @@
 #include "core/report/optimizerjson.h"
 
 #include "core/codec/json.h"
-#include "core/record/optimizerforensics.h"
+#include "core/optim/forensics.h"
 #include "core/record/record.h"
 
 namespace ckpt {

@@ -1,6 +1,6 @@
 // SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Optimizer-state forensics (issue 33 part 1, core/record/optimizerforensics.h) on a real ckpt-train
+// Optimizer-state forensics (issue 33 part 1, core/optim/forensics.h) on a real ckpt-train
 // record with a symptom planted in each of five parameters by rewriting payload bytes in place: a NaN
 // moment, all-zero moments, a saturated effective step, a pending gradient far below √v̂, and a step
 // counter that disagrees. Expected figures are recomputed here with plain loops over the planted values.
@@ -8,7 +8,7 @@
 // gradient history gives (an effective step above Adam's bound, recomputed here as a plain sum), in
 // another copy of that record; and a real blow-up, ckpt-train --diverge-at, against a healthy run.
 #include "core/pack/migrate.h"
-#include "core/record/optimizerforensics.h"
+#include "core/optim/forensics.h"
 #include "core/report/optimizerjson.h"
 
 #include <QDir>

@@ -11,7 +11,7 @@
 // The timeline cache lives in a temporary XDG_CACHE_HOME.
 #include "tests/ckptskip.h"
 
-#include "core/record/optimizerforensics.h"
+#include "core/optim/forensics.h"
 #include "core/record/record.h"
 #include "ui/async/latencyprobe.h"
 #include "ui/document/checkpointdocument.h"

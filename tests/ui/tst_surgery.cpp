@@ -10,7 +10,7 @@
 #include "ui/widgets/optimizerpanel.h"
 #include "ui/widgets/tensordetailwidget.h"
 #include "ui/models/optimizerstatemodel.h"
-#include "core/record/optimizerforensics.h"
+#include "core/optim/forensics.h"
 #include "ui/models/modelroles.h"
 
 #include "core/codec/json.h"

@@ -4,7 +4,7 @@
 
 #include "ui/workspace/workspace.h"
 
-#include "core/record/optimizerforensics.h"
+#include "core/optim/forensics.h"
 
 #include <QAbstractItemModel>
 
@@ -16,7 +16,7 @@ class CheckpointDocument;
 
 /**
  * Optimizer entries (one per parameter) with their state tensors as children, and what the
- * optimizer forensics (core/record/optimizerforensics) says of each once it has been computed.
+ * optimizer forensics (core/optim/forensics) says of each once it has been computed.
  */
 class OptimizerStateModel final : public QAbstractItemModel
 {

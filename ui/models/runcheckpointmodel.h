@@ -17,7 +17,7 @@ namespace ckpt::ui {
  * order, with its step or epoch, the train loss logged there, its size and whether the timeline could
  * read it (the error as tooltip). Rows come from the cheap listing; the state of each row follows the
  * timeline as it is computed (matched by file, so a listing that grew keeps what was read). The
- * optimizer column gives the optimizer forensics of each checkpoint (core/record/optimizerforensics):
+ * optimizer column gives the optimizer forensics of each checkpoint (core/optim/forensics):
  * "ok", or the number of suspect parameters and the worst flag among them, tinted; its figures in the
  * tooltip. It is filled as the Run panel computes them, matched by file as well.
  */

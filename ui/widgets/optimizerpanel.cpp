@@ -12,7 +12,7 @@
 #include "ui/plots/histogramplot.h"
 #include "ui/widgets/viewsetup.h"
 
-#include "core/record/optimizerforensics.h"
+#include "core/optim/forensics.h"
 
 #include <QFileInfo>
 #include <QGridLayout>

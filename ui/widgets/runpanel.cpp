@@ -5,7 +5,7 @@
 #include "ui/process/clusterscan.h"
 #include "ui/process/resumeprofile.h"
 
-#include "core/record/optimizerforensics.h"
+#include "core/optim/forensics.h"
 #include "core/record/record.h"
 
 #include "ui/async/activity.h"
