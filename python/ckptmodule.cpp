@@ -22,7 +22,7 @@
 #include "core/report/report.h"
 #include "core/run/run.h"
 #include "core/run/timeline.h"
-#include "workers/parallelfor.h"
+#include "app/workers/parallelfor.h"
 
 #include <ckpt_version.h>
 

@@ -22,7 +22,7 @@
 #include "core/report/optimizerjson.h"
 #include "core/report/report.h"
 #include "core/run/run.h"
-#include "workers/parallelfor.h"
+#include "app/workers/parallelfor.h"
 
 #include <cmath>
 #include <cstdio>

@@ -7,7 +7,7 @@
 #include "app/cli/exits.h"
 #include "app/cli/timelineslurm.h"
 #include "core/run/timeline.h"
-#include "workers/parallelfor.h"
+#include "app/workers/parallelfor.h"
 
 #include <cmath>
 #include <cstdio>

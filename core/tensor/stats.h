@@ -61,7 +61,7 @@ struct StatsOptions {
 /**
  * Runs body(i) for every i in [0, n), in any order and possibly concurrently, and returns when all
  * have finished. The core starts no threads: ui/ passes its pool's (ui/async/executor.h), app/cli one on
- * std::thread (workers/parallelfor.h). An empty function runs the bodies in order on the caller.
+ * std::thread (app/workers/parallelfor.h). An empty function runs the bodies in order on the caller.
  */
 using ParallelFor = std::function<void(size_t n, const std::function<void(size_t)>& body)>;
 

@@ -1,10 +1,10 @@
 // SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The command-line tools' ParallelFor (workers/parallelfor.h): its parked workers run every index
+// The command-line tools' ParallelFor (app/workers/parallelfor.h): its parked workers run every index
 // once, and a call it cannot take (nested, concurrent, in a forked child) still runs, on threads of
 // its own.
 #include "tests/ckptskip.h"
-#include "workers/parallelfor.h"
+#include "app/workers/parallelfor.h"
 
 #include <QTest>
 

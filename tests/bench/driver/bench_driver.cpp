@@ -59,7 +59,7 @@
 #include "core/io/bytes.h"
 #include "core/record/record.h"
 #include "core/run/timeline.h"
-#include "workers/parallelfor.h"
+#include "app/workers/parallelfor.h"
 
 #include <openssl/evp.h>
 

@@ -3,7 +3,7 @@
 #pragma once
 
 // The worker pool of the programs that link only core — `ckpt`, the Python module and the bench
-// driver — kept out of core (which starts no threads of its own) and out of any one program's folder.
+// driver — kept out of core (which starts no threads of its own), beside the programs under app/.
 
 #include "core/tensor/stats.h"
 
