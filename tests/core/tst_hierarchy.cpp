@@ -4,6 +4,7 @@
 // ranges, bounded fan-out, a topological order; the cut opens and closes without losing anything.
 #include "core/graph/hierarchy.h"
 #include "core/graph/layout.h"
+#include "tests/common/syntheticgraph.h"
 
 #include <QTest>
 
@@ -62,21 +63,9 @@ GraphHierarchyInput networkGraph(uint32_t n, bool cycles)
     static const char* const ops[] = {"matmul", "relu", "add", "softmax", "layernorm"};
     for (uint32_t i = 0; i < n; ++i)
         in.op.push_back(ops[rng() % 5]);
-    for (uint32_t i = 1; i < n; ++i) {
-        const uint32_t kind = rng() % 10;
-        if (kind < 6)
-            in.edges.push_back({i - 1, i});
-        else if (kind < 8)
-            in.edges.push_back({uint32_t(i - 1 - rng() % std::min<uint32_t>(i, 8)), i});
-        else
-            in.edges.push_back({uint32_t(rng() % i), i});
-    }
+    testing::appendNetworkEdges(rng, n, false, in.edges);
     if (cycles)
-        for (uint32_t k = 0; k < n / 50; ++k) {
-            const uint32_t a = rng() % n, b = rng() % n;
-            in.edges.push_back({std::max(a, b), std::min(a, b)});
-            in.edges.push_back({a, a});
-        }
+        testing::appendBackEdges(rng, n, n / 50, true, in.edges);
     return in;
 }
 

@@ -5,6 +5,7 @@
 #include "core/graph/analysis.h"
 #include "core/graph/checkpoint.h"
 #include "core/graph/layout.h"
+#include "tests/common/syntheticgraph.h"
 
 #include <QElapsedTimer>
 #include <QTest>
@@ -25,22 +26,9 @@ LayoutInput synthetic(uint32_t n, uint32_t seed, bool withCycles)
     in.nodes.resize(n);
     for (auto& s : in.nodes)
         s.width = 60 + double(rng() % 120);
-    for (uint32_t i = 1; i < n; ++i) {
-        const uint32_t kind = rng() % 10;
-        if (kind < 6)
-            in.edges.push_back({i - 1, i});
-        else if (kind < 8)
-            in.edges.push_back({uint32_t(i - 1 - rng() % std::min<uint32_t>(i, 8)), i});
-        else
-            in.edges.push_back({uint32_t(rng() % i), i}); // occasionally a far skip: a long edge
-        if (rng() % 4 == 0)
-            in.edges.push_back({uint32_t(i - 1 - rng() % std::min<uint32_t>(i, 3)), i});
-    }
+    testing::appendNetworkEdges(rng, n, true, in.edges);
     if (withCycles)
-        for (uint32_t k = 0; k < n / 100; ++k) {
-            const uint32_t a = rng() % n, b = rng() % n;
-            in.edges.push_back({std::max(a, b), std::min(a, b)});
-        }
+        testing::appendBackEdges(rng, n, n / 100, false, in.edges);
     return in;
 }
 

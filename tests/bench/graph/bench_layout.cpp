@@ -3,6 +3,7 @@
 // Layout benchmark: lays out a generated network-like DAG of N nodes with core/graph/layout and
 // writes the same graph as DOT for a comparison with graphviz (see run_bench.sh). Not a ctest.
 #include "core/graph/layout.h"
+#include "tests/common/syntheticgraph.h"
 
 #include <chrono>
 #include <cstdio>
@@ -24,18 +25,8 @@ int main(int argc, char** argv)
     in.nodes.resize(n);
     for (auto& s : in.nodes)
         s.width = 60 + double(rng() % 120);
-    // Same generator as tst_layout: spine, short skips, rare far skips, extra inputs.
-    for (uint32_t i = 1; i < n; ++i) {
-        const uint32_t kind = rng() % 10;
-        if (kind < 6)
-            in.edges.push_back({i - 1, i});
-        else if (kind < 8)
-            in.edges.push_back({uint32_t(i - 1 - rng() % std::min<uint32_t>(i, 8)), i});
-        else
-            in.edges.push_back({uint32_t(rng() % i), i});
-        if (rng() % 4 == 0)
-            in.edges.push_back({uint32_t(i - 1 - rng() % std::min<uint32_t>(i, 3)), i});
-    }
+    testing::appendNetworkEdges(rng, n, true, in.edges); // the graph tst_layout checks
+
     const auto wall0 = std::chrono::steady_clock::now();
     const std::clock_t cpu0 = std::clock();
     auto r = layoutGraph(in);
