@@ -7,7 +7,8 @@
 #   cargo + rustc + Debian's librust-*-dev crates   tests/interop (the Rust oracle), tests/interopcheck,
 #                                                    the train_interop_* tests, bench_smoke's Rust peers
 #   /usr/bin/python3 with msgpack and numpy         tst_msgpack's oracle, bench_smoke's peers
-#   clang-tidy-19 (and its run-clang-tidy-19)       tests/lint (clang_tidy_core)
+#   clang-tidy-19 (and its run-clang-tidy-19)       tests/lint (clang_tidy_core, clang_tidy_sizes)
+#   clang-format-19 (its clang-format-diff-19)       tests/lint (format_changed_lines)
 #
 # -DCKPT_REQUIRE_TEST_TOOLS=OFF is the deliberate way out (say, a developer without Rust): the
 # configure then warns, loudly and once, which suites are left out.
@@ -62,7 +63,13 @@ find_program(CKPT_TOOL_CLANG_TIDY NAMES clang-tidy-19)
 find_program(CKPT_TOOL_RUN_CLANG_TIDY NAMES run-clang-tidy-19)
 if(NOT CKPT_TOOL_CLANG_TIDY OR NOT CKPT_TOOL_RUN_CLANG_TIDY)
   list(APPEND _missing "clang-tidy-19 and run-clang-tidy-19 (Debian package clang-tidy-19)")
-  list(APPEND _dropped "tests/lint (clang_tidy_core)")
+  list(APPEND _dropped "tests/lint (clang_tidy_core, clang_tidy_sizes)")
+endif()
+# clang-format 19 reads the project's .clang-format (14 cannot parse it).
+find_program(CKPT_TOOL_CLANG_FORMAT_DIFF NAMES clang-format-diff-19)
+if(NOT CKPT_TOOL_CLANG_FORMAT_DIFF)
+  list(APPEND _missing "clang-format-diff-19 (Debian package clang-format-19)")
+  list(APPEND _dropped "tests/lint (format_changed_lines)")
 endif()
 
 if(_missing)
