@@ -3,6 +3,7 @@
 // `import ckpt`: the core engine from Python. Thin glue like the CLI: every answer comes from the
 // core function the CLI calls (the JSON documents of the CLI contract are parsed with Python's json,
 // so integers stay exact), and tensors are numpy views of the mapped bytes.
+#include "app/workers/parallelfor.h"
 #include "core/diff/diff.h"
 #include "core/diff/graphdiff.h"
 #include "core/edit/edit.h"
@@ -22,7 +23,6 @@
 #include "core/report/report.h"
 #include "core/run/run.h"
 #include "core/run/timeline.h"
-#include "app/workers/parallelfor.h"
 
 #include <ckpt_version.h>
 

@@ -4,25 +4,25 @@
 #include "app/cli/commands.h"
 
 #include "app/cli/args.h"
-#include "app/cli/exits.h"
 #include "app/cli/diffcommands.h"
+#include "app/cli/exits.h"
 #include "app/cli/exportcommands.h"
 #include "app/cli/graphcommands.h"
 #include "app/cli/patchcommand.h"
 #include "app/cli/verifyresume.h"
+#include "app/workers/parallelfor.h"
 #include "core/codec/schema.h"
 #include "core/diff/diff.h"
 #include "core/edit/edit.h"
 #include "core/io/bytes.h"
+#include "core/optim/forensics.h"
 #include "core/pack/burnpack.h"
 #include "core/record/bincoderecord.h"
-#include "core/optim/forensics.h"
 #include "core/record/record.h"
 #include "core/record/saveas.h"
 #include "core/report/optimizerjson.h"
 #include "core/report/report.h"
 #include "core/run/run.h"
-#include "app/workers/parallelfor.h"
 
 #include <cmath>
 #include <cstdio>

@@ -6,8 +6,8 @@
 #include "app/cli/args.h"
 #include "app/cli/exits.h"
 #include "app/cli/timelineslurm.h"
-#include "core/run/timeline.h"
 #include "app/workers/parallelfor.h"
+#include "core/run/timeline.h"
 
 #include <cmath>
 #include <cstdio>

@@ -8,13 +8,13 @@
 #include "app/cli/childprocess.h"
 #include "app/cli/exits.h"
 #include "app/cli/resumeprofiles.h"
+#include "app/workers/parallelfor.h"
 #include "core/diff/diff.h"
-#include "core/run/resumeverify.h"
 #include "core/record/record.h"
 #include "core/report/verifyresumejson.h"
 #include "core/run/placeholders.h"
+#include "core/run/resumeverify.h"
 #include "core/run/timeline.h"
-#include "app/workers/parallelfor.h"
 
 #include <algorithm>
 #include <cerrno>

@@ -12,9 +12,9 @@
 #include "core/pack/burnpackrecord.h"
 #include "core/record/fieldreader.h"
 #include "core/record/schedule.h"
-#include "core/util/text.h"
 #include "core/tensor/shape.h"
 #include "core/util/paths.h"
+#include "core/util/text.h"
 
 #include <cmath>
 #include <cstring>

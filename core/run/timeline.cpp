@@ -5,8 +5,8 @@
 #include "core/run/timeline.h"
 
 #include "core/io/bytes.h"
-#include "core/util/text.h"
 #include "core/run/loadedcheckpoint.h"
+#include "core/util/text.h"
 
 #include <algorithm>
 #include <charconv>

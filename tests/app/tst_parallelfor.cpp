@@ -3,8 +3,8 @@
 // The command-line tools' ParallelFor (app/workers/parallelfor.h): its parked workers run every index
 // once, and a call it cannot take (nested, concurrent, in a forked child) still runs, on threads of
 // its own.
-#include "tests/ckptskip.h"
 #include "app/workers/parallelfor.h"
+#include "tests/ckptskip.h"
 
 #include <QTest>
 

@@ -18,7 +18,7 @@ namespace ckpt::testing {
  * node (1 in 10); with \a extraInputs, one node in four takes a second input from one of the 3 before it.
  * The draws from \a rng are the same for the same arguments, so a seed fixes the graph.
  */
-template <class Edges>
+template<class Edges>
 void appendNetworkEdges(std::mt19937& rng, uint32_t n, bool extraInputs, Edges& edges)
 {
     for (uint32_t i = 1; i < n; ++i) {
@@ -36,7 +36,7 @@ void appendNetworkEdges(std::mt19937& rng, uint32_t n, bool extraInputs, Edges& 
 
 /** Appends \a count back edges (from a later node to an earlier one: cycles), and with \a selfLoops a
  *  self-loop at the first node of each. */
-template <class Edges>
+template<class Edges>
 void appendBackEdges(std::mt19937& rng, uint32_t n, uint32_t count, bool selfLoops, Edges& edges)
 {
     for (uint32_t k = 0; k < count; ++k) {

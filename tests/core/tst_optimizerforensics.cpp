@@ -7,8 +7,8 @@
 // Exploded but finite state: moments scaled up together (the steps unchanged) and moments that no
 // gradient history gives (an effective step above Adam's bound, recomputed here as a plain sum), in
 // another copy of that record; and a real blow-up, ckpt-train --diverge-at, against a healthy run.
-#include "core/pack/migrate.h"
 #include "core/optim/forensics.h"
+#include "core/pack/migrate.h"
 #include "core/report/optimizerjson.h"
 
 #include <QDir>

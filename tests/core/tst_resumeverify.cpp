@@ -3,8 +3,8 @@
 // The pure parts of `ckpt verify-resume`: the single-pass placeholder expansion (the app's resume
 // profiles' behaviour, ui/process/resumeprofile.cpp) and the identical / within tolerance / diverged
 // judgement of a diff under the three tolerances (core/run/resumeverify.h).
-#include "core/run/resumeverify.h"
 #include "core/run/placeholders.h"
+#include "core/run/resumeverify.h"
 
 #include <QTest>
 

@@ -16,8 +16,8 @@
 #include "ui/async/latencyprobe.h"
 #include "ui/document/checkpointdocument.h"
 #include "ui/mainwindow.h"
-#include "ui/widgets/diffpanel.h"
 #include "ui/models/runcheckpointmodel.h"
+#include "ui/widgets/diffpanel.h"
 #include "ui/widgets/runpanel.h"
 
 #include <qcustomplot.h>

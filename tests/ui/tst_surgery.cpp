@@ -4,14 +4,14 @@
 // ckpt-train record as undoable steps, value edits made before a surgery carried through it, undo and
 // redo back to the very records, Save As writing the patched record with its sidecar, and the CLI's
 // `ckpt patch --replay` of that sidecar giving the app's bytes (the app and the CLI agree).
+#include "core/optim/forensics.h"
 #include "ui/document/checkpointdocument.h"
 #include "ui/graph/graphview.h"
 #include "ui/mainwindow.h"
+#include "ui/models/modelroles.h"
+#include "ui/models/optimizerstatemodel.h"
 #include "ui/widgets/optimizerpanel.h"
 #include "ui/widgets/tensordetailwidget.h"
-#include "ui/models/optimizerstatemodel.h"
-#include "core/optim/forensics.h"
-#include "ui/models/modelroles.h"
 
 #include "core/codec/json.h"
 

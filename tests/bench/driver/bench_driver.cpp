@@ -50,6 +50,7 @@
 // Memory: a sampler thread reads /proc/self/statm every millisecond; resident minus shared pages is
 // the anonymous memory (RssAnon: heap, not the file mapping), and its maximum is reported as
 // peak_anon_bytes; peak_rss_bytes is the kernel's VmHWM (mapping pages included).
+#include "app/workers/parallelfor.h"
 #include "core/codec/json.h"
 #include "core/diff/diff.h"
 #include "core/graph/analysis.h"
@@ -59,7 +60,6 @@
 #include "core/io/bytes.h"
 #include "core/record/record.h"
 #include "core/run/timeline.h"
-#include "app/workers/parallelfor.h"
 
 #include <openssl/evp.h>
 
