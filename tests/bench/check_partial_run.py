@@ -3,7 +3,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """bench_partial_run: `run_bench.py --only-probes graphview --merge-into FILE` on a copy of the stored
 results replaces every row of that probe (older figure names included) with the fresh ones, leaves
-every other row as it was, and the README header names the later run.
+every other row as it was, and the header line of docs/benchmarks.md names the later run.
 
     check_partial_run.py BUILD_DIR
 """

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""What `import ckpt` is for, in one script (README: "Python").
+"""What `import ckpt` is for, in one script (docs/guide/python.md).
 
     PYTHONPATH=build-ci/python /usr/bin/python3 tests/python/example.py RUN_DIR_OR_RECORD [OUT_DIR]
 

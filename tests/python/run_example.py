@@ -1,6 +1,6 @@
 # SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Runs example.py on a run ckpt-train makes, as the README shows it, and checks what it prints."""
+"""Runs example.py on a run ckpt-train makes, as docs/guide/python.md shows it, and checks what it prints."""
 import os
 import subprocess
 import sys
