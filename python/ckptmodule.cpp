@@ -18,9 +18,11 @@
 #include "core/open/sniff.h"
 #include "core/record/record.h"
 #include "core/record/saveas.h"
+#include "core/report/diffjson.h"
 #include "core/report/graphdiffjson.h"
 #include "core/report/graphreport.h"
-#include "core/report/report.h"
+#include "core/report/recordjson.h"
+#include "core/report/runjson.h"
 #include "core/run/run.h"
 #include "core/run/timeline.h"
 

@@ -20,9 +20,12 @@
 #include "core/record/bincoderecord.h"
 #include "core/record/record.h"
 #include "core/record/saveas.h"
+#include "core/report/diffjson.h"
 #include "core/report/optimizerjson.h"
-#include "core/report/report.h"
+#include "core/report/recordjson.h"
+#include "core/report/runjson.h"
 #include "core/run/run.h"
+#include "core/util/text.h"
 
 #include <cmath>
 #include <cstdio>

@@ -4,6 +4,7 @@
 
 #include "core/codec/json.h"
 #include "core/diff/graphdiff.h"
+#include "core/report/document.h"
 
 namespace ckpt {
 
@@ -146,8 +147,7 @@ std::string graphDiffJson(const GraphDiff& d)
         b.end();
     }
     b.end();
-    const Tape t = std::move(b).finish();
-    return jsonText(t, t.root(), JsonStyle::Pretty, JsonFloats::Nlohmann);
+    return reportDocument(std::move(b));
 }
 
 } // namespace ckpt

@@ -1,6 +1,6 @@
 // SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
 // SPDX-License-Identifier: GPL-3.0-or-later
-// `ckpt optimizer --json`, written like the other contract documents (core/report/report.cpp): a tape in
+// `ckpt optimizer --json`, written like the other contract documents (core/report/document.h): a tape in
 // the contract's key order, two-space pretty JSON, floats spelled as nlohmann::json::dump spells them,
 // non-finite floats as null. Keys beyond the contract's (learning_rate, betas, epsilon; per parameter
 // param_rms, m_hat_rms, step_bound) only extend it.
@@ -9,6 +9,7 @@
 #include "core/codec/json.h"
 #include "core/optim/forensics.h"
 #include "core/record/record.h"
+#include "core/report/document.h"
 
 namespace ckpt {
 
@@ -69,8 +70,7 @@ std::string optimizerForensicsJson(const Record& r, const OptimizerForensics& f)
         b.str(f.parameters[i].paramId);
     b.end();
     b.end();
-    const Tape t = std::move(b).finish();
-    return jsonText(t, t.root(), JsonStyle::Pretty, JsonFloats::Nlohmann);
+    return reportDocument(std::move(b));
 }
 
 } // namespace ckpt

@@ -1,11 +1,12 @@
 // SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
 // SPDX-License-Identifier: GPL-3.0-or-later
-// `ckpt verify-resume --json`, written like the other contract documents (core/report/report.cpp): a
+// `ckpt verify-resume --json`, written like the other contract documents (core/report/document.h): a
 // tape in the contract's key order, two-space pretty JSON, floats spelled as nlohmann::json::dump
 // spells them, non-finite floats as null.
 #include "core/report/verifyresumejson.h"
 
 #include "core/codec/json.h"
+#include "core/report/document.h"
 #include "core/run/resumeverify.h"
 
 namespace ckpt {
@@ -49,8 +50,7 @@ std::string verifyResumeJson(const VerifyResumeReport& r, const ResumeJudgement&
     putStr(b, "produced", r.produced);
     putStrings(b, "command", r.command);
     b.end();
-    const Tape t = std::move(b).finish();
-    return jsonText(t, t.root(), JsonStyle::Pretty, JsonFloats::Nlohmann);
+    return reportDocument(std::move(b));
 }
 
 } // namespace ckpt

@@ -8,7 +8,7 @@
 #include "core/edit/edit.h"
 #include "core/pack/migrate.h"
 #include "core/record/saveas.h"
-#include "core/report/report.h"
+#include "core/report/recordjson.h"
 
 #include <QDir>
 #include <QFile>

@@ -5,11 +5,12 @@
 #include "core/diff/diff.h"
 #include "core/diff/graphdiff.h"
 #include "core/diff/pairdetail.h"
+#include "core/edit/edit.h"
 #include "core/graph/checkpointfiles.h"
 #include "core/io/bytes.h"
-#include "core/edit/edit.h"
 #include "core/record/record.h"
-#include "core/report/report.h"
+#include "core/report/diffjson.h"
+#include "core/report/recordjson.h"
 #include "core/run/timeline.h"
 
 #include <QFile>

@@ -5,8 +5,9 @@
 #include "core/edit/edit.h"
 #include "core/io/gzip.h"
 #include "core/record/record.h"
-#include "core/report/report.h"
+#include "core/report/recordjson.h"
 #include "core/run/run.h"
+#include "core/util/text.h"
 
 #include <QDir>
 #include <QDirIterator>

@@ -19,7 +19,7 @@
 #include "core/record/bincoderecord.h"
 #include "core/record/record.h"
 #include "core/record/recorder.h"
-#include "core/report/report.h"
+#include "core/report/recordjson.h"
 
 #include <QTemporaryDir>
 #include <QtTest>

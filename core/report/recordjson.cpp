@@ -1,94 +1,16 @@
 // SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "core/report/report.h"
+#include "core/report/recordjson.h"
 
 #include "core/codec/json.h"
-#include "core/diff/graphdiff.h"
+#include "core/edit/edit.h"
 #include "core/pack/burnpackrecord.h"
-#include "core/report/graphdiffjson.h"
+#include "core/report/document.h"
+#include "core/util/text.h"
 
 #include <cstdio>
-#include <unordered_map>
 
 namespace ckpt {
-
-namespace {
-
-// Every document here is a tape written by core's JSON writer in the layout the contract has always
-// had: two-space pretty form, keys in insertion order, and floats spelled as nlohmann::json::dump spelt
-// them (JsonFloats::Nlohmann), since the reports' bytes are an interface. Non-finite floats print as null.
-
-std::string document(TapeBuilder&& b, JsonStyle style = JsonStyle::Pretty)
-{
-    const Tape t = std::move(b).finish();
-    return jsonText(t, t.root(), style, JsonFloats::Nlohmann);
-}
-
-void putShape(TapeBuilder& b, std::string_view k, const std::vector<uint64_t>& shape)
-{
-    b.key(k);
-    b.beginArray();
-    for (uint64_t d : shape)
-        b.uinteger(d);
-    b.end();
-}
-
-void metadataJson(TapeBuilder& b, const Metadata& m)
-{
-    b.beginMap();
-    putStr(b, "float", m.floatType);
-    putStr(b, "int", m.intType);
-    putStr(b, "format", m.format);
-    putStr(b, "version", m.version);
-    putStr(b, "settings", m.settings);
-    b.end();
-}
-
-/// Any non-tensor subtree as JSON (numbers exact: u64 stays u64).
-void copyJsonValue(TapeBuilder& b, const Tape& t, uint32_t node)
-{
-    const Node& n = t[node];
-    switch (n.kind) {
-    case Kind::Nil: b.nil(); return;
-    case Kind::Bool: b.boolean(t.boolean(node)); return;
-    case Kind::UInt: b.uinteger(t.u64(node)); return;
-    case Kind::Int: b.integer(t.i64(node)); return;
-    case Kind::F32:
-    case Kind::F64: b.f64(t.f64(node)); return;
-    case Kind::Str: b.str(t.str(node)); return;
-    case Kind::Bin: b.bin(t.bin(node)); return; // written as an array of integers
-    case Kind::Array:
-        b.beginArray();
-        t.forEachChild(node, [&](uint32_t c) { copyJsonValue(b, t, c); });
-        b.end();
-        return;
-    case Kind::Map: {
-        // A JSON object has one member per key: a repeated key keeps its first place and its last
-        // value, as these reports have always shown it.
-        std::vector<std::pair<std::string, uint32_t>> members;
-        std::unordered_map<std::string, size_t> seen;
-        t.forEachEntry(node, [&](uint32_t k, uint32_t v) {
-            std::string text = t.keyText(k);
-            if (auto it = seen.find(text); it != seen.end()) {
-                members[it->second].second = v;
-                return;
-            }
-            seen.emplace(text, members.size());
-            members.emplace_back(std::move(text), v);
-        });
-        b.beginMap();
-        for (const auto& [k, v] : members) {
-            b.key(k);
-            copyJsonValue(b, t, v);
-        }
-        b.end();
-        return;
-    }
-    }
-    b.nil();
-}
-
-} // namespace
 
 namespace {
 /// One burnpack file's members of `info --json` (cli-contract.md "burnpack"): the metadata and
@@ -175,37 +97,7 @@ std::string infoJson(const Record& r)
     putStrings(b, "warnings", r.warnings);
     if (!r.burnpack.empty())
         burnpackInfoJson(b, r);
-    return document(std::move(b));
-}
-
-std::string runInfoJson(const RunDirectory& run)
-{
-    TapeBuilder b;
-    b.beginMap();
-    putStr(b, "file", run.path);
-    putStr(b, "kind", "run_directory");
-    b.key("checkpoints");
-    b.beginArray();
-    for (const auto& c : run.checkpoints) {
-        b.beginMap();
-        putStr(b, "kind", c.kind);
-        putU(b, "index", c.index);
-        putStr(b, "path", c.path);
-        b.end();
-    }
-    b.end();
-    b.key("metrics");
-    b.beginArray();
-    for (const auto& m : run.series) {
-        b.beginMap();
-        putStr(b, "split", m.split);
-        putStr(b, "metric", m.metric);
-        putU(b, "points", m.points.size());
-        b.end();
-    }
-    b.end();
-    putStrings(b, "warnings", run.warnings);
-    return document(std::move(b));
+    return reportDocument(std::move(b));
 }
 
 std::vector<TensorRow> tensorRows(const Record& r, std::string_view filter, const Progress& progress, const ParallelFor& parallel, uint64_t batchBytes)
@@ -280,7 +172,7 @@ std::string tensorsJson(const Record& r, const std::vector<TensorRow>& rows)
             putStr(b, "state", row.entry->stateName);
         b.end();
     }
-    return document(std::move(b));
+    return reportDocument(std::move(b));
 }
 
 namespace {
@@ -343,7 +235,7 @@ std::string compactValue(const Tape& t, uint32_t node)
 {
     TapeBuilder b;
     copyJsonValue(b, t, node);
-    return document(std::move(b), JsonStyle::Compact);
+    return reportDocument(std::move(b), JsonStyle::Compact);
 }
 
 void treeLines(const Record& r, uint32_t node, const std::string& label, int indent, int depth, std::string& out)
@@ -387,7 +279,7 @@ std::string treeJson(const Record& r, int depth)
 {
     TapeBuilder b;
     treeNode(b, r, 0, "", "", depth);
-    return document(std::move(b));
+    return reportDocument(std::move(b));
 }
 
 std::string treeText(const Record& r, int depth)
@@ -435,10 +327,10 @@ Result<std::string> showJson(const Record& r, std::string_view path, uint64_t li
             b.f64(v);
         b.end();
         b.end();
-        return document(std::move(b));
+        return reportDocument(std::move(b));
     }
     treeNode(b, r, *node, "", std::string(path), -1);
-    return document(std::move(b));
+    return reportDocument(std::move(b));
 }
 
 Result<std::string> showText(const Record& r, std::string_view path, uint64_t limit)
@@ -482,159 +374,6 @@ Result<std::string> stateJson(const Record& r)
     return jsonText(r.tape, *r.stateNode, JsonStyle::Pretty);
 }
 
-namespace {
-void deltaHistogramJson(TapeBuilder& b, const DeltaHistogram& h)
-{
-    // Non-empty bins only, from the most negative to the most positive; the zero bin is [0, 0].
-    auto bin = [&](double lo, double hi, uint64_t count) {
-        b.beginMap();
-        putF(b, "lo", lo);
-        putF(b, "hi", hi);
-        putU(b, "count", count);
-        b.end();
-    };
-    b.beginArray();
-    for (size_t k = DeltaHistogram::bins; k-- > 0;)
-        if (h.negative[k])
-            bin(-DeltaHistogram::binHigh(k), -DeltaHistogram::binLow(k), h.negative[k]);
-    if (h.zero) {
-        b.beginMap();
-        putU(b, "lo", 0);
-        putU(b, "hi", 0);
-        putU(b, "count", h.zero);
-        b.end();
-    }
-    for (size_t k = 0; k < DeltaHistogram::bins; ++k)
-        if (h.positive[k])
-            bin(DeltaHistogram::binLow(k), DeltaHistogram::binHigh(k), h.positive[k]);
-    b.end();
-}
-
-/** A state value's JSON text as a value of the document (text that is not JSON stays a string). */
-void stateValueJson(TapeBuilder& b, const std::optional<std::string>& v)
-{
-    if (!v) {
-        b.nil();
-        return;
-    }
-    JsonReadOptions options;
-    options.packByteArrays = false;
-    options.maxDepth = UINT32_MAX; // the text is core's own writing of a decoded value: any depth it has is valid
-    auto parsed = readJson(makeBytes(*v), options);
-    if (parsed)
-        copyJsonValue(b, *parsed, parsed->root());
-    else
-        b.str(*v);
-}
-} // namespace
-
-std::string diffJson(const RecordDiff& d, const Record& a, const Record& b)
-{
-    TapeBuilder j;
-    j.beginMap();
-    putStr(j, "a", d.a);
-    putStr(j, "b", d.b);
-    j.key("summary");
-    j.beginMap();
-    putU(j, "added", d.added);
-    putU(j, "removed", d.removed);
-    putU(j, "changed", d.changed);
-    putU(j, "unchanged", d.unchanged);
-    putU(j, "renamed", d.renamed);
-    j.end();
-    if (d.precision) {
-        j.key("precision");
-        j.beginMap();
-        putStr(j, "a", precisionName(d.precision->a));
-        putStr(j, "b", precisionName(d.precision->b));
-        putBool(j, "rounding_only", d.precision->roundingOnly);
-        j.end();
-    } else {
-        putNil(j, "precision");
-    }
-    j.key("entries");
-    j.beginArray();
-    for (const auto& e : d.entries) {
-        j.beginMap();
-        putStr(j, "path", e.path);
-        putStr(j, "status", diffStatusName(e.status));
-        tensorNumbersMembers(j, e);
-        putOptStr(j, "match", matchKindName(e.match));
-        putOptStr(j, "path_b", e.pathB);
-        putBool(j, "renamed", e.renamed());
-        putBool(j, "reinitialised", e.reinitialised());
-        putStr(j, "role", tensorRoleName(e.role));
-        putOptStr(j, "param_id", e.paramId);
-        putOptStr(j, "param_id_b", e.paramIdB);
-        putOptStr(j, "dtype_a", e.a ? dtypeName(a.tensors[*e.a].dtype) : std::string_view());
-        putOptStr(j, "dtype_b", e.b ? dtypeName(b.tensors[*e.b].dtype) : std::string_view());
-        putBool(j, "byte_equal", e.byteEqual);
-        putBool(j, "precision_change", e.precisionChange);
-        j.key("histogram");
-        if (e.a && e.b && e.maxAbs)
-            deltaHistogramJson(j, e.histogram);
-        else
-            j.nil();
-        j.end();
-    }
-    j.end();
-    j.key("state");
-    j.beginArray();
-    for (const auto& s : d.state) {
-        j.beginMap();
-        putStr(j, "path", s.path);
-        j.key("a");
-        stateValueJson(j, s.a);
-        j.key("b");
-        stateValueJson(j, s.b);
-        putStr(j, "section", stateSectionName(s.section));
-        putOptStr(j, "path_b", s.pathB);
-        j.end();
-    }
-    j.end();
-    return document(std::move(j));
-}
-
-std::string lossJson(const RunDirectory& run)
-{
-    TapeBuilder b;
-    b.beginMap();
-    putStr(b, "run", run.path);
-    b.key("series");
-    b.beginArray();
-    for (const auto& s : run.series) {
-        b.beginMap();
-        putStr(b, "split", s.split);
-        putStr(b, "metric", s.metric);
-        b.key("points");
-        b.beginArray();
-        for (const auto& p : s.points) {
-            b.beginMap();
-            putU(b, "epoch", p.epoch);
-            putU(b, "item", p.item);
-            putF(b, "value", p.value);
-            putU(b, "count", p.count);
-            if (!p.text.empty())
-                putStr(b, "text", p.text);
-            b.end();
-        }
-        b.end();
-        b.key("epochs");
-        b.beginArray();
-        for (auto [e, m] : s.epochMeans()) {
-            b.beginMap();
-            putU(b, "epoch", e);
-            putF(b, "mean", m);
-            b.end();
-        }
-        b.end();
-        b.end();
-    }
-    b.end();
-    putStrings(b, "warnings", run.warnings);
-    return document(std::move(b));
-}
-
 std::string checkResumeJson(const Record& r, const std::vector<ResumeCheck>& checks)
 {
     bool ready = true;
@@ -654,7 +393,7 @@ std::string checkResumeJson(const Record& r, const std::vector<ResumeCheck>& che
         b.end();
     }
     b.end();
-    return document(std::move(b));
+    return reportDocument(std::move(b));
 }
 
 } // namespace ckpt

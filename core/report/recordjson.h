@@ -2,24 +2,24 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-// The JSON documents of the CLI contract (cli-contract.md), produced in core so that the CLI and the
-// app's "Copy as JSON" share one code path. Keys are an interface: extend, never rename.
+// The JSON and text documents of one record (cli-contract.md: info, tensors, tree, show, state,
+// check-resume), produced in core so that the CLI and the app's "Copy as JSON" share one code path.
+// Keys are an interface: extend, never rename. Runs have theirs in runjson.h, diffs in diffjson.h.
 
-#include "core/diff/diff.h"
-#include "core/edit/edit.h"
 #include "core/record/record.h"
-#include "core/run/run.h"
 #include "core/tensor/shape.h"
-#include "core/util/text.h"
+#include "core/tensor/stats.h"
+#include "core/util/error.h"
+#include "core/util/progress.h"
 
 #include <string>
 
 namespace ckpt {
 
+struct ResumeCheck;
+
 /** `ckpt info --json`. */
 std::string infoJson(const Record& r);
-/** `ckpt info --json` of a run directory. */
-std::string runInfoJson(const RunDirectory& run);
 
 struct TensorRow {
     const TensorEntry* entry;
@@ -49,12 +49,6 @@ Result<std::string> showText(const Record& r, std::string_view path, uint64_t li
 
 /** `ckpt state --json`: the caller-defined continuation state as JSON (serde_json pretty form). */
 Result<std::string> stateJson(const Record& r);
-
-/** `ckpt diff --json`. */
-std::string diffJson(const RecordDiff& d, const Record& a, const Record& b);
-
-/** `ckpt loss --json`. */
-std::string lossJson(const RunDirectory& run);
 
 /** `ckpt check-resume --json`. */
 std::string checkResumeJson(const Record& r, const std::vector<ResumeCheck>& checks);

@@ -1,0 +1,17 @@
+// SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+// `ckpt diff --json` of two records (cli-contract.md); graphs have theirs in graphdiffjson.h.
+
+#include "core/diff/diff.h"
+#include "core/record/record.h"
+
+#include <string>
+
+namespace ckpt {
+
+/** `ckpt diff --json`. */
+std::string diffJson(const RecordDiff& d, const Record& a, const Record& b);
+
+} // namespace ckpt
