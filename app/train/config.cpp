@@ -92,207 +92,246 @@ bool parseLayout(std::string_view s, uint32_t& out)
     return true;
 }
 
+namespace {
+
+bool parseRecorder(std::string_view s, Recorder& out)
+{
+    auto r = recorderFromName(s);
+    if (r)
+        out = *r;
+    return r.has_value();
+}
+bool parsePrecision(std::string_view s, Precision& out)
+{
+    auto p = precisionFromName(s);
+    if (p)
+        out = *p;
+    return p.has_value();
+}
+/**
+ * The caller state's fields, each named once, in the order serde's derive writes them: the writer
+ * and the reader below are two visitors of this one list, so a field added here is both written and
+ * read. The trainer's Rust twin (tests/interop) and core's bincode schema of it
+ * (core/record/bincoderecord.cpp) spell the same struct.
+ */
+template<class Visitor, class Config, class Progress>
+void visitCallerState(Visitor& v, Config& c, Progress& p)
+{
+    v.section("config", [&] {
+        v.section("model", [&] {
+            v.u64("input_dim", c.inputDim);
+            v.u64("hidden", c.hidden);
+            v.u64("output_dim", c.outputDim);
+            v.named("activation", c.activation, activationName, parseActivation);
+            v.u64("blocks", c.blocks);
+        });
+        v.named("task", c.task, taskName, parseTask);
+        v.named("dtype", c.dtype, dtypeName, parseDType);
+        v.u64("batch_size", c.batchSize);
+        v.u64("dataset_size", c.datasetSize);
+        v.u64("valid_size", c.validSize);
+        v.u64("seed", c.seed);
+        v.section("optimizer", [&] {
+            v.named("name", c.optimizer, optimizerName, parseOptimizer);
+            v.f64("lr", c.lr);
+            v.f32("beta_1", c.beta1);
+            v.f32("beta_2", c.beta2);
+            v.f32("epsilon", c.epsilon);
+            v.f32("weight_decay", c.weightDecay);
+            v.boolean("amsgrad", c.amsgrad);
+            v.f64("momentum", c.momentum);
+            v.f64("dampening", c.dampening);
+            v.boolean("nesterov", c.nesterov);
+        });
+        v.section("scheduler", [&] {
+            v.named("name", c.scheduler, schedulerName, parseScheduler);
+            v.f64("gamma", c.schedGamma);
+            v.u64("step_size", c.schedStepSize);
+            v.f64("final_lr", c.schedFinalLr);
+            v.u64("num_iters", c.schedIters);
+            v.u64("warmup_steps", c.warmupSteps);
+            v.u64("embedding_size", c.embeddingSize);
+        });
+        v.named("recorder", c.recorder, recorderName, parseRecorder, "recorder");
+        v.named("precision", c.precision, precisionName, parsePrecision, "precision");
+        v.u64("checkpoint_every", c.checkpointEvery);
+        v.u64("grad_accum", c.gradAccum);
+        v.u64("steps", c.steps);
+        v.named("layout", c.layout, layoutName, parseLayout, "layout");
+        v.optionalU64("diverge_at", c.divergeAt);
+    });
+    v.section("progress", [&] {
+        v.u64("step", p.step);
+        v.u64("optimizer_steps", p.optimizerSteps);
+        v.u64("pending_micro_batches", p.pendingMicroBatches);
+        v.u64("epoch", p.epoch);
+        v.u64("data_cursor", p.dataCursor);
+        v.u64("samples_seen", p.samplesSeen);
+        v.u64("rng_counter", p.rngCounter);
+        v.u64("stop_step", p.stopStep);
+        v.f64("last_lr", p.lastLr);
+        v.optionalF64List("loss_tail", p.lossTail);
+    });
+}
+
+/// Writes each field as the key and value rmp-serde / serde_json would.
+struct StateWriter {
+    TapeBuilder& b;
+
+    template<class Body>
+    void section(std::string_view k, Body&& body)
+    {
+        b.key(k);
+        b.beginMap();
+        body();
+        b.end();
+    }
+    void u64(std::string_view k, uint64_t v)
+    {
+        b.key(k);
+        b.uinteger(v);
+    }
+    void f64(std::string_view k, double v)
+    {
+        b.key(k);
+        b.f64(v);
+    }
+    void f32(std::string_view k, float v)
+    {
+        b.key(k);
+        b.f32(v);
+    }
+    void boolean(std::string_view k, bool v)
+    {
+        b.key(k);
+        b.boolean(v);
+    }
+    /// A name the state stores as a string (an enum of the trainer's, a recorder, a layout).
+    template<class T, class Name, class Parse>
+    void named(std::string_view k, const T& value, Name name, Parse /*parse*/, std::string_view /*noun*/ = {})
+    {
+        b.key(k);
+        b.str(name(value));
+    }
+    void optionalU64(std::string_view k, const std::optional<uint64_t>& v) // Option<u64>
+    {
+        b.key(k);
+        if (v)
+            b.uinteger(*v);
+        else
+            b.nil();
+    }
+    void optionalF64List(std::string_view k, const std::vector<std::optional<double>>& values) // Vec<Option<f64>>
+    {
+        b.key(k);
+        b.beginArray();
+        for (const auto& v : values) {
+            if (v)
+                b.f64(*v);
+            else
+                b.nil();
+        }
+        b.end();
+    }
+};
+
+/// Reads each field back as serde's derive would, stopping at the first error (kept in `status`).
+struct StateReader {
+    const Tape& t;
+    FieldReader at;
+    Result<void> status{};
+
+    template<class T>
+    void take(Result<T> r, T& out)
+    {
+        if (!status)
+            return;
+        if (r)
+            out = *r;
+        else
+            status = std::unexpected(r.error());
+    }
+    template<class Body>
+    void section(std::string_view k, Body&& body)
+    {
+        if (!status)
+            return;
+        auto sub = at.sub(k);
+        if (!sub) {
+            status = std::unexpected(sub.error());
+            return;
+        }
+        FieldReader outer = std::exchange(at, *sub);
+        body();
+        at = std::move(outer);
+    }
+    void u64(std::string_view k, uint64_t& v) { take(at.u64(k), v); }
+    void f64(std::string_view k, double& v) { take(at.f64(k), v); }
+    void f32(std::string_view k, float& v) { take(at.f32(k), v); }
+    void boolean(std::string_view k, bool& v) { take(at.boolean(k), v); }
+    /// \a noun names what an unknown name is in the error ("value" for the trainer's own enums).
+    template<class T, class Name, class Parse>
+    void named(std::string_view k, T& value, Name /*name*/, Parse parse, std::string_view noun = "value")
+    {
+        std::string s;
+        take(at.str(k), s);
+        if (status && !parse(s, value))
+            status = FieldReader::failAt(appendKeyToPath(at.path(), k), "unknown " + std::string(noun) + " \"" + s + "\"");
+    }
+    // Option<u64>: a missing field is None, as serde's derive reads a missing Option field.
+    void optionalU64(std::string_view k, std::optional<uint64_t>& out)
+    {
+        if (!status)
+            return;
+        out.reset();
+        if (auto d = t.find(at.node(), k); d && t[*d].kind != Kind::Nil) {
+            auto v = t.asU64(*d);
+            if (!v)
+                status = FieldReader::failAt(appendKeyToPath(at.path(), k), "expected a u64 or nil");
+            else
+                out = *v;
+        }
+    }
+    void optionalF64List(std::string_view k, std::vector<std::optional<double>>& out)
+    {
+        uint32_t node = 0;
+        take(at.get(k), node);
+        if (!status)
+            return;
+        if (!t.isArray(node)) {
+            status = FieldReader::failAt(appendKeyToPath(at.path(), k), "expected an array");
+            return;
+        }
+        out.clear();
+        bool ok = true;
+        t.forEachChild(node, [&](uint32_t e) {
+            if (t[e].kind == Kind::Nil)
+                out.push_back(std::nullopt);
+            else if (auto v = t.asNumber(e))
+                out.push_back(*v);
+            else
+                ok = false;
+        });
+        if (!ok)
+            status = FieldReader::failAt(appendKeyToPath(at.path(), k), "expected numbers or nil");
+    }
+};
+
+} // namespace
+
 void writeCallerState(TapeBuilder& b, const TrainConfig& c, const TrainProgress& p)
 {
-    auto kv = [&](std::string_view k, auto&& write) {
-        b.key(k);
-        write();
-    };
-    auto u = [&](std::string_view k, uint64_t v) { kv(k, [&] { b.uinteger(v); }); };
-    auto s = [&](std::string_view k, std::string_view v) { kv(k, [&] { b.str(v); }); };
-    auto f64 = [&](std::string_view k, double v) { kv(k, [&] { b.f64(v); }); };
-    auto f32 = [&](std::string_view k, float v) { kv(k, [&] { b.f32(v); }); };
-    auto boolean = [&](std::string_view k, bool v) { kv(k, [&] { b.boolean(v); }); };
-
+    StateWriter w{b};
     b.beginMap();
-    b.key("config");
-    b.beginMap();
-    {
-        b.key("model");
-        b.beginMap();
-        u("input_dim", c.inputDim);
-        u("hidden", c.hidden);
-        u("output_dim", c.outputDim);
-        s("activation", activationName(c.activation));
-        u("blocks", c.blocks);
-        b.end();
-        s("task", taskName(c.task));
-        s("dtype", dtypeName(c.dtype));
-        u("batch_size", c.batchSize);
-        u("dataset_size", c.datasetSize);
-        u("valid_size", c.validSize);
-        u("seed", c.seed);
-        b.key("optimizer");
-        b.beginMap();
-        s("name", optimizerName(c.optimizer));
-        f64("lr", c.lr);
-        f32("beta_1", c.beta1);
-        f32("beta_2", c.beta2);
-        f32("epsilon", c.epsilon);
-        f32("weight_decay", c.weightDecay);
-        boolean("amsgrad", c.amsgrad);
-        f64("momentum", c.momentum);
-        f64("dampening", c.dampening);
-        boolean("nesterov", c.nesterov);
-        b.end();
-        b.key("scheduler");
-        b.beginMap();
-        s("name", schedulerName(c.scheduler));
-        f64("gamma", c.schedGamma);
-        u("step_size", c.schedStepSize);
-        f64("final_lr", c.schedFinalLr);
-        u("num_iters", c.schedIters);
-        u("warmup_steps", c.warmupSteps);
-        u("embedding_size", c.embeddingSize);
-        b.end();
-        s("recorder", recorderName(c.recorder));
-        s("precision", precisionName(c.precision));
-        u("checkpoint_every", c.checkpointEvery);
-        u("grad_accum", c.gradAccum);
-        u("steps", c.steps);
-        s("layout", layoutName(c.layout));
-        b.key("diverge_at"); // Option<u64>
-        if (c.divergeAt)
-            b.uinteger(*c.divergeAt);
-        else
-            b.nil();
-    }
-    b.end();
-    b.key("progress");
-    b.beginMap();
-    u("step", p.step);
-    u("optimizer_steps", p.optimizerSteps);
-    u("pending_micro_batches", p.pendingMicroBatches);
-    u("epoch", p.epoch);
-    u("data_cursor", p.dataCursor);
-    u("samples_seen", p.samplesSeen);
-    u("rng_counter", p.rngCounter);
-    u("stop_step", p.stopStep);
-    f64("last_lr", p.lastLr);
-    b.key("loss_tail");
-    b.beginArray();
-    for (const auto& l : p.lossTail) { // Option<f64>
-        if (l)
-            b.f64(*l);
-        else
-            b.nil();
-    }
-    b.end();
-    b.end();
+    visitCallerState(w, c, p);
     b.end();
 }
-
-namespace {
-template<class E>
-Result<void> readEnum(const FieldReader& f, std::string_view key, bool (*parse)(std::string_view, E&), E& out)
-{
-    auto s = f.str(key);
-    if (!s)
-        return std::unexpected(s.error());
-    if (!parse(*s, out))
-        return FieldReader::failAt(appendKeyToPath(f.path(), key), "unknown value \"" + *s + "\"");
-    return {};
-}
-} // namespace
 
 Result<void> readCallerState(const Tape& t, uint32_t node, TrainConfig& c, TrainProgress& p)
 {
-    const FieldReader root(t, node, "item[4]");
-    FieldReader cfg = root;
-    CKPT_TRY_ASSIGN(cfg, root.sub("config"));
-    FieldReader model = cfg;
-    CKPT_TRY_ASSIGN(model, cfg.sub("model"));
-    CKPT_TRY_ASSIGN(c.inputDim, model.u64("input_dim"));
-    CKPT_TRY_ASSIGN(c.hidden, model.u64("hidden"));
-    CKPT_TRY_ASSIGN(c.outputDim, model.u64("output_dim"));
-    if (auto r = readEnum(model, "activation", parseActivation, c.activation); !r)
-        return r;
-    CKPT_TRY_ASSIGN(c.blocks, model.u64("blocks"));
-    if (auto r = readEnum(cfg, "task", parseTask, c.task); !r)
-        return r;
-    if (auto r = readEnum(cfg, "dtype", parseDType, c.dtype); !r)
-        return r;
-    CKPT_TRY_ASSIGN(c.batchSize, cfg.u64("batch_size"));
-    CKPT_TRY_ASSIGN(c.datasetSize, cfg.u64("dataset_size"));
-    CKPT_TRY_ASSIGN(c.validSize, cfg.u64("valid_size"));
-    CKPT_TRY_ASSIGN(c.seed, cfg.u64("seed"));
-    FieldReader opt = cfg;
-    CKPT_TRY_ASSIGN(opt, cfg.sub("optimizer"));
-    if (auto r = readEnum(opt, "name", parseOptimizer, c.optimizer); !r)
-        return r;
-    CKPT_TRY_ASSIGN(c.lr, opt.f64("lr"));
-    CKPT_TRY_ASSIGN(c.beta1, opt.f32("beta_1"));
-    CKPT_TRY_ASSIGN(c.beta2, opt.f32("beta_2"));
-    CKPT_TRY_ASSIGN(c.epsilon, opt.f32("epsilon"));
-    CKPT_TRY_ASSIGN(c.weightDecay, opt.f32("weight_decay"));
-    CKPT_TRY_ASSIGN(c.amsgrad, opt.boolean("amsgrad"));
-    CKPT_TRY_ASSIGN(c.momentum, opt.f64("momentum"));
-    CKPT_TRY_ASSIGN(c.dampening, opt.f64("dampening"));
-    CKPT_TRY_ASSIGN(c.nesterov, opt.boolean("nesterov"));
-    FieldReader sch = cfg;
-    CKPT_TRY_ASSIGN(sch, cfg.sub("scheduler"));
-    if (auto r = readEnum(sch, "name", parseScheduler, c.scheduler); !r)
-        return r;
-    CKPT_TRY_ASSIGN(c.schedGamma, sch.f64("gamma"));
-    CKPT_TRY_ASSIGN(c.schedStepSize, sch.u64("step_size"));
-    CKPT_TRY_ASSIGN(c.schedFinalLr, sch.f64("final_lr"));
-    CKPT_TRY_ASSIGN(c.schedIters, sch.u64("num_iters"));
-    CKPT_TRY_ASSIGN(c.warmupSteps, sch.u64("warmup_steps"));
-    CKPT_TRY_ASSIGN(c.embeddingSize, sch.u64("embedding_size"));
-    std::string s;
-    CKPT_TRY_ASSIGN(s, cfg.str("recorder"));
-    if (auto r = recorderFromName(s))
-        c.recorder = *r;
-    else
-        return FieldReader::failAt("item[4].config.recorder", "unknown recorder \"" + s + "\"");
-    CKPT_TRY_ASSIGN(s, cfg.str("precision"));
-    if (auto pr = precisionFromName(s))
-        c.precision = *pr;
-    else
-        return FieldReader::failAt("item[4].config.precision", "unknown precision \"" + s + "\"");
-    CKPT_TRY_ASSIGN(c.checkpointEvery, cfg.u64("checkpoint_every"));
-    CKPT_TRY_ASSIGN(c.gradAccum, cfg.u64("grad_accum"));
-    CKPT_TRY_ASSIGN(c.steps, cfg.u64("steps"));
-    CKPT_TRY_ASSIGN(s, cfg.str("layout"));
-    if (!parseLayout(s, c.layout))
-        return FieldReader::failAt("item[4].config.layout", "unknown layout \"" + s + "\"");
-    // Option<u64>: a missing field is None, as serde's derive reads a missing Option field.
-    c.divergeAt.reset();
-    if (auto d = t.find(cfg.node(), "diverge_at"); d && t[*d].kind != Kind::Nil) {
-        auto v = t.asU64(*d);
-        if (!v)
-            return FieldReader::failAt(appendKeyToPath(cfg.path(), "diverge_at"), "expected a u64 or nil");
-        c.divergeAt = *v;
-    }
-
-    FieldReader prog = root;
-    CKPT_TRY_ASSIGN(prog, root.sub("progress"));
-    CKPT_TRY_ASSIGN(p.step, prog.u64("step"));
-    CKPT_TRY_ASSIGN(p.optimizerSteps, prog.u64("optimizer_steps"));
-    CKPT_TRY_ASSIGN(p.pendingMicroBatches, prog.u64("pending_micro_batches"));
-    CKPT_TRY_ASSIGN(p.epoch, prog.u64("epoch"));
-    CKPT_TRY_ASSIGN(p.dataCursor, prog.u64("data_cursor"));
-    CKPT_TRY_ASSIGN(p.samplesSeen, prog.u64("samples_seen"));
-    CKPT_TRY_ASSIGN(p.rngCounter, prog.u64("rng_counter"));
-    CKPT_TRY_ASSIGN(p.stopStep, prog.u64("stop_step"));
-    CKPT_TRY_ASSIGN(p.lastLr, prog.f64("last_lr"));
-    uint32_t tail = 0;
-    CKPT_TRY_ASSIGN(tail, prog.get("loss_tail"));
-    if (!t.isArray(tail))
-        return FieldReader::failAt("item[4].progress.loss_tail", "expected an array");
-    p.lossTail.clear();
-    bool ok = true;
-    t.forEachChild(tail, [&](uint32_t e) {
-        if (t[e].kind == Kind::Nil)
-            p.lossTail.push_back(std::nullopt);
-        else if (auto v = t.asNumber(e))
-            p.lossTail.push_back(*v);
-        else
-            ok = false;
-    });
-    if (!ok)
-        return FieldReader::failAt("item[4].progress.loss_tail", "expected numbers or nil");
-    return {};
+    StateReader r{t, FieldReader(t, node, "item[4]")};
+    visitCallerState(r, c, p);
+    return r.status;
 }
 
 } // namespace ckpt::train
