@@ -128,7 +128,7 @@ int main(int argc, char** argv)
 {
     // A record truncated by its writer while we read it gives zeros and a warning, not a SIGBUS death.
     ckpt::guardMappedFiles();
-    if (const char* heap = std::getenv("CKPT_HUGE_PAGE_HEAP"); !heap || std::strcmp(heap, "0") != 0) // README: Runs, Shards (Cost)
+    if (const char* heap = std::getenv("CKPT_HUGE_PAGE_HEAP"); !heap || std::strcmp(heap, "0") != 0) // docs/guide/cli/runs.md, shards (cost)
         ckpt::cli::reserveHugePageHeap();
     return ckpt::runWithLastResort("ckpt", [&] { return run(argc, argv); });
 }

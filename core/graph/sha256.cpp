@@ -10,8 +10,8 @@
 #include <utility>
 
 // SHA-256 goes through OpenSSL's libcrypto (issue 32): it hashes CAR-sized blocks faster than our
-// portable code at every size measured; that code stays below as the fallback (the figures: README
-// "Benchmarks", from tests/bench/results/latest.json, rows sha256.*).
+// portable code at every size measured; that code stays below as the fallback (the figures:
+// docs/benchmarks.md, from tests/bench/results/latest.json, rows sha256.*).
 //
 // Failures. libcrypto can refuse in two places only, both before any byte is hashed: the fetch of
 // SHA2-256 from its providers (a broken OPENSSL_CONF that loads no provider offering it; the default

@@ -44,7 +44,7 @@ Sha256Digest portableSha256(std::span<const uint8_t> data);
 
 /**
  * SHA-256, incremental, through OpenSSL's libcrypto (its SHA-NI / AVX2 code is faster than our own
- * portable code at every block size measured: README "Benchmarks", issue 32). Used to verify and
+ * portable code at every block size measured: docs/benchmarks.md, SHA-256). Used to verify and
  * compute CIDs of blocks. Move-only. Never throws and never aborts: if libcrypto refuses the context,
  * the object hashes with detail::PortableSha256 (the same digest).
  */

@@ -130,21 +130,21 @@ PROBES = {
 # not sections: their peers only ever come from a full run.
 SECTIONS = {
     "timeline": {
-        "title": "Run timeline (issue 30)",
+        "title": "Run timeline",
         "prefixes": ("timeline.", "peer.timeline.", "bisect.", "probe.runpanel."),
         "probes": ("runpanel",),
     },
     # Issue 32: SHA-256 of CAR-sized blocks, our portable code against OpenSSL's libcrypto, one thread
     # each, in the same processes (ckpt-bench sha256).
     "sha256": {
-        "title": "SHA-256 (issue 32)",
+        "title": "SHA-256",
         "prefixes": ("sha256.",),
         "probes": (),
     },
     # Issue 34: the timeline split into N shares (`ckpt timeline --shard I/N --partial`) and merged,
     # against the single-process scan of the same run: CPU seconds of all the processes.
     "shards": {
-        "title": "Timeline shares (issue 34)",
+        "title": "Timeline shares",
         "prefixes": ("shards.",),
         "probes": (),
     },
@@ -1346,9 +1346,11 @@ def met_text(met):
 
 
 def targets_table(targets):
-    lines = ["| issue | target | measured | |", "|---:|---|---|---|"]
+    # the docs carry no issue numbers: a target is named by what it promises (the stored results keep
+    # the issue that set it, for the developers)
+    lines = ["| target | measured | |", "|---|---|---|"]
     for t in targets:
-        lines.append(f"| {t['issue']} | {t['target']} | {t['figure']} | {met_text(t['met'])} |")
+        lines.append(f"| {t['target']} | {t['figure']} | {met_text(t['met'])} |")
     return "\n".join(lines)
 
 
@@ -1645,14 +1647,14 @@ def timeline_table(report, rows):
     if bsizes:
         b, sc = rows.get("bisect.nan", bsizes[-1]), rows.get("bisect.scan", bsizes[-1])
         if not sizes:
-            lines += ["| Run timeline (issue 30) | ours | compared with | |", "|---|---:|---|---:|"]
+            lines += ["| Run timeline | ours | compared with | |", "|---|---:|---|---:|"]
         lines.append(f"| bisect --until nan, {b.get('checkpoints')} checkpoints of {fmt_mib(b.get('file_bytes'))}, NaN from "
                      f"{b.get('nan_from')}: first bad {b.get('first_bad')}, opened {b.get('opened')} | {spread(b)} | "
                      + (f"--scan (opened {sc.get('opened')}) {shown(sc)} | " if sc else "- | ")
                      + (f"{sc['min'] / b['min']:.1f}x faster |" if sc and sc.get("min") and b.get("min") else "- |"))
     for pz in psizes[-1:]:
         if not sizes and not bsizes:
-            lines += ["| Run timeline (issue 30) | ours | compared with | |", "|---|---:|---|---:|"]
+            lines += ["| Run timeline | ours | compared with | |", "|---|---:|---|---:|"]
         for f, what in PROBES["runpanel"]["figures"].items():
             e = rows.get(f"probe.runpanel.{f}", pz)
             if e:

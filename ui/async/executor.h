@@ -12,7 +12,7 @@
 #include <utility>
 
 /**
- * The app's one executor (README, "The app's executor").
+ * The app's one executor (docs/development.md, "The app's executor").
  *
  * Every piece of background work in the app runs on backgroundPool(): top-level jobs (loading a
  * workspace, a record's statistics, a diff, a panel's histogram) are started with runInBackground(),
