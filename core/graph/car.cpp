@@ -2,13 +2,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/graph/car.h"
 
+#include "core/codec/cbor.h"
+
 namespace ckpt {
 
 namespace {
 
 /**
  * A minimal CBOR reader for exactly what a CAR header holds: a map of text keys to an unsigned
- * integer and an array of tag-42 byte strings. Unknown keys are skipped (bounded nesting). Offsets
+ * integer and an array of tag-42 byte strings; its heads are core/codec/cbor's. Unknown keys are skipped (bounded nesting). Offsets
  * in errors are absolute in the file (`base` is where the header starts).
  */
 class CborReader {
@@ -28,22 +30,18 @@ public:
     Result<Head> head()
     {
         const uint64_t at = m_base + m_pos;
-        if (m_pos >= m_in.size())
-            return fail(ErrorCode::Truncated, "CAR header: expected a CBOR item, found the end of the header", at);
-        const uint8_t ib = m_in[m_pos++];
-        Head h{uint8_t(ib >> 5), uint64_t(ib & 31), at};
-        if (h.arg < 24)
-            return h;
-        if (h.arg > 27)
+        auto raw = cbor::readHead(m_in, m_pos);
+        if (!raw) {
+            switch (raw.error()) {
+            case cbor::HeadError::End: return fail(ErrorCode::Truncated, "CAR header: expected a CBOR item, found the end of the header", at);
+            case cbor::HeadError::Reserved: break;
+            case cbor::HeadError::Truncated: return fail(ErrorCode::Truncated, "CAR header: CBOR argument runs past the header", at);
+            }
+        }
+        // DAG-CBOR has no indefinite lengths (and a break is no item)
+        if (!raw || raw->indefinite)
             return fail(ErrorCode::Unsupported, "CAR header: indefinite-length or reserved CBOR item", at);
-        const size_t n = size_t(1) << (h.arg - 24);
-        if (n > m_in.size() - m_pos)
-            return fail(ErrorCode::Truncated, "CAR header: CBOR argument runs past the header", at);
-        uint64_t v = 0;
-        for (size_t i = 0; i < n; ++i)
-            v = (v << 8) | m_in[m_pos++];
-        h.arg = v;
-        return h;
+        return Head{raw->major, raw->arg, at};
     }
 
     Result<std::span<const uint8_t>> payload(const Head& h)
@@ -184,35 +182,6 @@ Result<CarHeader> parseHeader(std::span<const uint8_t> in, uint64_t base)
     return header;
 }
 
-void appendCborHead(std::vector<uint8_t>& out, uint8_t major, uint64_t v)
-{
-    const uint8_t m = uint8_t(major << 5);
-    if (v < 24) {
-        out.push_back(uint8_t(m | v));
-    } else if (v < 0x100) {
-        out.push_back(m | 24);
-        out.push_back(uint8_t(v));
-    } else if (v < 0x10000) {
-        out.push_back(m | 25);
-        out.push_back(uint8_t(v >> 8));
-        out.push_back(uint8_t(v));
-    } else if (v < 0x100000000ull) {
-        out.push_back(m | 26);
-        for (int s = 24; s >= 0; s -= 8)
-            out.push_back(uint8_t(v >> s));
-    } else {
-        out.push_back(m | 27);
-        for (int s = 56; s >= 0; s -= 8)
-            out.push_back(uint8_t(v >> s));
-    }
-}
-
-void appendCborText(std::vector<uint8_t>& out, std::string_view s)
-{
-    appendCborHead(out, 3, s.size());
-    out.insert(out.end(), s.begin(), s.end());
-}
-
 } // namespace
 
 const char* blockCheckName(BlockCheck c)
@@ -312,22 +281,22 @@ BlockCheck CarStore::verify(size_t index) const
 std::vector<uint8_t> writeCar(const std::vector<Cid>& roots, const std::vector<CarEntry>& blocks, CarHeaderStyle style)
 {
     std::vector<uint8_t> header;
-    appendCborHead(header, 5, 2);
+    cbor::appendHead(header, 5, 2);
     auto writeRoots = [&] {
-        appendCborText(header, "roots");
-        appendCborHead(header, 4, roots.size());
+        cbor::appendText(header, "roots");
+        cbor::appendHead(header, 4, roots.size());
         for (const auto& r : roots) {
-            appendCborHead(header, 6, 42);
+            cbor::appendHead(header, 6, 42);
             const bool zero = style == CarHeaderStyle::Spec;
-            appendCborHead(header, 2, r.bytes.size() + (zero ? 1 : 0));
+            cbor::appendHead(header, 2, r.bytes.size() + (zero ? 1 : 0));
             if (zero)
                 header.push_back(0x00);
             header.insert(header.end(), r.bytes.begin(), r.bytes.end());
         }
     };
     auto writeVersion = [&] {
-        appendCborText(header, "version");
-        appendCborHead(header, 0, 1);
+        cbor::appendText(header, "version");
+        cbor::appendHead(header, 0, 1);
     };
     if (style == CarHeaderStyle::Spec) {
         writeRoots();

@@ -6,7 +6,8 @@
 // 10-byte header, ciborium-encoded CBOR metadata, a data section (256-byte aligned since Burn
 // 0.20.0-pre.5, back to back in 0.19's layout). readBurnpack() accepts exactly what burn-pack's
 // reader accepts (plus 0.19's files) and reports every rejection with the byte offset;
-// encodeBurnpack()/writeBurnpack() write what burn-pack's writer writes, byte for byte.
+// encodeBurnpack()/writeBurnpack() write what burn-pack's writer writes, byte for byte. The reader is
+// burnpackreader.cpp, the writer burnpackwriter.cpp; the CBOR underneath is core/codec/cbor.
 
 #include "core/io/bytes.h"
 #include "core/tensor/dtype.h"
@@ -16,6 +17,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -29,6 +31,12 @@ inline constexpr uint64_t kBurnpackMaxMetadataSize = 104857600;    ///< 100 MiB 
 inline constexpr uint64_t kBurnpackMaxTensorCount = 100000;        ///< MAX_TENSOR_COUNT
 inline constexpr uint64_t kBurnpackMaxTensorSize = 10737418240ull; ///< 10 GiB (MAX_TENSOR_SIZE, 64-bit)
 inline constexpr uint32_t kBurnpackRecursionLimit = 128;           ///< ciborium budget burn-pack passes
+
+/** \a v rounded up to the data section's alignment (Aligned256 offsets). */
+inline constexpr uint64_t burnpackAlign(uint64_t v)
+{
+    return (v + (kBurnpackAlignment - 1)) / kBurnpackAlignment * kBurnpackAlignment;
+}
 
 /** True when \a head starts with the magic ("NRUB" on disk): the one test for a burnpack file. */
 inline bool hasBurnpackMagic(std::span<const uint8_t> head)
@@ -53,6 +61,8 @@ struct BurnpackDType {
     uint64_t elementSize() const;
     /** "F32", "Bool(Native)", "Bool" (legacy spelling), "QFloat", ... */
     std::string name() const;
+    /** The unit variant spelled \a name ("F64" ... "U8"); nullopt for Bool, QFloat and anything else. */
+    static std::optional<Kind> unitKind(std::string_view name);
     /** The tensor dtype it stores (every Bool store is DType::Bool). */
     DType dtype() const;
     /** What Burn 0.22's record layer writes for a tensor of \a d (Bool: the native store); nullopt for QFloat. */
@@ -169,11 +179,5 @@ Result<std::vector<uint8_t>> encodeBurnpackMetadata(const BurnpackContent& conte
 Result<std::vector<uint8_t>> encodeBurnpack(const BurnpackContent& content);
 /** encodeBurnpack streamed into \a path through writeFileAtomic (payloads are not copied). */
 Result<void> writeBurnpack(const std::string& path, const BurnpackContent& content);
-
-/** The CBOR of one value, ciborium-exact: shortest integer heads, narrowest exact float (tests, tools). */
-void appendCborUnsigned(std::vector<uint8_t>& out, uint64_t v);
-void appendCborInt(std::vector<uint8_t>& out, int64_t v);
-void appendCborFloat(std::vector<uint8_t>& out, double v);
-void appendCborText(std::vector<uint8_t>& out, std::string_view s);
 
 } // namespace ckpt::pack

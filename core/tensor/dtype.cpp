@@ -175,6 +175,16 @@ uint16_t floatToBf16(float value)
     return static_cast<uint16_t>(x >> 16);
 }
 
+std::optional<uint16_t> floatToHalfExact(float f)
+{
+    if (std::isnan(f))
+        return std::nullopt;
+    const uint16_t h = floatToHalf(f);
+    if (std::bit_cast<uint32_t>(halfToFloat(h)) != std::bit_cast<uint32_t>(f))
+        return std::nullopt;
+    return h;
+}
+
 uint16_t doubleToHalf(double d)
 {
     // half's f16::from_f64 rounds directly from f64; going through f32 can double-round. Do it directly.

@@ -41,5 +41,7 @@ float bf16ToFloat(uint16_t h);
 uint16_t floatToHalf(float f);
 uint16_t floatToBf16(float f);
 uint16_t doubleToHalf(double d);
+/** The binary16 bits of \a f when it narrows without rounding (finite or infinite); nullopt otherwise and for NaN. */
+std::optional<uint16_t> floatToHalfExact(float f);
 
 } // namespace ckpt

@@ -5,6 +5,7 @@
 // encoder, following §3 and §7) parse and re-save byte for byte in both layouts; every reader rule
 // of §6.1 / §6.3 is a regression case with its code and offset; what §6.2 accepts is accepted, with
 // its warning. nlohmann::json's from_cbor is the independent oracle for the decoded metadata.
+#include "core/codec/cbor.h"
 #include "core/io/bytes.h"
 #include "core/pack/burnpack.h"
 
@@ -379,7 +380,7 @@ void TestBurnpack::floatWidths()
     };
     for (const auto& [v, hexs] : vectors) {
         std::vector<uint8_t> ours;
-        appendCborFloat(ours, v);
+        cbor::appendFloat(ours, v);
         QCOMPARE(QByteArray(reinterpret_cast<const char*>(ours.data()), static_cast<qsizetype>(ours.size())).toHex(), QByteArray(hexs));
         C gen;
         gen.f(v);
@@ -388,7 +389,7 @@ void TestBurnpack::floatWidths()
     const std::pair<int64_t, const char*> ints[] = {{-1, "20"}, {-25, "3818"}, {INT64_MIN, "3b7fffffffffffffff"}, {23, "17"}, {24, "1818"}, {256, "190100"}, {65536, "1a00010000"}};
     for (const auto& [v, hexs] : ints) {
         std::vector<uint8_t> ours;
-        appendCborInt(ours, v);
+        cbor::appendInt(ours, v);
         QCOMPARE(QByteArray(reinterpret_cast<const char*>(ours.data()), static_cast<qsizetype>(ours.size())).toHex(), QByteArray(hexs));
     }
 }
