@@ -9,6 +9,7 @@
 #include "core/pack/migrate.h"
 #include "core/record/saveas.h"
 #include "core/report/recordjson.h"
+#include "tests/common/trainer.h"
 
 #include <QDir>
 #include <QFile>
@@ -25,17 +26,6 @@ namespace {
 QString genuine()
 {
     return QStringLiteral(CKPT_FIXTURES "/models/burn-0.22.0-pre_mnist-inference-web.bpk");
-}
-
-bool train(const QStringList& args)
-{
-    QProcess p;
-    p.start(QStringLiteral(CKPT_BIN_DIR "/ckpt-train"), args);
-    if (!p.waitForFinished(120000) || p.exitCode() != 0) {
-        qWarning("ckpt-train %s failed: %s", qPrintable(args.join(u' ')), p.readAllStandardError().constData());
-        return false;
-    }
-    return true;
 }
 
 std::shared_ptr<const Record> open(const QString& path, OpenOptions options = {})
@@ -81,7 +71,7 @@ private Q_SLOTS:
         QVERIFY(m_dir.isValid());
         m_run = m_dir.filePath(QStringLiteral("run"));
         // Adam and a linear schedule, 20 steps, two residual blocks; the burn-train 0.21 files and the TrainingRecords
-        QVERIFY(train({QStringLiteral("--out"), m_run, QStringLiteral("--steps"), QStringLiteral("20"), QStringLiteral("--checkpoint-every"),
+        QVERIFY(testing::runTrainer({QStringLiteral("--out"), m_run, QStringLiteral("--steps"), QStringLiteral("20"), QStringLiteral("--checkpoint-every"),
             QStringLiteral("10"), QStringLiteral("--layout"), QStringLiteral("all"), QStringLiteral("--scheduler"), QStringLiteral("linear"),
             QStringLiteral("--blocks"), QStringLiteral("2")}));
     }

@@ -12,6 +12,7 @@
 #include "core/report/diffjson.h"
 #include "core/report/recordjson.h"
 #include "core/run/timeline.h"
+#include "tests/common/trainer.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -147,22 +148,6 @@ const TensorDiff* entry(const RecordDiff& d, std::string_view path)
     return nullptr;
 }
 
-QString trainBinary()
-{
-    return QStringLiteral(CKPT_BIN_DIR "/ckpt-train");
-}
-
-bool train(const QStringList& args)
-{
-    QProcess p;
-    p.start(trainBinary(), args);
-    if (!p.waitForFinished(60000) || p.exitCode() != 0) {
-        qWarning("ckpt-train %s failed: %s", qPrintable(args.join(u' ')), p.readAllStandardError().constData());
-        return false;
-    }
-    return true;
-}
-
 std::shared_ptr<const Record> open(const QString& path)
 {
     auto r = openRecord(path.toStdString());
@@ -250,13 +235,13 @@ class TestDiff : public QObject {
 private Q_SLOTS:
     void initTestCase()
     {
-        QVERIFY2(QFileInfo(trainBinary()).isExecutable(), "ckpt-train is built with the project; build it first");
+        QVERIFY2(QFileInfo(testing::trainerPath()).isExecutable(), "ckpt-train is built with the project; build it first");
         // A run to step 8 with records at 4 and 8, and a resumption from 4 to 8 in another directory.
         m_run = m_dir.filePath(QStringLiteral("run"));
         m_resumed = m_dir.filePath(QStringLiteral("resumed"));
-        QVERIFY(train({QStringLiteral("--out"), m_run, QStringLiteral("--steps"), QStringLiteral("8"), QStringLiteral("--checkpoint-every"),
+        QVERIFY(testing::runTrainer({QStringLiteral("--out"), m_run, QStringLiteral("--steps"), QStringLiteral("8"), QStringLiteral("--checkpoint-every"),
             QStringLiteral("4"), QStringLiteral("--layout"), QStringLiteral("all")}));
-        QVERIFY(train({QStringLiteral("--resume"), m_run + QStringLiteral("/checkpoint/record-4.mpk"), QStringLiteral("--out"), m_resumed,
+        QVERIFY(testing::runTrainer({QStringLiteral("--resume"), m_run + QStringLiteral("/checkpoint/record-4.mpk"), QStringLiteral("--out"), m_resumed,
             QStringLiteral("--steps"), QStringLiteral("8")}));
     }
 

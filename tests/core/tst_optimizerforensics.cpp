@@ -10,6 +10,7 @@
 #include "core/optim/forensics.h"
 #include "core/pack/migrate.h"
 #include "core/report/optimizerjson.h"
+#include "tests/common/trainer.h"
 
 #include <QDir>
 #include <QProcess>
@@ -28,17 +29,6 @@
 using namespace ckpt;
 
 namespace {
-
-bool train(const QStringList& args)
-{
-    QProcess p;
-    p.start(QStringLiteral(CKPT_BIN_DIR "/ckpt-train"), args);
-    if (!p.waitForFinished(120000) || p.exitCode() != 0) {
-        qWarning("ckpt-train %s failed: %s", qPrintable(args.join(u' ')), p.readAllStandardError().constData());
-        return false;
-    }
-    return true;
-}
 
 std::vector<uint8_t> readAll(const QString& path)
 {
@@ -108,7 +98,7 @@ private slots:
         QVERIFY(m_dir.isValid());
         // 25 micro-batches, 2 per optimizer step: time 12 and one micro-batch of pending gradients
         // (the default layout writes burn-train's model-1.mpk as well: a record without optimizer state).
-        QVERIFY(train({QStringLiteral("--out"), m_dir.path(), QStringLiteral("--steps"), QStringLiteral("25"), QStringLiteral("--checkpoint-every"), QStringLiteral("25"), QStringLiteral("--grad-accum"), QStringLiteral("2"), QStringLiteral("--optimizer"), QStringLiteral("adam")}));
+        QVERIFY(testing::runTrainer({QStringLiteral("--out"), m_dir.path(), QStringLiteral("--steps"), QStringLiteral("25"), QStringLiteral("--checkpoint-every"), QStringLiteral("25"), QStringLiteral("--grad-accum"), QStringLiteral("2"), QStringLiteral("--optimizer"), QStringLiteral("adam")}));
         const QString file = m_dir.filePath(QStringLiteral("checkpoint/record-25.mpk"));
         auto clean = openRecord(file.toStdString());
         QVERIFY2(clean, clean ? "" : clean.error().message().c_str());
@@ -366,7 +356,7 @@ private slots:
                 QStringLiteral("--layout"), QStringLiteral("training-record")};
             if (out == diverged)
                 args << QStringLiteral("--diverge-at") << QStringLiteral("45");
-            QVERIFY(train(args));
+            QVERIFY(testing::runTrainer(args));
         }
         for (const QString& run : {healthy, diverged})
             for (int step : {20, 40, 60}) {
@@ -472,7 +462,7 @@ private slots:
     void sgdHasOnlyTheMomentumNorm()
     {
         QTemporaryDir dir;
-        QVERIFY(train({QStringLiteral("--out"), dir.path(), QStringLiteral("--steps"), QStringLiteral("3"), QStringLiteral("--checkpoint-every"), QStringLiteral("3"), QStringLiteral("--optimizer"), QStringLiteral("sgd"), QStringLiteral("--momentum"), QStringLiteral("0.9"),
+        QVERIFY(testing::runTrainer({QStringLiteral("--out"), dir.path(), QStringLiteral("--steps"), QStringLiteral("3"), QStringLiteral("--checkpoint-every"), QStringLiteral("3"), QStringLiteral("--optimizer"), QStringLiteral("sgd"), QStringLiteral("--momentum"), QStringLiteral("0.9"),
             QStringLiteral("--layout"), QStringLiteral("training-record")}));
         auto r = openRecord(dir.filePath(QStringLiteral("checkpoint/record-3.mpk")).toStdString());
         QVERIFY2(r, r ? "" : r.error().message().c_str());
