@@ -4,9 +4,9 @@
 
 #include "app/cli/childprocess.h"
 #include "app/cli/exits.h"
-#include "app/cli/resumeprofiles.h"
 #include "core/io/bytes.h"
 #include "core/run/placeholders.h"
+#include "core/run/resumeprofiles.h"
 #include "core/run/slurmaccounting.h"
 #include "core/run/timeline.h"
 #include "core/util/paths.h"
@@ -246,16 +246,19 @@ int timelineOnSlurm(const ClusterScanRequest& request)
     plan.tasks = std::max(1u, plan.tasks);
     std::string partition = request.partition, time = request.time;
     if (!request.profile.empty()) {
-        const auto profiles = loadResumeProfiles(resumeSettingsPath());
-        auto it = std::find_if(profiles.begin(), profiles.end(), [&](const CliResumeProfile& p) { return p.name == request.profile; });
-        if (it == profiles.end())
-            return usageError("no resume profile named \"" + request.profile + "\" in " + resumeSettingsPath());
-        if (!it->slurm)
+        const std::string store = resumeProfilesPath();
+        const auto profiles = loadResumeProfiles(store);
+        if (!profiles)
+            return inputError(store, profiles.error());
+        auto it = std::find_if(profiles->begin(), profiles->end(), [&](const ResumeProfileSpec& p) { return p.name == request.profile; });
+        if (it == profiles->end())
+            return usageError("no resume profile named \"" + request.profile + "\" in " + store);
+        if (it->launcher != ResumeProfileSpec::Launcher::Slurm)
             return usageError("the resume profile \"" + request.profile + "\" runs locally, not on Slurm");
         if (partition.empty())
-            partition = it->slurmPartition;
+            partition = it->slurm.partition;
         if (time.empty())
-            time = it->slurmTime;
+            time = it->slurm.time;
     }
     if (!partition.empty())
         plan.sbatchCommon.push_back("--partition=" + partition);

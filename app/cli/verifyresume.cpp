@@ -7,12 +7,12 @@
 #include "app/cli/args.h"
 #include "app/cli/childprocess.h"
 #include "app/cli/exits.h"
-#include "app/cli/resumeprofiles.h"
 #include "core/diff/diff.h"
 #include "core/diff/resumeverify.h"
 #include "core/record/record.h"
 #include "core/report/verifyresumejson.h"
 #include "core/run/placeholders.h"
+#include "core/run/resumeprofiles.h"
 #include "core/run/timeline.h"
 #include "workers/parallelfor.h"
 
@@ -38,7 +38,6 @@ namespace fs = std::filesystem;
 /// The default resumption (cli-contract.md): ckpt-train continues RECORD up to LATER's step.
 /// ckpt-train's --steps is the total step to stop at, not a number of further steps.
 const std::vector<std::string> kDefaultArguments = {"--resume", "{record}", "--out", "{out}", "--steps", "{step}"};
-constexpr const char* kBundledTrainer = "ckpt-train";
 
 /// ckpt-train beside this executable (an installed or built tree keeps them together), else the
 /// bare name for a PATH lookup.
@@ -51,7 +50,7 @@ std::string trainerPath()
         if (::access(beside.c_str(), X_OK) == 0)
             return beside.string();
     }
-    return kBundledTrainer;
+    return std::string(kBundledTrainer);
 }
 
 /// A fresh private directory under $TMPDIR (/tmp when unset): never next to the user's files.
@@ -107,7 +106,7 @@ struct ResumeInvocation {
 };
 
 /** The command of a profile, of `-- PROGRAM ARGS`, or (neither) the bundled trainer's default arguments, placeholders filled. */
-ResumeInvocation resumeInvocation(const std::optional<CliResumeProfile>& profile, const std::optional<std::vector<std::string>>& program,
+ResumeInvocation resumeInvocation(const std::optional<ResumeProfileSpec>& profile, const std::optional<std::vector<std::string>>& program,
     const PlaceholderValues& values)
 {
     ResumeInvocation r;
@@ -187,21 +186,24 @@ int verifyResumeCommand(const std::vector<std::string>& argvIn)
             return usageError("--tolerance takes exact, strict or relaxed, got \"" + *t + "\"");
         tolerance = *parsed;
     }
-    // A profile of the app (its QSettings file, read without Qt): program, arguments, environment, working directory.
-    std::optional<CliResumeProfile> profile;
+    // A resume profile of the store the app edits (core/run/resumeprofiles): program, arguments, environment, working directory.
+    std::optional<ResumeProfileSpec> profile;
     if (auto name = a.value("--profile")) {
         if (program)
             return usageError("verify-resume takes --profile NAME or -- PROGRAM ARGS, not both");
-        const std::string settings = resumeSettingsPath();
+        const std::string settings = resumeProfilesPath();
+        auto stored = loadResumeProfiles(settings);
+        if (!stored)
+            return inputError(settings, stored.error());
         std::string names;
-        for (auto& p : loadResumeProfiles(settings)) {
+        for (auto& p : *stored) {
             names += (names.empty() ? "\"" : ", \"") + p.name + "\"";
             if (p.name == *name)
                 profile = std::move(p);
         }
         if (!profile)
             return usageError("no resume profile \"" + *name + "\" in " + settings + " (there are: " + names + ")");
-        if (profile->slurm)
+        if (profile->launcher == ResumeProfileSpec::Launcher::Slurm)
             return usageError("resume profile \"" + *name + "\" submits to Slurm; verify-resume runs the resumption here: use a local profile");
         for (const auto& e : profile->environment)
             if (e.find('=') == std::string::npos || e.front() == '=')
