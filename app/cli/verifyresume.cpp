@@ -185,8 +185,8 @@ std::optional<int> namedProfile(const std::string& name, std::optional<ResumePro
 int reportFailedResumption(const ChildResult& child, const std::vector<std::string>& command, const std::string& logPath)
 {
     std::string how = !child.started ? "could not be started: " + child.startError
-        : child.signal            ? "was killed by signal " + std::to_string(child.signal)
-                                  : "exited with code " + std::to_string(child.exitCode);
+        : child.signal               ? "was killed by signal " + std::to_string(child.signal)
+                                     : "exited with code " + std::to_string(child.exitCode);
     std::fprintf(stderr, "ckpt: the resumption failed: %s %s\n  command: %s\n", command[0].c_str(), how.c_str(), joined(command).c_str());
     if (child.started) {
         const std::string tail = lastLines(readChildLog(logPath), 40);
@@ -215,8 +215,8 @@ std::optional<std::string> producedCheckpoint(const std::string& outDir, uint64_
     std::string have;
     for (const auto& p : run->points)
         have += (have.empty() ? "" : ", ") + p.file;
-    std::fprintf(stderr, "ckpt: the resumption wrote no checkpoint at step %llu (it wrote: %s)\n  command: %s\n",
-        static_cast<unsigned long long>(step), have.empty() ? "none" : have.c_str(), joined(command).c_str());
+    std::fprintf(stderr, "ckpt: the resumption wrote no checkpoint at step %llu (it wrote: %s)\n  command: %s\n", static_cast<unsigned long long>(step),
+        have.empty() ? "none" : have.c_str(), joined(command).c_str());
     return std::nullopt;
 }
 

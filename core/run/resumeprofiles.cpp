@@ -19,7 +19,10 @@ using nlohmann::ordered_json;
 
 constexpr int kStoreVersion = 1;
 
-std::unexpected<Error> invalid(const std::string& what) { return fail(ErrorCode::Invalid, "resume profiles: " + what); }
+std::unexpected<Error> invalid(const std::string& what)
+{
+    return fail(ErrorCode::Invalid, "resume profiles: " + what);
+}
 
 /// \a key of \a o as a string into \a out; absent keeps \a out. False when present with another type.
 bool readString(const json& o, const char* key, std::string& out)
@@ -81,11 +84,10 @@ Result<ResumeProfileSpec> profileFrom(const json& o, size_t index)
     const json none = json::object();
     auto slurm = o.find("slurm");
     const json& s = slurm == o.end() ? none : *slurm;
-    const bool ok = readString(o, "name", p.name) && readString(o, "launcher", launcher) && readString(o, "program", p.program) &&
-        readStrings(o, "arguments", p.arguments) && readStrings(o, "environment", p.environment) &&
-        readString(o, "working_directory", p.workingDirectory) && readBool(o, "pass_steps", p.passSteps) && s.is_object() &&
-        readString(s, "partition", p.slurm.partition) && readInt(s, "nodes", p.slurm.nodes) && readInt(s, "gpus", p.slurm.gpus) &&
-        readString(s, "time", p.slurm.time);
+    const bool ok = readString(o, "name", p.name) && readString(o, "launcher", launcher) && readString(o, "program", p.program)
+        && readStrings(o, "arguments", p.arguments) && readStrings(o, "environment", p.environment) && readString(o, "working_directory", p.workingDirectory)
+        && readBool(o, "pass_steps", p.passSteps) && s.is_object() && readString(s, "partition", p.slurm.partition) && readInt(s, "nodes", p.slurm.nodes)
+        && readInt(s, "gpus", p.slurm.gpus) && readString(s, "time", p.slurm.time);
     if (!ok)
         return invalid(where + " has a field of the wrong type");
     if (launcher != "local" && launcher != "slurm")

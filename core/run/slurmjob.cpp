@@ -26,7 +26,10 @@ std::vector<std::string> sacctArguments(std::string_view job)
     return {"--noheader", "--parsable2", "--allocations", "--jobs=" + std::string(job), std::string("--format=") + kSacctFormat};
 }
 
-std::vector<std::string> scontrolArguments(std::string_view job) { return {"--oneliner", "show", "job", std::string(job)}; }
+std::vector<std::string> scontrolArguments(std::string_view job)
+{
+    return {"--oneliner", "show", "job", std::string(job)};
+}
 
 SlurmQueueState parseSqueue(bool succeeded, std::string_view output)
 {
@@ -76,6 +79,9 @@ std::map<unsigned, std::string> arrayTaskStates(std::string_view sacctOutput, st
     return states;
 }
 
-bool slurmJobSucceeded(std::string_view state, std::optional<int> exitCode) { return state == "COMPLETED" && exitCode == 0; }
+bool slurmJobSucceeded(std::string_view state, std::optional<int> exitCode)
+{
+    return state == "COMPLETED" && exitCode == 0;
+}
 
 } // namespace ckpt

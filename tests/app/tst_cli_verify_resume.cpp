@@ -3,11 +3,11 @@
 // `ckpt verify-resume` as scripts use it (cli-contract.md, "Repair and verify"): the real ckpt and
 // ckpt-train, a resumption that is bit-exact for every optimizer, resume commands that change the
 // training (diverged, naming the tensors), a resumption that fails (exit 1) and usage errors (exit 2).
+#include "cliprocess.h"
+#include "core/run/resumeprofiles.h"
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
-#include "cliprocess.h"
-#include "core/run/resumeprofiles.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -20,10 +20,10 @@
 
 namespace {
 
-using clitest::Run;
-using clitest::run;
 using ckpt::ResumeProfileSpec;
 using ckpt::saveResumeProfiles;
+using clitest::Run;
+using clitest::run;
 
 /// The small model every run here uses (structural flags: a fresh run needs the same ones).
 const QStringList kModel = {QStringLiteral("--hidden"), QStringLiteral("8"), QStringLiteral("--dataset-size"), QStringLiteral("64"),
@@ -262,8 +262,8 @@ private Q_SLOTS:
             const std::vector<P> profiles = {
                 {"local, \"quoted\" = trainer", "ckpt-train", {"--resume", "{record}", "--out", "{out}"}, {}, true, L::Local},
                 {"faster", "ckpt-train", {"--resume", "{record}", "--out", "{out}", "--steps", "{step}", "--lr", "0.01"}, {}, false, L::Local},
-                {"echo", "/usr/bin/printenv", {"CKPT_VR_VALUE", " a, \"b\" $(c) ;{step}\\ "},
-                    {"CKPT_VR_VALUE=at {step}, \"q\" \\ back \u00e9"}, false, L::Local},
+                {"echo", "/usr/bin/printenv", {"CKPT_VR_VALUE", " a, \"b\" $(c) ;{step}\\ "}, {"CKPT_VR_VALUE=at {step}, \"q\" \\ back \u00e9"}, false,
+                    L::Local},
                 {"cluster", "ckpt-train", {"--resume", "{record}"}, {}, true, L::Slurm},
             };
             std::vector<ResumeProfileSpec> specs;

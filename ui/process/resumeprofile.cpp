@@ -70,9 +70,15 @@ ckpt::ResumeProfileSpec toSpec(const ResumeProfile& p)
     return s;
 }
 
-ResumeProfile ResumeProfile::defaultProfile() { return defaultAt(0); }
+ResumeProfile ResumeProfile::defaultProfile()
+{
+    return defaultAt(0);
+}
 
-ResumeProfile ResumeProfile::slurmProfile() { return defaultAt(1); }
+ResumeProfile ResumeProfile::slurmProfile()
+{
+    return defaultAt(1);
+}
 
 QString shellQuote(const QString& s)
 {

@@ -331,14 +331,13 @@ void ResumeRunner::pollJob()
                 return;
             }
             // No accounting: the controller still knows a finished job for MinJobAge seconds.
-            runTool(QStringLiteral("scontrol"), toQt(ckpt::scontrolArguments(m_jobId.toStdString())),
-                [this](int, const QString& out, const QString& err) {
-                    const auto end = ckpt::jobEndFromScontrol(out.toStdString());
-                    QString state = end ? QString::fromStdString(end->state) : QString();
-                    if (state.isEmpty())
-                        state = tr("UNKNOWN (%1)").arg(err.trimmed());
-                    finishJob(state, end ? end->exitCode.value_or(-1) : -1);
-                });
+            runTool(QStringLiteral("scontrol"), toQt(ckpt::scontrolArguments(m_jobId.toStdString())), [this](int, const QString& out, const QString& err) {
+                const auto end = ckpt::jobEndFromScontrol(out.toStdString());
+                QString state = end ? QString::fromStdString(end->state) : QString();
+                if (state.isEmpty())
+                    state = tr("UNKNOWN (%1)").arg(err.trimmed());
+                finishJob(state, end ? end->exitCode.value_or(-1) : -1);
+            });
         });
     });
 }

@@ -131,7 +131,6 @@ void ResumePanel::setUpControls()
     m_log->setPlaceholderText(tr("The trainer's output appears here."));
     m_log->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     m_stop->setEnabled(false);
-
 }
 
 QFormLayout* ResumePanel::createForm(QToolButton* browse)
