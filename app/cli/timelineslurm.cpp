@@ -4,10 +4,10 @@
 
 #include "app/cli/childprocess.h"
 #include "app/cli/exits.h"
-#include "app/cli/resumeprofiles.h"
 #include "core/io/bytes.h"
 #include "core/run/placeholders.h"
-#include "core/run/slurmaccounting.h"
+#include "core/run/resumeprofiles.h"
+#include "core/run/slurmjob.h"
 #include "core/run/timeline.h"
 #include "core/util/paths.h"
 
@@ -120,7 +120,15 @@ std::string lastLine(const std::string& text)
     return lastLines(text, 1);
 }
 
-/// sbatch --parsable prints "JOBID" or "JOBID;CLUSTER".
+/// \a tool with \a arguments: its standard output, or nothing when it failed (or could not start).
+std::string toolOutput(const char* tool, std::vector<std::string> arguments)
+{
+    arguments.insert(arguments.begin(), tool);
+    std::string out;
+    return captureChild(arguments, out).ok() ? out : std::string();
+}
+
+/// Submits \a argv (sbatch --parsable ...); the job id, or nothing with \a why.
 std::optional<std::string> submit(const std::vector<std::string>& argv, std::string& why)
 {
     std::string out;
@@ -129,67 +137,35 @@ std::optional<std::string> submit(const std::vector<std::string>& argv, std::str
         why = "sbatch " + (r.started ? "failed: " + lastLine(out) : "could not be started: " + r.startError);
         return std::nullopt;
     }
-    std::string id = out.substr(0, out.find_first_of(";\n"));
-    if (id.empty() || id.find_first_not_of("0123456789") != std::string::npos) {
+    auto id = sbatchJobId(out);
+    if (!id)
         why = "sbatch printed no job id: " + lastLine(out);
-        return std::nullopt;
-    }
     return id;
 }
 
-/// What squeue says of a job: whether it is still listed (pending or running; an array while any task
-/// is), and whether it can never start (a dependency that failed: waiting would be forever). One call.
-struct QueueState {
-    bool queued = false;
-    bool neverRuns = false;
-};
-QueueState queueState(const std::string& job)
+/// What squeue says of \a job: one call (core/run/slurmjob decides what it means).
+SlurmQueueState queueState(const std::string& job)
 {
+    std::vector<std::string> argv = squeueArguments(job);
+    argv.insert(argv.begin(), "squeue");
     std::string out;
-    const ChildResult r = captureChild({"squeue", "-h", "-j", job, "-o", "%i %T %r"}, out);
-    // A job squeue no longer knows makes it fail ("Invalid job id"): finished long enough ago.
-    QueueState q;
-    q.queued = r.ok() && out.find_first_not_of(" \n") != std::string::npos;
-    q.neverRuns = q.queued && out.find("DependencyNeverSatisfied") != std::string::npos;
-    return q;
+    const ChildResult r = captureChild(argv, out);
+    return parseSqueue(r.ok(), out);
 }
 
-/// What accounting says of \a job and its tasks; nothing on a cluster without it (sacct fails).
-std::vector<SacctRecord> accounting(const std::string& job)
-{
-    std::string out;
-    if (!captureChild({"sacct", "--noheader", "--parsable2", "--allocations", "--jobs=" + job, std::string("--format=") + kSacctFormat}, out).ok())
-        return {};
-    return parseSacct(out);
-}
-
-/// The state of each task of an array job that has left the queue: from accounting, which keeps it for
-/// good, and for a task accounting does not list (none kept, or not written yet) from the controller
-/// (scontrol), which keeps it for MinJobAge seconds.
+/// The state of each task of an array job that has left the queue (accounting, else the controller).
 std::map<unsigned, std::string> taskStates(const std::string& job)
 {
-    std::map<unsigned, std::string> states;
-    for (const SacctRecord& r : accounting(job))
-        if (const auto task = sacctArrayTask(r.jobId, job))
-            states[*task] = r.state;
-    std::string out;
-    if (captureChild({"scontrol", "-o", "show", "job", job}, out).ok())
-        for (const ScontrolJob& j : parseScontrolJobs(out))
-            if (j.arrayTask)
-                states.try_emplace(*j.arrayTask, j.state);
-    return states;
+    return arrayTaskStates(toolOutput("sacct", sacctArguments(job)), toolOutput("scontrol", scontrolArguments(job)), job);
 }
 
+/// How \a job ended: accounting, else the controller; empty when neither knows.
 std::string jobState(const std::string& job)
 {
-    for (const SacctRecord& r : accounting(job))
-        if (r.jobId == job)
-            return r.state;
-    std::string out;
-    if (!captureChild({"scontrol", "-o", "show", "job", job}, out).ok())
-        return {};
-    const auto jobs = parseScontrolJobs(out);
-    return jobs.empty() ? std::string() : jobs.front().state;
+    if (auto end = jobEndFromSacct(toolOutput("sacct", sacctArguments(job)), job))
+        return end->state;
+    const auto end = jobEndFromScontrol(toolOutput("scontrol", scontrolArguments(job)));
+    return end ? end->state : std::string();
 }
 
 void cancel(const std::vector<std::string>& jobs)
@@ -216,7 +192,7 @@ constexpr auto kPoll = std::chrono::milliseconds(1000);
 /// Waits while \a job is queued; false when a stop signal arrived (the caller cancels).
 bool waitWhileQueued(const std::string& job)
 {
-    for (QueueState q = queueState(job); q.queued; q = queueState(job)) {
+    for (SlurmQueueState q = queueState(job); q.queued; q = queueState(job)) {
         if (q.neverRuns)
             return true; // it will not run: the caller finds out why
         if (stopSignalReceived())
@@ -246,16 +222,19 @@ int timelineOnSlurm(const ClusterScanRequest& request)
     plan.tasks = std::max(1u, plan.tasks);
     std::string partition = request.partition, time = request.time;
     if (!request.profile.empty()) {
-        const auto profiles = loadResumeProfiles(resumeSettingsPath());
-        auto it = std::find_if(profiles.begin(), profiles.end(), [&](const CliResumeProfile& p) { return p.name == request.profile; });
-        if (it == profiles.end())
-            return usageError("no resume profile named \"" + request.profile + "\" in " + resumeSettingsPath());
-        if (!it->slurm)
+        const std::string store = resumeProfilesPath();
+        const auto profiles = loadResumeProfiles(store);
+        if (!profiles)
+            return inputError(store, profiles.error());
+        auto it = std::find_if(profiles->begin(), profiles->end(), [&](const ResumeProfileSpec& p) { return p.name == request.profile; });
+        if (it == profiles->end())
+            return usageError("no resume profile named \"" + request.profile + "\" in " + store);
+        if (it->launcher != ResumeProfileSpec::Launcher::Slurm)
             return usageError("the resume profile \"" + request.profile + "\" runs locally, not on Slurm");
         if (partition.empty())
-            partition = it->slurmPartition;
+            partition = it->slurm.partition;
         if (time.empty())
-            time = it->slurmTime;
+            time = it->slurm.time;
     }
     if (!partition.empty())
         plan.sbatchCommon.push_back("--partition=" + partition);

@@ -7,12 +7,12 @@
 #include "app/cli/args.h"
 #include "app/cli/childprocess.h"
 #include "app/cli/exits.h"
-#include "app/cli/resumeprofiles.h"
 #include "app/workers/parallelfor.h"
 #include "core/diff/diff.h"
 #include "core/record/record.h"
 #include "core/report/verifyresumejson.h"
 #include "core/run/placeholders.h"
+#include "core/run/resumeprofiles.h"
 #include "core/run/resumeverify.h"
 #include "core/run/timeline.h"
 
@@ -38,7 +38,6 @@ namespace fs = std::filesystem;
 /// The default resumption (cli-contract.md): ckpt-train continues RECORD up to LATER's step.
 /// ckpt-train's --steps is the total step to stop at, not a number of further steps.
 const std::vector<std::string> kDefaultArguments = {"--resume", "{record}", "--out", "{out}", "--steps", "{step}"};
-constexpr const char* kBundledTrainer = "ckpt-train";
 
 /// ckpt-train beside this executable (an installed or built tree keeps them together), else the
 /// bare name for a PATH lookup.
@@ -51,7 +50,7 @@ std::string trainerPath()
         if (::access(beside.c_str(), X_OK) == 0)
             return beside.string();
     }
-    return kBundledTrainer;
+    return std::string(kBundledTrainer);
 }
 
 /// A fresh private directory under $TMPDIR (/tmp when unset): never next to the user's files.
@@ -107,7 +106,7 @@ struct ResumeInvocation {
 };
 
 /** The command of a profile, of `-- PROGRAM ARGS`, or (neither) the bundled trainer's default arguments, placeholders filled. */
-ResumeInvocation resumeInvocation(const std::optional<CliResumeProfile>& profile, const std::optional<std::vector<std::string>>& program,
+ResumeInvocation resumeInvocation(const std::optional<ResumeProfileSpec>& profile, const std::optional<std::vector<std::string>>& program,
     const PlaceholderValues& values)
 {
     ResumeInvocation r;
@@ -159,6 +158,68 @@ void printVerifyResumeText(const VerifyResumeReport& report, const ResumeJudgeme
         std::printf("  ... and %zu more\n", j.differences.size() - kShown);
 }
 
+/// The profile called \a name from the store into \a profile; the exit code when there is none or it cannot run here.
+std::optional<int> namedProfile(const std::string& name, std::optional<ResumeProfileSpec>& profile)
+{
+    const std::string settings = resumeProfilesPath();
+    auto stored = loadResumeProfiles(settings);
+    if (!stored)
+        return inputError(settings, stored.error());
+    std::string names;
+    for (auto& p : *stored) {
+        names += (names.empty() ? "\"" : ", \"") + p.name + "\"";
+        if (p.name == name)
+            profile = std::move(p);
+    }
+    if (!profile)
+        return usageError("no resume profile \"" + name + "\" in " + settings + " (there are: " + names + ")");
+    if (profile->launcher == ResumeProfileSpec::Launcher::Slurm)
+        return usageError("resume profile \"" + name + "\" submits to Slurm; verify-resume runs the resumption here: use a local profile");
+    for (const auto& e : profile->environment)
+        if (e.find('=') == std::string::npos || e.front() == '=')
+            return usageError("resume profile \"" + name + "\" has an environment entry that is not NAME=VALUE: \"" + e + "\"");
+    return std::nullopt;
+}
+
+/// Says how the resumption failed, with the last lines of its output; the exit code (1).
+int reportFailedResumption(const ChildResult& child, const std::vector<std::string>& command, const std::string& logPath)
+{
+    std::string how = !child.started ? "could not be started: " + child.startError
+        : child.signal               ? "was killed by signal " + std::to_string(child.signal)
+                                     : "exited with code " + std::to_string(child.exitCode);
+    std::fprintf(stderr, "ckpt: the resumption failed: %s %s\n  command: %s\n", command[0].c_str(), how.c_str(), joined(command).c_str());
+    if (child.started) {
+        const std::string tail = lastLines(readChildLog(logPath), 40);
+        if (!tail.empty())
+            std::fprintf(stderr, "  its output (last lines):\n%s%s", tail.c_str(), tail.back() == '\n' ? "" : "\n");
+    }
+    return 1;
+}
+
+/// The file name of the checkpoint the resumption wrote into \a outDir at \a step, as the run timeline lists a run's
+/// checkpoints; nothing (said on stderr) when it wrote none there.
+std::optional<std::string> producedCheckpoint(const std::string& outDir, uint64_t step, const std::vector<std::string>& command)
+{
+    auto run = listRunCheckpoints(outDir);
+    if (!run) {
+        std::fprintf(stderr, "ckpt: the resumption wrote no checkpoint into {out}: %s\n  command: %s\n", run.error().message().c_str(),
+            joined(command).c_str());
+        return std::nullopt;
+    }
+    const RunPoint* point = nullptr;
+    for (const auto& p : run->points)
+        if (p.step == step)
+            point = &p; // the last one at that step
+    if (point)
+        return point->file;
+    std::string have;
+    for (const auto& p : run->points)
+        have += (have.empty() ? "" : ", ") + p.file;
+    std::fprintf(stderr, "ckpt: the resumption wrote no checkpoint at step %llu (it wrote: %s)\n  command: %s\n", static_cast<unsigned long long>(step),
+        have.empty() ? "none" : have.c_str(), joined(command).c_str());
+    return std::nullopt;
+}
+
 } // namespace
 
 int verifyResumeCommand(const std::vector<std::string>& argvIn)
@@ -187,25 +248,13 @@ int verifyResumeCommand(const std::vector<std::string>& argvIn)
             return usageError("--tolerance takes exact, strict or relaxed, got \"" + *t + "\"");
         tolerance = *parsed;
     }
-    // A profile of the app (its QSettings file, read without Qt): program, arguments, environment, working directory.
-    std::optional<CliResumeProfile> profile;
+    // A resume profile of the store the app edits (core/run/resumeprofiles): program, arguments, environment, working directory.
+    std::optional<ResumeProfileSpec> profile;
     if (auto name = a.value("--profile")) {
         if (program)
             return usageError("verify-resume takes --profile NAME or -- PROGRAM ARGS, not both");
-        const std::string settings = resumeSettingsPath();
-        std::string names;
-        for (auto& p : loadResumeProfiles(settings)) {
-            names += (names.empty() ? "\"" : ", \"") + p.name + "\"";
-            if (p.name == *name)
-                profile = std::move(p);
-        }
-        if (!profile)
-            return usageError("no resume profile \"" + *name + "\" in " + settings + " (there are: " + names + ")");
-        if (profile->slurm)
-            return usageError("resume profile \"" + *name + "\" submits to Slurm; verify-resume runs the resumption here: use a local profile");
-        for (const auto& e : profile->environment)
-            if (e.find('=') == std::string::npos || e.front() == '=')
-                return usageError("resume profile \"" + *name + "\" has an environment entry that is not NAME=VALUE: \"" + e + "\"");
+        if (const auto failed = namedProfile(*name, profile))
+            return *failed;
     }
     const std::string& recordArg = a.positional()[0];
     std::error_code ec;
@@ -265,42 +314,16 @@ int verifyResumeCommand(const std::vector<std::string>& argvIn)
         guard.finish(); // now: dying of the signal runs no destructors
         dieOfSignal(sig);
     }
-    if (!child.started || child.exitCode != 0) {
-        std::string how = !child.started ? "could not be started: " + child.startError
-            : child.signal            ? "was killed by signal " + std::to_string(child.signal)
-                                      : "exited with code " + std::to_string(child.exitCode);
-        std::fprintf(stderr, "ckpt: the resumption failed: %s %s\n  command: %s\n", command[0].c_str(), how.c_str(), joined(command).c_str());
-        if (child.started) {
-            const std::string tail = lastLines(readChildLog(logPath), 40);
-            if (!tail.empty())
-                std::fprintf(stderr, "  its output (last lines):\n%s%s", tail.c_str(), tail.back() == '\n' ? "" : "\n");
-        }
-        return 1;
-    }
+    if (!child.started || child.exitCode != 0)
+        return reportFailedResumption(child, command, logPath);
 
-    // The checkpoint it wrote at LATER's step, as the run timeline lists a run's checkpoints.
-    auto run = listRunCheckpoints(outDir);
-    if (!run) {
-        std::fprintf(stderr, "ckpt: the resumption wrote no checkpoint into {out}: %s\n  command: %s\n", run.error().message().c_str(),
-            joined(command).c_str());
+    const auto producedFile = producedCheckpoint(outDir, laterStep->step, command);
+    if (!producedFile)
         return 1;
-    }
-    const RunPoint* point = nullptr;
-    for (const auto& p : run->points)
-        if (p.step == laterStep->step)
-            point = &p;
-    if (!point) {
-        std::string have;
-        for (const auto& p : run->points)
-            have += (have.empty() ? "" : ", ") + p.file;
-        std::fprintf(stderr, "ckpt: the resumption wrote no checkpoint at step %llu (it wrote: %s)\n  command: %s\n",
-            static_cast<unsigned long long>(laterStep->step), have.empty() ? "none" : have.c_str(), joined(command).c_str());
-        return 1;
-    }
-    const std::string producedPath = outDir + "/" + point->file;
+    const std::string producedPath = outDir + "/" + *producedFile;
     auto produced = openRecord(producedPath, options);
     if (!produced) {
-        std::fprintf(stderr, "ckpt: the resumed checkpoint %s cannot be read: %s\n", point->file.c_str(), produced.error().message().c_str());
+        std::fprintf(stderr, "ckpt: the resumed checkpoint %s cannot be read: %s\n", producedFile->c_str(), produced.error().message().c_str());
         return 1;
     }
     auto d = diffRecords(**later, **produced, resumeDiffOptions(), Progress::none(), workers::threadedFor());
@@ -311,7 +334,7 @@ int verifyResumeCommand(const std::vector<std::string>& argvIn)
     VerifyResumeReport report;
     report.record = recordArg;
     report.against = *against;
-    report.produced = point->file;
+    report.produced = *producedFile;
     report.step = laterStep->step;
     report.steps = laterStep->step - recordStep.value_or(0);
     report.stepSource = laterStep->source;

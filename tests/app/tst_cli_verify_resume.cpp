@@ -3,16 +3,16 @@
 // `ckpt verify-resume` as scripts use it (cli-contract.md, "Repair and verify"): the real ckpt and
 // ckpt-train, a resumption that is bit-exact for every optimizer, resume commands that change the
 // training (diverged, naming the tensors), a resumption that fails (exit 1) and usage errors (exit 2).
+#include "cliprocess.h"
+#include "core/run/resumeprofiles.h"
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
-#include "cliprocess.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
-#include <QSettings>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -20,6 +20,8 @@
 
 namespace {
 
+using ckpt::ResumeProfileSpec;
+using ckpt::saveResumeProfiles;
 using clitest::Run;
 using clitest::run;
 
@@ -248,43 +250,35 @@ private Q_SLOTS:
         QVERIFY2(r.code == 0, r.err.constData());
         QCOMPARE(QJsonDocument::fromJson(r.out).object()[QLatin1String("verdict")].toString(), QStringLiteral("identical"));
 
-        // Profiles written by QSettings itself, where the app keeps them (ui/process/resumeprofile.cpp save()).
+        // Profiles in the store the app writes (core/run/resumeprofiles.h), where ckpt reads them.
         {
-            QSettings settings(m_dir.filePath(QStringLiteral("config/CheckpointInspector/checkpoint-inspector.conf")), QSettings::IniFormat);
             struct P {
-                QString name, program;
-                QStringList arguments, environment;
+                std::string name, program;
+                std::vector<std::string> arguments, environment;
                 bool passSteps;
-                QString launcher;
+                ResumeProfileSpec::Launcher launcher;
             };
-            const QList<P> profiles = {
-                {QStringLiteral("local, \"quoted\" = trainer"), QStringLiteral("ckpt-train"),
-                    {QStringLiteral("--resume"), QStringLiteral("{record}"), QStringLiteral("--out"), QStringLiteral("{out}")}, {}, true,
-                    QStringLiteral("local")},
-                {QStringLiteral("faster"), QStringLiteral("ckpt-train"),
-                    {QStringLiteral("--resume"), QStringLiteral("{record}"), QStringLiteral("--out"), QStringLiteral("{out}"),
-                        QStringLiteral("--steps"), QStringLiteral("{step}"), QStringLiteral("--lr"), QStringLiteral("0.01")},
-                    {}, false, QStringLiteral("local")},
-                {QStringLiteral("echo"), QStringLiteral("/usr/bin/printenv"),
-                    {QStringLiteral("CKPT_VR_VALUE"), QStringLiteral(" a, \"b\" $(c) ;{step}\\ ")},
-                    {QStringLiteral("CKPT_VR_VALUE=at {step}, \"q\" \\ back \u00e9")}, false, QStringLiteral("local")},
-                {QStringLiteral("cluster"), QStringLiteral("ckpt-train"), {QStringLiteral("--resume"), QStringLiteral("{record}")}, {}, true,
-                    QStringLiteral("slurm")},
+            using L = ResumeProfileSpec::Launcher;
+            const std::vector<P> profiles = {
+                {"local, \"quoted\" = trainer", "ckpt-train", {"--resume", "{record}", "--out", "{out}"}, {}, true, L::Local},
+                {"faster", "ckpt-train", {"--resume", "{record}", "--out", "{out}", "--steps", "{step}", "--lr", "0.01"}, {}, false, L::Local},
+                {"echo", "/usr/bin/printenv", {"CKPT_VR_VALUE", " a, \"b\" $(c) ;{step}\\ "}, {"CKPT_VR_VALUE=at {step}, \"q\" \\ back \u00e9"}, false,
+                    L::Local},
+                {"cluster", "ckpt-train", {"--resume", "{record}"}, {}, true, L::Slurm},
             };
-            settings.beginWriteArray(QStringLiteral("resume/profiles"), int(profiles.size()));
-            for (int i = 0; i < profiles.size(); ++i) {
-                settings.setArrayIndex(i);
-                settings.setValue(QStringLiteral("name"), profiles[i].name);
-                settings.setValue(QStringLiteral("program"), profiles[i].program);
-                settings.setValue(QStringLiteral("arguments"), profiles[i].arguments);
-                settings.setValue(QStringLiteral("environment"), profiles[i].environment);
-                settings.setValue(QStringLiteral("workingDirectory"), QString());
-                settings.setValue(QStringLiteral("passSteps"), profiles[i].passSteps);
-                settings.setValue(QStringLiteral("launcher"), profiles[i].launcher);
+            std::vector<ResumeProfileSpec> specs;
+            for (const P& p : profiles) {
+                ResumeProfileSpec spec;
+                spec.name = p.name;
+                spec.program = p.program;
+                spec.arguments = p.arguments;
+                spec.environment = p.environment;
+                spec.passSteps = p.passSteps;
+                spec.launcher = p.launcher;
+                specs.push_back(spec);
             }
-            settings.endArray();
-            settings.sync();
-            QCOMPARE(settings.status(), QSettings::NoError);
+            const auto saved = saveResumeProfiles(m_dir.filePath(QStringLiteral("config/CheckpointInspector/resume-profiles.json")).toStdString(), specs);
+            QVERIFY2(saved, saved ? "" : saved.error().message().c_str());
         }
         r = withProfile(QStringLiteral("local, \"quoted\" = trainer"));
         QVERIFY2(r.code == 0, r.err.constData());
@@ -296,7 +290,7 @@ private Q_SLOTS:
         o = QJsonDocument::fromJson(r.out).object();
         QCOMPARE(o[QLatin1String("verdict")].toString(), QStringLiteral("diverged"));
         QCOMPARE(o[QLatin1String("command")].toArray().last().toString(), QStringLiteral("0.01")); // no passSteps
-        // Arguments and environment arrive as QSettings stored them, placeholders expanded, no shell:
+        // Arguments and environment arrive as the store holds them, placeholders expanded, no shell:
         // printenv prints the variable and fails on the second (unknown) name, so its output is shown.
         r = withProfile(QStringLiteral("echo"));
         QCOMPARE(r.code, 1);

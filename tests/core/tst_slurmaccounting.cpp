@@ -10,6 +10,7 @@
 // `scontrol --oneliner show job` (KEY=VALUE words, one line a job or array task), shortened.
 
 #include "core/run/slurmaccounting.h"
+#include "core/run/slurmjob.h"
 
 #include <QTest>
 
@@ -76,6 +77,43 @@ private Q_SLOTS:
         QCOMPARE(jobs[3].exitCode, std::optional<int>(2));
         QVERIFY(parseScontrolJobs("").empty());
         QCOMPARE(parseScontrolJobs("JobId=45 ArrayTaskId=99999999999999999999 JobState=RUNNING").front().arrayTask, std::nullopt);
+    }
+
+    /** Following a job (core/run/slurmjob.h): the id sbatch printed, squeue's lines, how the job ended. */
+    void followingAJob()
+    {
+        QCOMPARE(sbatchJobId("4711\n"), std::optional<std::string>("4711"));
+        QCOMPARE(sbatchJobId("4711;cluster-a\n"), std::optional<std::string>("4711"));
+        QCOMPARE(sbatchJobId("sbatch: error: invalid partition\n"), std::nullopt);
+        QCOMPARE(sbatchJobId(""), std::nullopt);
+
+        SlurmQueueState q = parseSqueue(true, "4711 RUNNING None\n");
+        QVERIFY(q.queued && !q.neverRuns);
+        QCOMPARE(q.state, std::string("RUNNING"));
+        q = parseSqueue(true, "4712 PENDING DependencyNeverSatisfied\n");
+        QVERIFY(q.queued && q.neverRuns);
+        QCOMPARE(q.state, std::string("PENDING"));
+        QVERIFY(!parseSqueue(true, "\n").queued);                  // listed no more
+        QVERIFY(!parseSqueue(false, "4711 RUNNING None\n").queued); // squeue failed: an id it forgot
+        QCOMPARE(squeueArguments("4711").back(), std::string("--format=%i %T %r"));
+
+        const auto sacct = jobEndFromSacct("4711|FAILED|2:0\n4711.batch|FAILED|2:0\n", "4711");
+        QVERIFY(sacct && sacct->state == "FAILED" && sacct->exitCode == 2);
+        QVERIFY(!jobEndFromSacct("4710|COMPLETED|0:0\n", "4711"));
+        const auto controller = jobEndFromScontrol("JobId=4711 JobName=x JobState=COMPLETED Reason=None ExitCode=0:0\n");
+        QVERIFY(controller && controller->state == "COMPLETED" && controller->exitCode == 0);
+        QVERIFY(!jobEndFromScontrol(""));
+        QVERIFY(slurmJobSucceeded("COMPLETED", 0));
+        QVERIFY(!slurmJobSucceeded("COMPLETED", 1));
+        QVERIFY(!slurmJobSucceeded("COMPLETED", std::nullopt));
+        QVERIFY(!slurmJobSucceeded("TIMEOUT", 0));
+
+        // Accounting first; the controller for the tasks it does not list.
+        const auto tasks = arrayTaskStates("4711_1|COMPLETED|0:0\n4711_2|FAILED|1:0\n",
+            "JobId=4713 ArrayJobId=4711 ArrayTaskId=2 JobState=COMPLETED\nJobId=4714 ArrayJobId=4711 ArrayTaskId=3 JobState=TIMEOUT\n", "4711");
+        QCOMPARE(tasks.size(), size_t(3));
+        QCOMPARE(tasks.at(2), std::string("FAILED"));
+        QCOMPARE(tasks.at(3), std::string("TIMEOUT"));
     }
 };
 

@@ -235,6 +235,57 @@ private Q_SLOTS:
         QCOMPARE(ResumeProfiles::load(again), QList<ResumeProfile>{odd});
     }
 
+    /** A list an older version kept in QSettings moves into core's store once, where ckpt reads it too. */
+    void settingsProfilesMoveToTheStore()
+    {
+        QTemporaryDir tmp;
+        const QString ini = tmp.filePath(QStringLiteral("p.ini"));
+        {
+            QSettings old(ini, QSettings::IniFormat);
+            old.beginWriteArray(QStringLiteral("resume/profiles"), 2);
+            old.setArrayIndex(0);
+            old.setValue(QStringLiteral("name"), QStringLiteral("kept, \"quoted\""));
+            old.setValue(QStringLiteral("program"), QStringLiteral("/usr/bin/env"));
+            old.setValue(QStringLiteral("arguments"), QStringList{QStringLiteral("a b"), QStringLiteral("{record}")});
+            old.setValue(QStringLiteral("passSteps"), false);
+            old.setArrayIndex(1);
+            old.setValue(QStringLiteral("name"), QStringLiteral("cluster"));
+            old.setValue(QStringLiteral("program"), QStringLiteral("ckpt-train"));
+            old.setValue(QStringLiteral("launcher"), QStringLiteral("slurm"));
+            old.setValue(QStringLiteral("slurmPartition"), QStringLiteral("gpu"));
+            old.setValue(QStringLiteral("slurmNodes"), 2);
+            old.endArray();
+            old.setValue(QStringLiteral("resume/current"), QStringLiteral("cluster"));
+        }
+        QSettings s(ini, QSettings::IniFormat);
+        const QList<ResumeProfile> loaded = ResumeProfiles::load(s);
+        QCOMPARE(loaded.size(), 2);
+        QCOMPARE(loaded[0].name, QStringLiteral("kept, \"quoted\""));
+        QCOMPARE(loaded[0].arguments, (QStringList{QStringLiteral("a b"), QStringLiteral("{record}")}));
+        QVERIFY(!loaded[0].passSteps);
+        QCOMPARE(loaded[1].launcher, ResumeProfile::Launcher::Slurm);
+        QCOMPARE(loaded[1].slurm.partition, QStringLiteral("gpu"));
+        QCOMPARE(loaded[1].slurm.nodes, 2);
+        QCOMPARE(ResumeProfiles::current(s), QStringLiteral("cluster"));
+        // moved: the store holds them, the settings no longer do
+        const QString store = ResumeProfiles::storePath(s);
+        QCOMPARE(store, tmp.filePath(QStringLiteral("resume-profiles.json")));
+        QVERIFY(!s.contains(QStringLiteral("resume/profiles/size")));
+        const auto stored = ckpt::loadResumeProfiles(store.toStdString());
+        QVERIFY(stored);
+        QCOMPARE(stored->size(), size_t(2));
+        QVERIFY(stored->at(0) == toSpec(loaded[0]));
+        QVERIFY(stored->at(1) == toSpec(loaded[1]));
+        QCOMPARE(ResumeProfiles::load(s), loaded);
+        // a damaged store reads as the defaults (the file stays until the next save)
+        QFile broken(store);
+        QVERIFY(broken.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        broken.write("{\"profiles\": [");
+        broken.close();
+        QCOMPARE(ResumeProfiles::load(s), ResumeProfile::defaultProfiles());
+        QVERIFY(!ckpt::loadResumeProfiles(store.toStdString()));
+    }
+
     void dialogEditsDuplicatesAndDeletes()
     {
         ResumeProfileDialog d({ResumeProfile::defaultProfile()});

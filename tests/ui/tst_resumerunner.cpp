@@ -55,9 +55,14 @@ private Q_SLOTS:
     {
         QVERIFY2(QFileInfo(kTrain).isExecutable(), "ckpt-train is built with the project");
         QStandardPaths::setTestModeEnabled(true);
-        // Profiles live in QSettings: keep this run's apart from the user's.
+        // Settings and profiles of this run apart from the user's.
         QCoreApplication::setOrganizationName(QStringLiteral("ckpt-tests"));
         QCoreApplication::setApplicationName(QStringLiteral("tst_resumerunner"));
+        // The resume profiles are stored beside the settings file (ResumeProfiles::storePath): a
+        // directory of this process's own, so that tests running side by side never share them.
+        static QTemporaryDir settingsDir;
+        QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settingsDir.path());
+        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, settingsDir.path());
         QSettings().clear();
     }
 

@@ -72,6 +72,11 @@ private Q_SLOTS:
         QStandardPaths::setTestModeEnabled(true);
         QCoreApplication::setOrganizationName(QStringLiteral("ckpt-tests"));
         QCoreApplication::setApplicationName(QStringLiteral("tst_slurmresume"));
+        // The resume profiles are stored beside the settings file (ResumeProfiles::storePath): a
+        // directory of this process's own, so that tests running side by side never share them.
+        static QTemporaryDir settingsDir;
+        QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settingsDir.path());
+        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, settingsDir.path());
         QSettings().clear();
         if (const QString why = clustertest::PrivateCluster::unavailable(); !why.isEmpty())
             CKPT_SKIP(why);

@@ -12,8 +12,8 @@ namespace ckpt::ui {
 
 /**
  * The Run panel's "Scan on cluster": `ckpt timeline RUN --slurm --profile NAME [--tasks N] --work DIR`
- * run by the `ckpt` beside the app (an argument vector; XDG_CONFIG_HOME pointing ckpt at the app's
- * own settings, where the Slurm profile is), and the work directory watched once a second for the
+ * run by the `ckpt` beside the app (an argument vector; XDG_CONFIG_HOME pointing ckpt at the resume
+ * profiles stored beside the app's settings), and the work directory watched once a second for the
  * shares' partial files, which partialsArrived() hands on as they come (the panel merges them so far).
  * finished() tells the end: ok (every partial in, the merge job done) or the error ckpt printed.
  */

@@ -5,27 +5,79 @@
 #include "core/run/placeholders.h"
 
 #include <QCoreApplication>
+#include <QDir>
+#include <QFileInfo>
 #include <QSettings>
 
 #include <algorithm>
 
 namespace ckpt::ui {
 
-ResumeProfile ResumeProfile::defaultProfile()
+namespace {
+
+QStringList toQt(const std::vector<std::string>& list)
+{
+    QStringList out;
+    for (const auto& s : list)
+        out << QString::fromStdString(s);
+    return out;
+}
+
+std::vector<std::string> toStd(const QStringList& list)
+{
+    std::vector<std::string> out;
+    for (const QString& s : list)
+        out.push_back(s.toStdString());
+    return out;
+}
+
+/// core's default profiles (the one copy), their names shown in the app's language.
+ResumeProfile defaultAt(size_t i)
+{
+    ResumeProfile p = fromSpec(ckpt::defaultResumeProfiles().at(i));
+    const std::string name = p.name.toStdString();
+    p.name = QCoreApplication::translate("ResumeProfile", name.c_str());
+    return p;
+}
+
+} // namespace
+
+ResumeProfile fromSpec(const ckpt::ResumeProfileSpec& s)
 {
     ResumeProfile p;
-    p.name = QCoreApplication::translate("ResumeProfile", "ckpt-train (local)");
-    p.program = QString::fromLatin1(kBundledTrainer);
-    p.arguments = {QStringLiteral("--resume"), QStringLiteral("{record}"), QStringLiteral("--out"), QStringLiteral("{out}")};
+    p.name = QString::fromStdString(s.name);
+    p.launcher = s.launcher == ckpt::ResumeProfileSpec::Launcher::Slurm ? ResumeProfile::Launcher::Slurm : ResumeProfile::Launcher::Local;
+    p.slurm = {QString::fromStdString(s.slurm.partition), s.slurm.nodes, s.slurm.gpus, QString::fromStdString(s.slurm.time)};
+    p.program = QString::fromStdString(s.program);
+    p.arguments = toQt(s.arguments);
+    p.environment = toQt(s.environment);
+    p.workingDirectory = QString::fromStdString(s.workingDirectory);
+    p.passSteps = s.passSteps;
     return p;
+}
+
+ckpt::ResumeProfileSpec toSpec(const ResumeProfile& p)
+{
+    ckpt::ResumeProfileSpec s;
+    s.name = p.name.toStdString();
+    s.launcher = p.launcher == ResumeProfile::Launcher::Slurm ? ckpt::ResumeProfileSpec::Launcher::Slurm : ckpt::ResumeProfileSpec::Launcher::Local;
+    s.slurm = {p.slurm.partition.toStdString(), p.slurm.nodes, p.slurm.gpus, p.slurm.time.toStdString()};
+    s.program = p.program.toStdString();
+    s.arguments = toStd(p.arguments);
+    s.environment = toStd(p.environment);
+    s.workingDirectory = p.workingDirectory.toStdString();
+    s.passSteps = p.passSteps;
+    return s;
+}
+
+ResumeProfile ResumeProfile::defaultProfile()
+{
+    return defaultAt(0);
 }
 
 ResumeProfile ResumeProfile::slurmProfile()
 {
-    ResumeProfile p = defaultProfile();
-    p.name = QCoreApplication::translate("ResumeProfile", "ckpt-train on Slurm (sbatch)");
-    p.launcher = Launcher::Slurm;
-    return p;
+    return defaultAt(1);
 }
 
 QString shellQuote(const QString& s)
@@ -96,7 +148,10 @@ ResolvedCommand resolveProfile(const ResumeProfile& profile, const PlaceholderVa
 
 namespace ResumeProfiles {
 
-QList<ResumeProfile> load(QSettings& settings)
+namespace {
+
+/// The profile list an older version kept in QSettings ("resume/profiles"), read by Qt itself.
+QList<ResumeProfile> legacySettingsProfiles(QSettings& settings)
 {
     QList<ResumeProfile> list;
     const int n = settings.beginReadArray(QStringLiteral("resume/profiles"));
@@ -119,31 +174,66 @@ QList<ResumeProfile> load(QSettings& settings)
             list << p;
     }
     settings.endArray();
-    if (list.isEmpty())
-        list = ResumeProfile::defaultProfiles();
+    return list;
+}
+
+std::vector<ckpt::ResumeProfileSpec> toSpecs(const QList<ResumeProfile>& profiles)
+{
+    std::vector<ckpt::ResumeProfileSpec> specs;
+    for (const ResumeProfile& p : profiles)
+        specs.push_back(toSpec(p));
+    return specs;
+}
+
+/**
+ * Moves a profile list an older version kept in QSettings into the store, once: the store is written
+ * first, and only then is the QSettings copy removed, so a failed write loses nothing.
+ */
+void migrateSettingsProfiles(QSettings& settings, const QString& store)
+{
+    const QList<ResumeProfile> legacy = legacySettingsProfiles(settings);
+    if (legacy.isEmpty())
+        return;
+    if (auto saved = ckpt::saveResumeProfiles(store.toStdString(), toSpecs(legacy)); !saved) {
+        qWarning("resume profiles: %s", saved.error().message().c_str());
+        return;
+    }
+    settings.remove(QStringLiteral("resume/profiles"));
+}
+
+} // namespace
+
+QString storePath(const QSettings& settings)
+{
+    return QFileInfo(settings.fileName()).absoluteDir().filePath(QString::fromUtf8(ckpt::kResumeProfilesFileName));
+}
+
+QList<ResumeProfile> load(QSettings& settings)
+{
+    const QString store = storePath(settings);
+    if (!QFileInfo::exists(store))
+        migrateSettingsProfiles(settings, store);
+    if (!QFileInfo::exists(store)) // the store could not be written: the profiles are still where they were
+        if (QList<ResumeProfile> legacy = legacySettingsProfiles(settings); !legacy.isEmpty())
+            return legacy;
+    auto stored = ckpt::loadResumeProfiles(store.toStdString());
+    if (!stored)
+        qWarning("%s", stored.error().message().c_str()); // shown as the defaults, as an unreadable settings file was
+    if (!stored || *stored == ckpt::defaultResumeProfiles())
+        return ResumeProfile::defaultProfiles(); // their names in the app's language
+    QList<ResumeProfile> list;
+    for (const auto& s : *stored)
+        list << fromSpec(s);
     return list;
 }
 
 void save(QSettings& settings, const QList<ResumeProfile>& profiles)
 {
-    settings.remove(QStringLiteral("resume/profiles"));
-    settings.beginWriteArray(QStringLiteral("resume/profiles"), int(profiles.size()));
-    for (int i = 0; i < profiles.size(); ++i) {
-        settings.setArrayIndex(i);
-        const ResumeProfile& p = profiles[i];
-        settings.setValue(QStringLiteral("name"), p.name);
-        settings.setValue(QStringLiteral("program"), p.program);
-        settings.setValue(QStringLiteral("arguments"), p.arguments);
-        settings.setValue(QStringLiteral("environment"), p.environment);
-        settings.setValue(QStringLiteral("workingDirectory"), p.workingDirectory);
-        settings.setValue(QStringLiteral("passSteps"), p.passSteps);
-        settings.setValue(QStringLiteral("launcher"), p.launcher == ResumeProfile::Launcher::Slurm ? QStringLiteral("slurm") : QStringLiteral("local"));
-        settings.setValue(QStringLiteral("slurmPartition"), p.slurm.partition);
-        settings.setValue(QStringLiteral("slurmNodes"), p.slurm.nodes);
-        settings.setValue(QStringLiteral("slurmGpus"), p.slurm.gpus);
-        settings.setValue(QStringLiteral("slurmTime"), p.slurm.time);
-    }
-    settings.endArray();
+    const QString store = storePath(settings);
+    if (auto saved = ckpt::saveResumeProfiles(store.toStdString(), toSpecs(profiles)); !saved)
+        qWarning("resume profiles: %s", saved.error().message().c_str());
+    else
+        settings.remove(QStringLiteral("resume/profiles")); // an older copy would otherwise be migrated over a lost store
 }
 
 QString current(QSettings& settings) { return settings.value(QStringLiteral("resume/current")).toString(); }

@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "core/run/resumeprofiles.h"
+
 #include <QList>
 #include <QProcessEnvironment>
 #include <QString>
@@ -48,10 +50,10 @@ struct ResumeProfile {
     QString workingDirectory;   ///< empty: the app's
     bool passSteps = true;      ///< append `--steps N` when the panel sets a step target
 
-    static constexpr const char* kBundledTrainer = "ckpt-train";
-    /** Today's command: `ckpt-train --resume {record} --out {out}` (plus --steps when set). */
+    static constexpr const char* kBundledTrainer = ckpt::kBundledTrainer.data(); // core/run/resumeprofiles.h
+    /** core's first default (core/run/resumeprofiles.h): `ckpt-train --resume {record} --out {out}` (plus --steps when set). */
     static ResumeProfile defaultProfile();
-    /** The same command as a Slurm batch job on the default partition, one node. */
+    /** core's second default: the same command as a Slurm batch job on the default partition, one node. */
     static ResumeProfile slurmProfile();
     /** What a fresh installation offers: the local default, then the Slurm one. */
     static QList<ResumeProfile> defaultProfiles() { return {defaultProfile(), slurmProfile()}; }
@@ -93,11 +95,20 @@ QString slurmScript(const ResolvedCommand& command);
 QStringList sbatchArguments(const ResumeProfile& profile, const ResolvedCommand& command, const QString& scriptPath, const QString& outputPath,
     const QString& errorPath);
 
+/** The profile as core's store keeps it, and back (the two carry the same fields). */
+ResumeProfile fromSpec(const ckpt::ResumeProfileSpec& spec);
+ckpt::ResumeProfileSpec toSpec(const ResumeProfile& profile);
+
 /**
- * Resume profiles in QSettings ("resume/profiles", an array; "resume/current" the chosen name).
- * Loading never returns an empty list: the default profile is there when nothing is stored.
+ * Resume profiles in core's store (core/run/resumeprofiles.h), the JSON file `ckpt` reads too, kept
+ * beside \a settings' file (for the app: $XDG_CONFIG_HOME/CheckpointInspector/resume-profiles.json);
+ * the chosen name stays in \a settings ("resume/current"). A list an older version kept in QSettings
+ * ("resume/profiles") is moved into the store on the first load. Loading never returns an empty
+ * list: the default profiles are there when nothing is stored.
  */
 namespace ResumeProfiles {
+/** The store's file beside \a settings' file. */
+QString storePath(const QSettings& settings);
 QList<ResumeProfile> load(QSettings& settings);
 void save(QSettings& settings, const QList<ResumeProfile>& profiles);
 QString current(QSettings& settings);

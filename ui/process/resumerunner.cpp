@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/process/resumerunner.h"
 
-#include "core/run/slurmaccounting.h"
+#include "core/run/slurmjob.h"
 
 #include <QCoreApplication>
 #include <QDateTime>
@@ -14,6 +14,19 @@
 #include <limits>
 
 namespace ckpt::ui {
+
+namespace {
+
+/// A Slurm tool's arguments from core (core/run/slurmjob.h) as QProcess takes them.
+QStringList toQt(const std::vector<std::string>& arguments)
+{
+    QStringList out;
+    for (const auto& a : arguments)
+        out << QString::fromStdString(a);
+    return out;
+}
+
+} // namespace
 
 ResumeRunner::ResumeRunner(QObject* parent)
     : QObject(parent)
@@ -260,15 +273,14 @@ bool ResumeRunner::startSlurm(const Request& request, const ResolvedCommand& cmd
     const QStringList args = sbatchArguments(request.profile, cmd, m_scriptPath, m_outputPath, errorPathOf(m_outputPath));
     Q_EMIT outputAvailable(QStringLiteral("sbatch ") + args.join(u' '), false);
     runTool(QStringLiteral("sbatch"), args, [this](int code, const QString& out, const QString& err) {
-        const QString id = out.trimmed().section(u';', 0, 0);
-        bool numeric = false;
-        id.toULongLong(&numeric);
-        if (code != 0 || !numeric) {
+        const auto jobId = ckpt::sbatchJobId(out.toStdString());
+        if (code != 0 || !jobId) {
             m_jobActive = false;
             Q_EMIT failed(tr("sbatch failed (exit code %1): %2").arg(code).arg(QString(err + out).trimmed()));
             Q_EMIT finished(-1, false);
             return;
         }
+        const QString id = QString::fromStdString(*jobId);
         m_jobId = id;
         m_runningProgram = QStringLiteral("Slurm job %1").arg(id);
         Q_EMIT started();
@@ -301,38 +313,33 @@ void ResumeRunner::pollJob()
         return;
     tailOutput();
     m_pollInFlight = true;
-    runTool(QStringLiteral("squeue"), {QStringLiteral("--noheader"), QStringLiteral("--jobs=") + m_jobId, QStringLiteral("--format=%T")},
-        [this](int code, const QString& out, const QString&) {
-            const QString state = out.trimmed();
-            if (code == 0 && !state.isEmpty()) {
-                m_pollInFlight = false;
-                if (state != m_jobState) {
-                    m_jobState = state;
-                    Q_EMIT jobStateChanged(m_jobId, state);
-                }
+    // What each answer means is core's (core/run/slurmjob.h), shared with `ckpt timeline --slurm`.
+    runTool(QStringLiteral("squeue"), toQt(ckpt::squeueArguments(m_jobId.toStdString())), [this](int code, const QString& out, const QString&) {
+        const ckpt::SlurmQueueState queue = ckpt::parseSqueue(code == 0, out.toStdString());
+        if (queue.queued) {
+            m_pollInFlight = false;
+            if (const QString state = QString::fromStdString(queue.state); state != m_jobState) {
+                m_jobState = state;
+                Q_EMIT jobStateChanged(m_jobId, state);
+            }
+            return;
+        }
+        // Gone from the queue (or squeue says the id is unknown): ask accounting how it ended.
+        runTool(QStringLiteral("sacct"), toQt(ckpt::sacctArguments(m_jobId.toStdString())), [this](int code, const QString& out, const QString&) {
+            if (const auto end = ckpt::jobEndFromSacct(code == 0 ? out.toStdString() : std::string(), m_jobId.toStdString())) {
+                finishJob(QString::fromStdString(end->state), end->exitCode.value_or(-1));
                 return;
             }
-            // Gone from the queue (or squeue says the id is unknown): ask accounting how it ended.
-            runTool(QStringLiteral("sacct"), {QStringLiteral("--noheader"), QStringLiteral("--parsable2"), QStringLiteral("--allocations"),
-                                                 QStringLiteral("--jobs=") + m_jobId, QStringLiteral("--format=") + QLatin1String(ckpt::kSacctFormat)},
-                [this](int code, const QString& out, const QString&) {
-                    const std::string job = m_jobId.toStdString();
-                    for (const ckpt::SacctRecord& r : code == 0 ? ckpt::parseSacct(out.toStdString()) : std::vector<ckpt::SacctRecord> {})
-                        if (r.jobId == job) {
-                            finishJob(QString::fromStdString(r.state), r.exitCode.value_or(-1));
-                            return;
-                        }
-                    // No accounting: the controller still knows a finished job for MinJobAge seconds.
-                    runTool(QStringLiteral("scontrol"), {QStringLiteral("--oneliner"), QStringLiteral("show"), QStringLiteral("job"), m_jobId},
-                        [this](int, const QString& out, const QString& err) {
-                            const auto jobs = ckpt::parseScontrolJobs(out.toStdString());
-                            QString state = jobs.empty() ? QString() : QString::fromStdString(jobs.front().state);
-                            if (state.isEmpty())
-                                state = tr("UNKNOWN (%1)").arg(err.trimmed());
-                            finishJob(state, jobs.empty() ? -1 : jobs.front().exitCode.value_or(-1));
-                        });
-                });
+            // No accounting: the controller still knows a finished job for MinJobAge seconds.
+            runTool(QStringLiteral("scontrol"), toQt(ckpt::scontrolArguments(m_jobId.toStdString())), [this](int, const QString& out, const QString& err) {
+                const auto end = ckpt::jobEndFromScontrol(out.toStdString());
+                QString state = end ? QString::fromStdString(end->state) : QString();
+                if (state.isEmpty())
+                    state = tr("UNKNOWN (%1)").arg(err.trimmed());
+                finishJob(state, end ? end->exitCode.value_or(-1) : -1);
+            });
         });
+    });
 }
 
 void ResumeRunner::finishJob(const QString& state, int exitCode)
@@ -345,7 +352,7 @@ void ResumeRunner::finishJob(const QString& state, int exitCode)
     m_jobActive = false;
     m_jobState = state;
     Q_EMIT jobStateChanged(m_jobId, state);
-    const bool ok = state == QLatin1String("COMPLETED") && exitCode == 0;
+    const bool ok = ckpt::slurmJobSucceeded(state.toStdString(), exitCode);
     if (!ok && !m_stopRequested)
         Q_EMIT failed(tr("Slurm job %1 ended %2 (exit code %3)%4")
                           .arg(m_jobId, state)

@@ -19,7 +19,10 @@
 namespace ckpt::ui {
 
 namespace {
-/** Where ckpt looks for the app's settings below XDG_CONFIG_HOME (app/cli/resumeprofiles.cpp, resumeSettingsPath). */
+/**
+ * The app's settings file below XDG_CONFIG_HOME: ckpt reads the resume profiles beside it
+ * (core/run/resumeprofiles.h resumeProfilesPath, ui ResumeProfiles::storePath).
+ */
 constexpr QLatin1StringView kCliSettingsSuffix("/CheckpointInspector/checkpoint-inspector.conf");
 
 std::optional<double> optionalNumber(const QJsonValue& v)
@@ -123,7 +126,7 @@ bool VerifyRunner::start(const Request& request)
     const QString settingsFile = QSettings().fileName();
     const auto configHome = configHomeFor(settingsFile);
     if (!configHome) {
-        Q_EMIT failed(tr("ckpt reads resume profiles from $XDG_CONFIG_HOME%1, but this app keeps them in %2.").arg(kCliSettingsSuffix, settingsFile));
+        Q_EMIT failed(tr("ckpt reads resume profiles beside $XDG_CONFIG_HOME%1, but this app keeps them beside %2.").arg(kCliSettingsSuffix, settingsFile));
         return false;
     }
     if (m_process)

@@ -19,10 +19,11 @@ namespace ckpt::ui {
  * "Repair and verify") as a child process and reads its JSON document. The app does not link the CLI:
  * the command is the `ckpt` installed beside the app, started as an argument list, never through a shell.
  *
- * `--profile` makes ckpt read the app's resume profiles from the app's settings file without Qt, at
- * $XDG_CONFIG_HOME/CheckpointInspector/checkpoint-inspector.conf (app/cli/resumeprofiles.cpp). The
- * runner gives ckpt the XDG_CONFIG_HOME under which this app's QSettings file actually lives, so the
- * two read the same file wherever QSettings was pointed (QSettings::setPath, test mode).
+ * `--profile` makes ckpt read the resume profiles from core's store, at
+ * $XDG_CONFIG_HOME/CheckpointInspector/resume-profiles.json (core/run/resumeprofiles.h), which the app
+ * keeps beside its settings file. The runner gives ckpt the XDG_CONFIG_HOME under which this app's
+ * QSettings file actually lives, so the two read the same store wherever QSettings was pointed
+ * (QSettings::setPath, test mode).
  *
  * Every start() that returns true ends in exactly one finished(); before it comes verified() with the
  * parsed document, or failed() with one message (ckpt could not start, crashed, exited non-zero, or

@@ -101,6 +101,21 @@ ResumePanel::ResumePanel(QWidget* parent)
     , m_differences(new QTreeWidget(this))
     , m_verifyTicker(new QTimer(this))
 {
+    setUpControls();
+    auto* browse = new QToolButton(this);
+    browse->setText(tr("…"));
+    QFormLayout* form = createForm(browse);
+    QHBoxLayout* buttons = createButtonRow();
+    layOut(form, buttons);
+    connectControls(browse);
+    connectRunner();
+    connectVerifier();
+    reloadProfiles();
+    setWorkspace({});
+}
+
+void ResumePanel::setUpControls()
+{
     setObjectName(QStringLiteral("resumePanel"));
     m_title->setWordWrap(true);
     m_checks->setObjectName(QStringLiteral("resumeChecks"));
@@ -116,9 +131,10 @@ ResumePanel::ResumePanel(QWidget* parent)
     m_log->setPlaceholderText(tr("The trainer's output appears here."));
     m_log->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     m_stop->setEnabled(false);
+}
 
-    auto* browse = new QToolButton(this);
-    browse->setText(tr("…"));
+QFormLayout* ResumePanel::createForm(QToolButton* browse)
+{
     auto* dirRow = new QHBoxLayout;
     dirRow->addWidget(m_outDir, 1);
     dirRow->addWidget(browse);
@@ -153,6 +169,11 @@ ResumePanel::ResumePanel(QWidget* parent)
     verifyRow->addWidget(new QLabel(tr("Tolerance"), this));
     verifyRow->addWidget(m_tolerance);
     form->addRow(tr("Verify against"), verifyRow);
+    return form;
+}
+
+QHBoxLayout* ResumePanel::createButtonRow()
+{
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(m_start);
     buttons->addWidget(m_stop);
@@ -169,7 +190,11 @@ ResumePanel::ResumePanel(QWidget* parent)
     m_differences->setRootIsDecorated(false);
     m_differences->hide();
     m_verifyTicker->setInterval(1000);
+    return buttons;
+}
 
+void ResumePanel::layOut(QFormLayout* form, QHBoxLayout* buttons)
+{
     auto* top = new QWidget(this);
     auto* topLayout = new QVBoxLayout(top);
     topLayout->setContentsMargins(0, 0, 0, 0);
@@ -187,7 +212,10 @@ ResumePanel::ResumePanel(QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
     layout->addWidget(split);
+}
 
+void ResumePanel::connectControls(QToolButton* browse)
+{
     connect(browse, &QToolButton::clicked, this, [this] {
         const QString dir = QFileDialog::getExistingDirectory(this, tr("Run directory"), m_outDir->text());
         if (!dir.isEmpty())
@@ -204,6 +232,10 @@ ResumePanel::ResumePanel(QWidget* parent)
         updateButtons(); // a Slurm profile cannot verify
     });
     connect(m_stop, &QPushButton::clicked, this, &ResumePanel::stop);
+}
+
+void ResumePanel::connectRunner()
+{
     connect(m_runner, &ResumeRunner::started, this, [this] {
         m_status->setText(tr("Running…"));
         Q_EMIT runStarted();
@@ -243,6 +275,10 @@ ResumePanel::ResumePanel(QWidget* parent)
         updateButtons();
         Q_EMIT runFinished(m_runner->request().outDir, !m_failed);
     });
+}
+
+void ResumePanel::connectVerifier()
+{
     connect(m_verify, &QPushButton::clicked, this, &ResumePanel::startVerify);
     connect(m_cancelVerify, &QPushButton::clicked, this, &ResumePanel::cancelVerify);
     connect(m_against, &QComboBox::currentIndexChanged, this, [this] {
@@ -272,8 +308,6 @@ ResumePanel::ResumePanel(QWidget* parent)
         updateButtons();
         Q_EMIT verifyFinished(ok);
     });
-    reloadProfiles();
-    setWorkspace({});
 }
 
 void ResumePanel::reloadProfiles()

@@ -11,12 +11,15 @@
 #include <QWidget>
 
 class QComboBox;
+class QFormLayout;
+class QHBoxLayout;
 class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
 class QPushButton;
 class QSpinBox;
 class QTimer;
+class QToolButton;
 class QTreeWidget;
 
 namespace ckpt::ui {
@@ -115,6 +118,14 @@ private:
         QHash<QString, QString> tensorNames;
     };
     static Source graphSource(const GraphData& graph);
+    // The constructor's steps, in order (widget creation order is the tab order).
+    void setUpControls();
+    QFormLayout* createForm(QToolButton* browse);
+    QHBoxLayout* createButtonRow();
+    void layOut(QFormLayout* form, QHBoxLayout* buttons);
+    void connectControls(QToolButton* browse);
+    void connectRunner();
+    void connectVerifier();
     void showSource(int index);
     void showChecks(const std::vector<Check>& checks);
     void updateButtons();
