@@ -14,14 +14,11 @@
 #include "ui/plots/lossplotwidget.h"
 #include "ui/plots/lrcurvewidget.h"
 #include "ui/settings/settings.h"
-#include "ui/widgets/aboutdialog.h"
 #include "ui/widgets/diffpanel.h"
 #include "ui/widgets/optimizerpanel.h"
-#include "ui/widgets/exportdialog.h"
 #include "ui/widgets/resumepanel.h"
 #include "ui/widgets/runpanel.h"
 #include "ui/widgets/tensordetailwidget.h"
-#include "ui/widgets/viewsetup.h"
 
 #include "core/edit/edit.h"
 #include "core/open/sniff.h"
@@ -37,25 +34,20 @@
 #include <QFileInfo>
 #include <QFileSystemWatcher>
 #include <QHeaderView>
-#include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
-#include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPromise>
 #include <QSortFilterProxyModel>
-#include <QSplitter>
 #include <QStatusBar>
 #include <QTableView>
-#include <QToolBar>
 #include <QTimer>
 #include <QToolButton>
 #include <QTreeView>
 #include <QUndoStack>
-#include <QUndoView>
 #include <QVBoxLayout>
 #include <QtConcurrent>
 
@@ -64,22 +56,7 @@ namespace ckpt::ui {
 namespace {
 Setting<QByteArray> s_geometry{"mainwindow/geometry"};
 Setting<QByteArray> s_state{"mainwindow/state"};
-Setting<QStringList> s_recent{"mainwindow/recentFiles"};
-constexpr int MaxRecent = 10;
 constexpr int MaxSearchHits = 10000;
-/** The names of the files the Open and Compare dialogs list: burnpack, every Recorder's, any gzip member. */
-constexpr const char* kRecordPatterns = "*.bpk *.mpk *.mpk.gz *.json *.json.gz *.bin *.bin.gz *.gz";
-
-QWidget* withHeader(QWidget* header, QWidget* body, QWidget* parent)
-{
-    auto* w = new QWidget(parent);
-    auto* l = new QVBoxLayout(w);
-    l->setContentsMargins(2, 2, 2, 2);
-    if (header)
-        l->addWidget(header);
-    l->addWidget(body, 1);
-    return w;
-}
 
 /** Size and modification time: tells our own save from someone else's change of an opened file. */
 QString fileSignature(const QString& path)
@@ -187,314 +164,6 @@ QDockWidget* MainWindow::addPanel(const QString& name, const QString& title, QWi
     addDockWidget(area, dock);
     m_panels.insert(name, dock);
     return dock;
-}
-
-void MainWindow::createDocks()
-{
-    // Record tree
-    m_recordModel = new RecordTreeModel(m_doc, RecordTreeModel::Mode::Records, this);
-    m_recordProxy = new QSortFilterProxyModel(this);
-    m_recordView = new QTreeView(this);
-    auto* recordFilter = new QLineEdit(this);
-    recordFilter->setPlaceholderText(tr("Filter names…"));
-    setupTreeView(m_recordView, m_recordModel, m_recordProxy, recordFilter);
-    m_recordProxy->setFilterKeyColumn(RecordTreeModel::NameColumn);
-    m_recordView->header()->resizeSection(0, 260);
-    addPanel(QStringLiteral("tree"), tr("Record"), withHeader(recordFilter, m_recordView, this), Qt::LeftDockWidgetArea);
-
-    // Tensor table
-    m_tensorModel = new TensorTableModel(m_doc, this);
-    m_tensorProxy = new QSortFilterProxyModel(this);
-    m_tensorView = new QTableView(this);
-    auto* tensorFilter = new QLineEdit(this);
-    tensorFilter->setPlaceholderText(tr("Filter tensors by path, role or id…"));
-    setupTreeView(m_tensorView, m_tensorModel, m_tensorProxy, tensorFilter);
-    m_tensorProxy->setFilterKeyColumn(-1);
-    m_tensorView->horizontalHeader()->resizeSection(0, 320);
-    auto* tensorsDock = addPanel(QStringLiteral("tensors"), tr("Tensors"), withHeader(tensorFilter, m_tensorView, this),
-        Qt::RightDockWidgetArea);
-
-    m_optimizer = new OptimizerPanel(m_doc, this);
-    auto* optimizerDock = addPanel(QStringLiteral("optimizer"), tr("Optimizer"), m_optimizer, Qt::RightDockWidgetArea);
-
-    m_schedulerModel = new RecordTreeModel(m_doc, RecordTreeModel::Mode::Scheduler, this);
-    m_schedulerView = new QTreeView(this);
-    m_schedulerInfo = new QLabel(this);
-    m_schedulerInfo->setWordWrap(true);
-    setupTreeView(m_schedulerView, m_schedulerModel, new QSortFilterProxyModel(this), nullptr);
-    m_schedulerView->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed);
-    m_lrCurve = new LearningRateCurveWidget(this);
-    auto* schedulerSplit = new QSplitter(Qt::Vertical, this);
-    schedulerSplit->addWidget(withHeader(m_schedulerInfo, m_schedulerView, this));
-    schedulerSplit->addWidget(m_lrCurve);
-    schedulerSplit->setStretchFactor(0, 1);
-    schedulerSplit->setStretchFactor(1, 3);
-    schedulerSplit->setSizes({110, 400});
-    auto* schedulerDock = addPanel(QStringLiteral("scheduler"), tr("Scheduler"), schedulerSplit, Qt::RightDockWidgetArea);
-    // an edit of the scheduler position or of the caller state's configuration moves the curve
-    connect(m_doc, &CheckpointDocument::valueChanged, this, [this](int record) {
-        if (record == m_doc->workspace().schedulerRecord())
-            updateLearningRateCurve();
-    });
-
-    m_stateModel = new RecordTreeModel(m_doc, RecordTreeModel::Mode::CallerState, this);
-    m_stateView = new QTreeView(this);
-    m_stateInfo = new QLabel(this);
-    m_stateInfo->setWordWrap(true);
-    setupTreeView(m_stateView, m_stateModel, new QSortFilterProxyModel(this), nullptr);
-    m_stateView->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed
-        | QAbstractItemView::SelectedClicked);
-    m_stateView->header()->resizeSection(0, 260);
-    auto* stateDock = addPanel(QStringLiteral("state"), tr("Caller state"), withHeader(m_stateInfo, m_stateView, this),
-        Qt::RightDockWidgetArea);
-    for (RecordTreeModel* model : {m_stateModel, m_schedulerModel})
-        connect(model, &QAbstractItemModel::dataChanged, this, [this, model] {
-            if (!model->lastError().isEmpty())
-                logMessage(model->lastError(), true);
-        });
-
-    m_loss = new LossPlotWidget(this);
-    auto* lossDock = addPanel(QStringLiteral("loss"), tr("Loss"), m_loss, Qt::RightDockWidgetArea);
-
-    m_graph = new GraphView(this);
-    auto* graphDock = addPanel(QStringLiteral("graph"), tr("Graph"), m_graph, Qt::RightDockWidgetArea);
-
-    m_diff = new DiffPanel(this);
-    auto* diffDock = addPanel(QStringLiteral("diff"), tr("Diff"), m_diff, Qt::RightDockWidgetArea);
-    connect(m_diff, &DiffPanel::finished, this, [this](const QString& error) {
-        if (!error.isEmpty())
-            logMessage(error, true);
-        // a diff asked for from the Run panel's heatmap selects its tensor once the rows are there
-        if (!m_diffSelectPath.isEmpty() && m_diff->selectPath(m_diffSelectPath))
-            m_diffSelectPath.clear();
-        checkIdle();
-    });
-
-    m_run = new RunPanel(this);
-    auto* runDock = addPanel(QStringLiteral("run"), tr("Run"), m_run, Qt::RightDockWidgetArea);
-    connect(m_run, &RunPanel::idle, this, &MainWindow::checkIdle);
-    connect(m_run, &RunPanel::message, this, &MainWindow::logMessage);
-    connect(m_run, &RunPanel::openCheckpointRequested, this, [this](const QStringList& files) { openPaths(files); });
-    connect(m_run, &RunPanel::diffRequested, this, &MainWindow::compareCheckpoints);
-    connect(m_run, &RunPanel::runListed, this, [this](bool ok) {
-        if (std::exchange(m_raiseRunOnList, false) && ok)
-            showRunPanel();
-    });
-
-    m_resume = new ResumePanel(this);
-    auto* resumeDock = addPanel(QStringLiteral("resume"), tr("Resume"), m_resume, Qt::RightDockWidgetArea);
-    connect(m_doc, &CheckpointDocument::workspaceChanged, m_resume, [this] { m_resume->setWorkspace(m_doc->workspace()); });
-    connect(m_resume, &ResumePanel::message, this, &MainWindow::logMessage);
-    connect(m_resume, &ResumePanel::runStarted, this, [this] {
-        m_loss->beginLiveCurve(tr("resumed train/Loss (live)"));
-    });
-    // the loss history's x axis is the fractional epoch: a step is 1/stepsPerEpoch of one
-    connect(m_resume, &ResumePanel::stepReported, this, [this](quint64 step, double loss) {
-        const quint64 perEpoch = m_resume->stepsPerEpoch();
-        m_loss->appendLivePoint(perEpoch ? double(step) / double(perEpoch) : double(step), loss);
-    });
-    connect(m_resume, &ResumePanel::runFinished, this, [this](const QString& outDir) {
-        if (QFileInfo(outDir).isDir()) {
-            logMessage(tr("Reloading %1 for the new checkpoints.").arg(outDir));
-            openPaths({outDir});
-        }
-    });
-
-    for (auto* dock : {optimizerDock, schedulerDock, stateDock, lossDock, graphDock, diffDock, resumeDock, runDock})
-        tabifyDockWidget(tensorsDock, dock);
-    tensorsDock->raise();
-
-    m_detail = new TensorDetailWidget(m_doc, this);
-    auto* detailDock = addPanel(QStringLiteral("detail"), tr("Tensor"), m_detail, Qt::BottomDockWidgetArea);
-    m_messages = new QPlainTextEdit(this);
-    m_messages->setReadOnly(true);
-    m_messages->setObjectName(QStringLiteral("messages"));
-    auto* messagesDock = addPanel(QStringLiteral("messages"), tr("Messages"), m_messages, Qt::BottomDockWidgetArea);
-    auto* undoView = new QUndoView(m_doc->undoStack(), this);
-    auto* undoDock = addPanel(QStringLiteral("undo"), tr("Undo history"), undoView, Qt::BottomDockWidgetArea);
-    tabifyDockWidget(detailDock, messagesDock);
-    tabifyDockWidget(detailDock, undoDock);
-    detailDock->raise();
-    resizeDocks({m_panels.value(QStringLiteral("tree")), tensorsDock}, {380, 1000}, Qt::Horizontal);
-    resizeDocks({tensorsDock, detailDock}, {480, 380}, Qt::Vertical);
-
-    // Cross-links
-    connect(m_recordView->selectionModel(), &QItemSelectionModel::currentChanged, this, [this](const QModelIndex& i) {
-        const auto ref = TensorRef::fromKey(i.data(TensorKeyRole).toString());
-        if (ref.valid())
-            selectTensor(ref);
-    });
-    connect(m_tensorView->selectionModel(), &QItemSelectionModel::currentChanged, this, [this](const QModelIndex& i) {
-        const auto ref = TensorRef::fromKey(i.data(TensorKeyRole).toString());
-        if (ref.valid())
-            selectTensor(ref);
-    });
-    connect(m_optimizer, &OptimizerPanel::paramSelected, this, &MainWindow::selectParam);
-    connect(m_optimizer, &OptimizerPanel::tensorActivated, this, &MainWindow::selectTensor);
-
-    connect(m_doc, &CheckpointDocument::workspaceChanged, this, [this] {
-        const Workspace& ws = m_doc->workspace();
-        const int s = ws.schedulerRecord();
-        if (s < 0) {
-            m_schedulerInfo->setText(tr("No scheduler record is open."));
-        } else {
-            const auto& sch = ws.records[size_t(s)].record->scheduler;
-            m_schedulerInfo->setText(tr("<b>%1</b> — %2 (double-click the value to edit it)")
-                                         .arg(sch ? qs(sch->kind) : tr("scheduler"), sch ? qs(sch->description).toHtmlEscaped() : QString()));
-        }
-        updateLearningRateCurve();
-        const int st = ws.stateRecord();
-        m_stateInfo->setText(st < 0 ? tr("No opened record has a caller continuation state (TrainingRecord item 5).")
-                                    : tr("Continuation state of %1 — double-click a value to edit; Ctrl+Z undoes; "
-                                         "Ctrl+S re-encodes the record atomically.")
-                                          .arg(QFileInfo(ws.records[size_t(st)].path).fileName()));
-        m_stateView->expandToDepth(1);
-        m_schedulerView->expandToDepth(1);
-        m_recordView->expandToDepth(0);
-        m_graph->setGraph(ws.graph);
-        // a GradientCheckpoint alone: its graph is what there is to see. The panels below (tensor,
-        // messages, undo) have next to nothing to show and cannot shrink below the tensor plot, so
-        // they step aside until records are open again (View lists them meanwhile; an error still
-        // raises the messages).
-        // (the Record tree lists a GradientCheckpoint's own fields as a record: those do not count)
-        const bool graphOnly = ws.graph && std::ranges::all_of(ws.records, [](const LoadedRecord& lr) { return lr.record->kind == RecordKind::GradientCheckpoint; });
-        if (graphOnly && m_hiddenForGraph.isEmpty()) {
-            for (const QString& name : {QStringLiteral("detail"), QStringLiteral("messages"), QStringLiteral("undo")})
-                if (QDockWidget* dock = m_panels.value(name); dock && dock->isVisible()) {
-                    dock->hide();
-                    m_hiddenForGraph << name;
-                }
-        } else if (!graphOnly) {
-            for (const QString& name : std::as_const(m_hiddenForGraph))
-                m_panels.value(name)->show();
-            m_hiddenForGraph.clear();
-        }
-        if (graphOnly) {
-            raisePanel(QStringLiteral("graph"));
-            QTimer::singleShot(0, this, [this] { // once the raised dock is laid out
-                // both neighbours named: a dock resized alone gives its share back to the others
-                resizeDocks({m_panels.value(QStringLiteral("tree")), m_panels.value(QStringLiteral("graph"))}, {width() / 6, width() * 5 / 6},
-                    Qt::Horizontal);
-            });
-        }
-        if (ws.loss)
-            m_loss->setHistory(*ws.loss);
-        else
-            m_loss->setHistory({});
-    });
-}
-
-void MainWindow::updateLearningRateCurve()
-{
-    const Workspace& ws = m_doc->workspace();
-    const int s = ws.schedulerRecord();
-    if (s < 0) {
-        m_lrCurve->setRecord(nullptr);
-        return;
-    }
-    const LoadedRecord& lr = ws.records[size_t(s)];
-    const std::vector<int> edits = m_doc->editedRecords();
-    if (std::ranges::find(edits, s) == edits.end()) {
-        m_lrCurve->setRecord(lr.record.get());
-        return;
-    }
-    // edits are overrides until saved: the curve follows the edited record
-    auto tape = m_doc->editedTape(s);
-    auto edited = tape ? indexRecord(std::move(*tape), lr.record->recorder, lr.record->file)
-                       : Result<std::shared_ptr<const Record>>(std::unexpected(tape.error()));
-    if (!edited) {
-        logMessage(qs(edited.error().message()), true);
-        m_lrCurve->setRecord(lr.record.get());
-        return;
-    }
-    m_lrCurve->setRecord(edited->get());
-}
-
-void MainWindow::createActions()
-{
-    auto* file = menuBar()->addMenu(tr("&File"));
-    const QString recordsFilter = tr("Records (%1);;All files (*)").arg(QLatin1String(kRecordPatterns));
-    auto* open = file->addAction(tr("&Open…"), this, [this, recordsFilter] {
-        const QStringList files = QFileDialog::getOpenFileNames(this, tr("Open records"), QString(), recordsFilter);
-        if (!files.isEmpty())
-            openPaths(files);
-    });
-    open->setShortcut(QKeySequence::Open);
-    file->addAction(tr("Open Da&maged File…"), this, [this, recordsFilter] {
-        // Salvage: a record the typed decoders reject is shown as far as it can be read, marked partial.
-        const QString f = QFileDialog::getOpenFileName(this, tr("Open damaged record"), QString(), recordsFilter);
-        if (!f.isEmpty())
-            openPaths({f}, true);
-    });
-    file->addAction(tr("Open &Directory…"), this, [this] {
-        const QString dir = QFileDialog::getExistingDirectory(this, tr("Open run directory"));
-        if (!dir.isEmpty())
-            openPaths({dir});
-    });
-    file->addAction(tr("&Compare…"), this, [this] {
-        // Two records or two GradientCheckpoints: picked one after the other, A first.
-        const QString filter = tr("Records and GradientCheckpoints (%1);;All files (*)").arg(QLatin1String(kRecordPatterns));
-        const QString a = QFileDialog::getOpenFileName(this, tr("Compare: A"), QString(), filter);
-        const QString b = a.isEmpty() ? QString() : QFileDialog::getOpenFileName(this, tr("Compare %1 with: B").arg(a), QString(), filter);
-        if (!b.isEmpty())
-            openDiff(a, b);
-    });
-    m_recentMenu = file->addMenu(tr("Open &Recent"));
-    rebuildRecentMenu();
-    file->addSeparator();
-    auto* save = file->addAction(tr("&Save"), this, [this] { saveDocument(false); });
-    save->setShortcut(QKeySequence::Save);
-    auto* saveAs = file->addAction(tr("Save &As…"), this, [this] { saveDocument(true); });
-    saveAs->setShortcut(QKeySequence::SaveAs);
-    // Another recorder or precision: the loss is listed, and must be accepted, before anything is written.
-    file->addAction(tr("&Export…"), this, [this] {
-        ExportDialog dialog(m_doc, m_doc->exportRecord(), this);
-        dialog.exec();
-    });
-    file->addSeparator();
-    auto* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
-    quit->setShortcut(QKeySequence::Quit);
-
-    auto* edit = menuBar()->addMenu(tr("&Edit"));
-    auto* undo = m_doc->undoStack()->createUndoAction(this, tr("&Undo"));
-    undo->setShortcut(QKeySequence::Undo);
-    auto* redo = m_doc->undoStack()->createRedoAction(this, tr("&Redo"));
-    redo->setShortcut(QKeySequence::Redo);
-    edit->addAction(undo);
-    edit->addAction(redo);
-    edit->addSeparator();
-    auto* findAction = edit->addAction(tr("&Find…"), this, [this] {
-        m_search->setFocus();
-        m_search->selectAll();
-    });
-    findAction->setShortcut(QKeySequence::Find);
-    edit->addSeparator();
-    buildSurgeryMenu(edit->addMenu(tr("&Surgery")));
-
-    auto* view = menuBar()->addMenu(tr("&View"));
-    for (auto* dock : findChildren<QDockWidget*>())
-        view->addAction(dock->toggleViewAction());
-
-    auto* help = menuBar()->addMenu(tr("&Help"));
-    help->addAction(tr("&About Checkpoint Inspector"), this, [this] { showAboutDialog(this); })
-        ->setObjectName(QStringLiteral("aboutAction"));
-
-    auto* tools = addToolBar(tr("Main"));
-    tools->setObjectName(QStringLiteral("mainToolBar"));
-    tools->addAction(open);
-    tools->addAction(save);
-    tools->addAction(undo);
-    tools->addAction(redo);
-    tools->addSeparator();
-    m_search = new QLineEdit(this);
-    m_search->setPlaceholderText(tr("Find name, id or CID (Ctrl+F, Enter for next)"));
-    m_search->setClearButtonEnabled(true);
-    m_search->setMaximumWidth(380);
-    tools->addWidget(m_search);
-    connect(m_search, &QLineEdit::returnPressed, this, [this] {
-        if (!find(m_search->text()))
-            m_status->setText(tr("Not found: %1").arg(m_search->text()));
-    });
 }
 
 QStringList MainWindow::panelNames()
@@ -979,28 +648,6 @@ void MainWindow::updateTitle()
     setWindowModified(m_doc->isModified());
 }
 
-void MainWindow::addRecent(const QStringList& paths)
-{
-    QStringList recent = s_recent.get();
-    for (const QString& p : paths) {
-        const QString abs = QFileInfo(p).absoluteFilePath();
-        recent.removeAll(abs);
-        recent.prepend(abs);
-    }
-    while (recent.size() > MaxRecent)
-        recent.removeLast();
-    s_recent.set(recent);
-    rebuildRecentMenu();
-}
-
-void MainWindow::rebuildRecentMenu()
-{
-    m_recentMenu->clear();
-    for (const QString& p : s_recent.get())
-        m_recentMenu->addAction(p, this, [this, p] { openPaths({p}); });
-    m_recentMenu->setEnabled(!m_recentMenu->isEmpty());
-}
-
 bool MainWindow::maybeSave()
 {
     if (!m_doc->isModified())
@@ -1015,75 +662,6 @@ bool MainWindow::maybeSave()
         return !m_doc->isModified();
     }
     return true;
-}
-
-void MainWindow::buildSurgeryMenu(QMenu* surgery)
-{
-    surgery->setObjectName(QStringLiteral("surgeryMenu"));
-    surgery->setToolTipsVisible(true);
-    auto add = [&](const QString& text, const QString& tip, auto slot) {
-        QAction* a = surgery->addAction(text, this, slot);
-        a->setToolTip(tip);
-        return a;
-    };
-    add(tr("&Reset Optimizer State…"), tr("Remove the optimizer state of the parameters matching a glob; Burn re-initialises it at the next step"), [this] {
-        const Workspace& ws = m_doc->workspace();
-        const int record = ws.optimizerRecord();
-        if (record < 0)
-            return logMessage(tr("Surgery: no opened record has optimizer state."), true);
-        QString glob = QStringLiteral("item[0].*");
-        if (const QString id = m_optimizer->selectedParam(); !id.isEmpty())
-            if (auto p = ws.findParam(id.toStdString()))
-                glob = qs(ws.records[size_t(p->first)].record->params[p->second].modulePath);
-        bool ok = false;
-        glob = QInputDialog::getText(this, tr("Reset optimizer state"),
-            tr("Parameters to reset (a glob over module paths such as item[0].fc1.weight, tensor paths or ids; * and ?):"), QLineEdit::Normal, glob, &ok);
-        if (ok && !glob.isEmpty())
-            m_doc->requestSurgery(record, PatchOp {PatchOp::Kind::ResetOptimizer, glob.toStdString()});
-    });
-    add(tr("&Zero Non-finite Moments"), tr("Set every NaN and Inf element of the optimizer moments to 0"), [this] { m_optimizer->zeroNonFiniteMoments(); });
-    add(tr("Set &Scheduler Step…"), tr("Put the learning-rate scheduler where it is after N steps (rewind it, or skip ahead)"), [this] {
-        const int record = m_doc->workspace().schedulerRecord();
-        if (record < 0)
-            return logMessage(tr("Surgery: no opened record has a scheduler."), true);
-        bool ok = false;
-        const int step = QInputDialog::getInt(this, tr("Set scheduler step"), tr("Scheduler steps from the start:"), 0, 0,
-            std::numeric_limits<int>::max(), 1, &ok);
-        if (ok) {
-            PatchOp op;
-            op.kind = PatchOp::Kind::SchedulerStep;
-            op.step = uint64_t(step);
-            m_doc->requestSurgery(record, op);
-        }
-    });
-    add(tr("&Transplant Tensors From…"), tr("Take the tensors matching a glob from another checkpoint of the same model (shapes and dtypes checked)"), [this] {
-        const int record = m_doc->exportRecord();
-        if (record < 0)
-            return logMessage(tr("Surgery: no record is open."), true);
-        const QString from = QFileDialog::getOpenFileName(this, tr("Transplant from"), QFileInfo(m_doc->workspace().records[size_t(record)].path).path(),
-            tr("Records (%1);;All files (*)").arg(QLatin1String(kRecordPatterns)));
-        if (from.isEmpty())
-            return;
-        bool ok = false;
-        const QString glob = QInputDialog::getText(this, tr("Transplant tensors"), tr("Tensors to take from %1 (a glob over tensor paths):").arg(QFileInfo(from).fileName()),
-            QLineEdit::Normal, QStringLiteral("item[0].*"), &ok);
-        if (!ok || glob.isEmpty())
-            return;
-        PatchOp op;
-        op.kind = PatchOp::Kind::Transplant;
-        op.from = from.toStdString();
-        op.glob = glob.toStdString();
-        m_doc->requestSurgery(record, op);
-    });
-    connect(m_doc, &CheckpointDocument::surgeryFinished, this,
-        [this](int, const QString& summary, const QString& readiness, const QStringList& checks, const QString& error) {
-            if (!error.isEmpty())
-                return logMessage(tr("Surgery failed: ") + error, true);
-            logMessage(tr("Surgery: %1. Resume readiness: %2.").arg(summary, readiness));
-            for (const QString& c : checks)
-                logMessage(QStringLiteral("  ") + c);
-            m_status->setText(tr("Surgery done (%1); resume readiness: %2. Save As writes the patched record and its provenance.").arg(summary, readiness));
-        });
 }
 
 void MainWindow::saveDocument(bool saveAs)

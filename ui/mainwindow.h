@@ -101,6 +101,14 @@ protected:
 private:
     void createActions();
     void createDocks();
+    // createDocks' parts (mainwindowdocks.cpp), in this order
+    void createRecordDocks();
+    void createStateDocks();
+    void createRunDocks();
+    void createBottomDocks();
+    void connectCrossLinks();
+    /** Fills the panels' headers, the graph and the loss from the document's new workspace. */
+    void showWorkspace();
     void onWorkspaceLoaded(Workspace ws);
     void startStats();
     void selectFirstTensor();

@@ -67,10 +67,10 @@ bool parseU64(std::string_view s, uint64_t& out)
     return r.ec == std::errc() && r.ptr == s.data() + s.size() && !s.empty();
 }
 
-/// A GradientCheckpoint in a run's graph/ folder, as ckpt-train writes it; group 1 is the step.
+/// run_detail::kGraphNamePattern, compiled once.
 const std::regex& graphName()
 {
-    static const std::regex pattern(R"(^step-(\d+)\.json$)");
+    static const std::regex pattern(run_detail::kGraphNamePattern);
     return pattern;
 }
 

@@ -2,8 +2,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-// Listing a directory inside core/run (run.cpp's metric logs, checkpoints.cpp's checkpoints) and the
-// checkpoint names both look for; not part of the public interface.
+// Listing a directory inside core/run (run.cpp's metric logs, checkpoints.cpp's checkpoints,
+// runpolicy.cpp's newest graph) and the checkpoint names they look for; not part of the public interface.
 
 #include <filesystem>
 #include <vector>
@@ -24,6 +24,9 @@ std::vector<std::filesystem::directory_entry> entriesOf(const std::filesystem::p
  */
 inline constexpr const char* kCheckpointNamePattern =
     R"(^(model|optim|scheduler|record)-(\d+)\.(bpk|mpk|mpk\.gz|json|json\.gz|bin|bin\.gz)$)";
+
+/** A GradientCheckpoint in a run's graph/ folder, as ckpt-train writes it; group 1 is the step. */
+inline constexpr const char* kGraphNamePattern = R"(^step-(\d+)\.json$)";
 
 /** The extension of a record file of any of those formats (a folder of records, no checkpoint/). */
 inline constexpr const char* kRecordExtensionPattern = R"(\.(bpk|mpk|mpk\.gz|json|json\.gz|bin|bin\.gz)$)";

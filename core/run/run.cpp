@@ -3,6 +3,7 @@
 #include "core/run/run.h"
 
 #include "core/run/direntries.h"
+#include "core/run/runpolicy.h"
 
 #include "core/io/bytes.h"
 #include "core/util/charconv.h"
@@ -172,12 +173,12 @@ Result<RunCheckpoint> recordOfRunDirectory(const std::string& path)
     auto run = openRunDirectory(path);
     if (!run)
         return std::unexpected(run.error());
-    auto pick = run->latest("record");
-    if (!pick)
-        pick = run->latest("model");
-    if (!pick)
-        return std::unexpected(Error{ErrorCode::Invalid, "the run directory holds no record-STEP or model-EPOCH checkpoint", path});
-    return *pick;
+    // the first of the files the app opens for the run: its newest record-STEP, else its newest model-EPOCH
+    const std::vector<std::string> files = filesToOpen(*run);
+    for (const RunCheckpoint& c : run->checkpoints)
+        if (!files.empty() && c.path == files.front() && (c.kind == "record" || c.kind == "model"))
+            return c;
+    return std::unexpected(Error{ErrorCode::Invalid, "the run directory holds no record-STEP or model-EPOCH checkpoint", path});
 }
 
 Result<RunDirectory> openRunDirectory(const std::string& path)

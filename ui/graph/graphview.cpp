@@ -2,8 +2,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/graph/graphview.h"
 
+#include "ui/graph/graphexport.h"
 #include "ui/graph/graphitems.h"
 #include "ui/models/formatting.h"
+#include "ui/widgets/viewsetup.h"
 
 #include "core/graph/blob.h"
 #include "core/graph/checkpointfiles.h"
@@ -124,18 +126,8 @@ GraphView::GraphView(QWidget* parent)
     auto* crumbLayout = new QHBoxLayout(m_crumbs);
     crumbLayout->setContentsMargins(0, 0, 0, 0);
     m_crumbs->setObjectName(QStringLiteral("graphBreadcrumbs"));
-    auto* side = new QSplitter(Qt::Vertical, this);
-    side->addWidget(m_minimap);
-    side->addWidget(m_detail);
-    side->setStretchFactor(0, 1);
-    side->setStretchFactor(1, 3);
-    side->setSizes({220, 420});
-    auto* split = new QSplitter(this);
-    split->addWidget(m_canvas);
-    split->addWidget(side);
-    split->setStretchFactor(0, 3);
-    split->setStretchFactor(1, 1);
-    split->setSizes({800, 400});
+    auto* side = makeSplitter(Qt::Vertical, this, {{m_minimap, 1, 220}, {m_detail, 3, 420}});
+    auto* split = makeSplitter(Qt::Horizontal, this, {{m_canvas, 3, 800}, {side, 1, 400}});
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
     layout->addLayout(bar);
@@ -487,6 +479,50 @@ void GraphView::rebuildScene()
     const GraphHierarchy& h = *sc.hierarchy;
     const auto& visible = sc.cut.visible();
     LayoutInput in;
+    std::vector<UnitText> texts = unitTexts(in);
+    const auto edges = sc.cut.visibleEdges(sc.input->edges);
+    in.edges.reserve(edges.size());
+    for (const auto& e : edges)
+        in.edges.push_back({e.from, e.to});
+    LayoutOptions options;
+    options.maxDummySpan = FarEdgeSpan;
+    const QSize port = canvasSize();
+    options.foldAspect = port.height() > 50 ? std::clamp(double(port.width()) / port.height(), 0.5, 4.0) : 1.6;
+    m_laidOutAspect = options.foldAspect;
+    options.foldMinCount = 12; // a dozen boxes in a row or a column read best as they are
+    auto laid = layoutGraph(in, options);
+    if (!laid) {
+        m_info->setText(qs(laid.error().message()));
+        return;
+    }
+    sc.layers = laid->layerCount;
+    sc.columns = laid->columns;
+    sc.crossings = laid->crossings;
+    addEdges(*laid, edges);
+    m_items.reserve(visible.size());
+    for (size_t u = 0; u < visible.size(); ++u) {
+        auto* item = new UnitItem(uint32_t(u), visible[u], laid->nodes[u], std::move(texts[u]));
+        if (visible[u].cluster) {
+            const GraphCluster& c = h.clusters[visible[u].index];
+            item->setToolTip(tr("%1 %2: %n nodes (double-click to open)", "", int(c.size())).arg(QLatin1String(kindName(c.kind)), qs(c.label)));
+        } else {
+            item->setToolTip(qs(m_graph->names[globalOf(visible[u].index)]));
+        }
+        m_scene->addItem(item);
+        m_items.push_back(item);
+    }
+    m_scene->setSceneRect(QRectF(0, 0, laid->width, laid->height).adjusted(-60, -60, 60, 60));
+    updateHighlights();
+    updateInfo();
+    m_minimapTimer->start();
+    Q_EMIT relaidOut();
+}
+
+std::vector<UnitText> GraphView::unitTexts(LayoutInput& in) const
+{
+    const Scope& sc = scope();
+    const GraphHierarchy& h = *sc.hierarchy;
+    const auto& visible = sc.cut.visible();
     in.nodes.resize(visible.size());
     std::vector<UnitText> texts(visible.size());
     // Boxes as wide as their text at zoom 1 (UnitItem draws it at 11 px whatever the zoom): the bold
@@ -533,24 +569,12 @@ void GraphView::rebuildScene()
             in.nodes[u] = {widthFor(t, 90.0, 360.0), NodeHeight};
         }
     }
-    const auto edges = sc.cut.visibleEdges(sc.input->edges);
-    in.edges.reserve(edges.size());
-    for (const auto& e : edges)
-        in.edges.push_back({e.from, e.to});
-    LayoutOptions options;
-    options.maxDummySpan = FarEdgeSpan;
-    const QSize port = canvasSize();
-    options.foldAspect = port.height() > 50 ? std::clamp(double(port.width()) / port.height(), 0.5, 4.0) : 1.6;
-    m_laidOutAspect = options.foldAspect;
-    options.foldMinCount = 12; // a dozen boxes in a row or a column read best as they are
-    auto laid = layoutGraph(in, options);
-    if (!laid) {
-        m_info->setText(qs(laid.error().message()));
-        return;
-    }
-    sc.layers = laid->layerCount;
-    sc.columns = laid->columns;
-    sc.crossings = laid->crossings;
+    return texts;
+}
+
+void GraphView::addEdges(const LayoutResult& laid, const std::vector<HierarchyCut::Edge>& edges)
+{
+    Scope& sc = scope();
     // edges: single ones thin, bundles thicker with their count; arrowheads filled at the target
     const double widths[] = {0, 2, 3.5, 5};
     std::array<PolylineItem*, 4> byWeight{};
@@ -566,7 +590,7 @@ void GraphView::rebuildScene()
     sc.farEdges = 0;
     m_arrowheads = 0;
     for (size_t e = 0; e < edges.size(); ++e) {
-        const LayoutEdge& le = laid->edges[e];
+        const LayoutEdge& le = laid.edges[e];
         if (le.selfLoop || le.points.size() < 2)
             continue;
         QPolygonF line;
@@ -615,23 +639,6 @@ void GraphView::rebuildScene()
     m_highlight = new PolylineItem(highlight);
     m_highlight->setZValue(0);
     m_scene->addItem(m_highlight);
-    m_items.reserve(visible.size());
-    for (size_t u = 0; u < visible.size(); ++u) {
-        auto* item = new UnitItem(uint32_t(u), visible[u], laid->nodes[u], std::move(texts[u]));
-        if (visible[u].cluster) {
-            const GraphCluster& c = h.clusters[visible[u].index];
-            item->setToolTip(tr("%1 %2: %n nodes (double-click to open)", "", int(c.size())).arg(QLatin1String(kindName(c.kind)), qs(c.label)));
-        } else {
-            item->setToolTip(qs(m_graph->names[globalOf(visible[u].index)]));
-        }
-        m_scene->addItem(item);
-        m_items.push_back(item);
-    }
-    m_scene->setSceneRect(QRectF(0, 0, laid->width, laid->height).adjusted(-60, -60, 60, 60));
-    updateHighlights();
-    updateInfo();
-    m_minimapTimer->start();
-    Q_EMIT relaidOut();
 }
 
 void GraphView::updateHighlights()
@@ -942,42 +949,6 @@ void GraphView::showCluster(int cluster)
     updateHighlights();
 }
 
-void GraphView::showNode(int index)
-{
-    if (!m_graph)
-        return;
-    m_selected = index;
-    m_selectedCluster = -1;
-    m_neighbourhood->setEnabled(index >= 0);
-    QStringList text;
-    if (index >= 0 && size_t(index) < m_graph->names.size()) {
-        text << tr("id: %1").arg(qs(m_graph->names[size_t(index)]));
-        if (const ComputationNode* node = m_graph->nodeOf[size_t(index)]) {
-            text << tr("op: %1").arg(qs(node->op));
-            std::string dtype = "f32";
-            for (const auto& [k, v] : node->metadata) {
-                text << qs(k) + QStringLiteral(" = ") + qs(v);
-                if (k == "dtype")
-                    dtype = v;
-            }
-            for (const auto& c : node->inputCids)
-                text << tr("input: %1").arg(qs(c));
-            const size_t consumers = node->outputCid ? findConsumers(m_graph->checkpoint.graph, *node->outputCid).size() : 0;
-            text << tr("consumers: %1").arg(consumers);
-            text << tr("edges: %1 in, %2 out").arg(m_graph->inOffset[size_t(index) + 1] - m_graph->inOffset[size_t(index)]).arg(m_graph->outOffset[size_t(index) + 1] - m_graph->outOffset[size_t(index)]);
-            text << QString() << tensorText(tr("output"), node->outputCid, dtype);
-            text << QString() << tensorText(tr("gradient"), node->gradientCid, dtype);
-        } else {
-            text << tr("(phantom: named by an edge, not stored as a node)");
-        }
-    } else {
-        text << tr("Click a box for its details: a group's ops and members; a node's op, metadata, consumers, and its output "
-                   "and gradient tensors resolved through the CAR file. Double-click a group to open it.");
-    }
-    m_detail->setPlainText(text.join(QLatin1Char('\n')));
-    updateHighlights();
-}
-
 bool GraphView::selectNodeForParameter(const QString& modulePath)
 {
     if (!m_graph || modulePath.isEmpty())
@@ -990,103 +961,9 @@ bool GraphView::selectNodeForParameter(const QString& modulePath)
     return false;
 }
 
-void GraphView::setCar(std::shared_ptr<const CarStore> car, const QString& path)
-{
-    m_car = std::move(car);
-    m_carPath = path;
-    updateInfo();
-    showNode(m_selected);
-}
-
-QString GraphView::openCar(const QString& path)
-{
-    auto store = openCarFile(path.toStdString());
-    if (!store)
-        return QString::fromStdString(store.error().message());
-    setCar(std::move(*store), path);
-    return {};
-}
-
-QString GraphView::nodeDetail() const
-{
-    return m_detail->toPlainText();
-}
-
-QString GraphView::tensorText(const QString& what, const std::optional<std::string>& cid, const std::string& dtype) const
-{
-    if (!cid || cid->empty())
-        return tr("%1: (none)").arg(what);
-    QStringList out{tr("%1: %2").arg(what, qs(*cid))};
-    if (!m_car) {
-        out << tr("  (open the CAR file with the tensor blocks to see the values)");
-        return out.join(QLatin1Char('\n'));
-    }
-    auto bytes = m_car->resolve(*cid);
-    if (!bytes) {
-        out << QStringLiteral("  ") + qs(bytes.error().what);
-        return out.join(QLatin1Char('\n'));
-    }
-    // the node's dtype metadata names the element type; f32 is what ipfrs tensors default to
-    BlobView view = BlobView::F32;
-    if (auto v = blobViewFromName(dtype); v && bytes->size() % blobViewWidth(*v) == 0)
-        view = *v;
-    else if (bytes->size() % 4 != 0)
-        view = BlobView::U8;
-    auto stats = blobStats(*bytes, view);
-    auto values = blobValues(*bytes, view, DetailValues);
-    if (!stats || !values) {
-        out << QStringLiteral("  ") + qs((!stats ? stats.error() : values.error()).what);
-        return out.join(QLatin1Char('\n'));
-    }
-    const auto& st = *stats;
-    out << tr("  %1 bytes as %2: %3 values · min %4 · max %5 · mean %6 · std %7 · L2 %8%9")
-               .arg(bytes->size())
-               .arg(QString::fromLatin1(blobViewName(view)))
-               .arg(st.count)
-               .arg(formatNumber(st.min), formatNumber(st.max), formatNumber(st.mean), formatNumber(st.std), formatNumber(st.l2))
-               .arg(st.nan || st.inf ? tr(" · NaN %1 · Inf %2").arg(st.nan).arg(st.inf) : QString());
-    QStringList vals;
-    for (double v : *values)
-        vals << formatNumber(v);
-    for (qsizetype i = 0; i < vals.size(); i += 8)
-        out << QStringLiteral("    ") + vals.mid(i, 8).join(QStringLiteral("  "));
-    if (st.count > values->size())
-        out << tr("    … %1 more").arg(st.count - values->size());
-    return out.join(QLatin1Char('\n'));
-}
-
 QString GraphView::exportImage(const QString& path)
 {
-    const QRectF bounds = m_scene->itemsBoundingRect().adjusted(-10, -10, 10, 10);
-    // Boxes keep a pixmap cache for panning; an export paints them anew, so an SVG gets vector
-    // shapes and text (not embedded bitmaps) and a PNG is drawn at its own resolution.
-    std::vector<std::pair<QGraphicsItem*, QGraphicsItem::CacheMode>> cached;
-    for (QGraphicsItem* item : m_scene->items())
-        if (item->cacheMode() != QGraphicsItem::NoCache) {
-            cached.emplace_back(item, item->cacheMode());
-            item->setCacheMode(QGraphicsItem::NoCache);
-        }
-    const auto restoreCache = qScopeGuard([&] {
-        for (const auto& [item, mode] : cached)
-            item->setCacheMode(mode);
-    });
-    if (path.endsWith(QLatin1String(".svg"), Qt::CaseInsensitive)) {
-        QSvgGenerator gen;
-        gen.setFileName(path);
-        gen.setSize(bounds.size().toSize());
-        gen.setViewBox(QRectF(QPointF(0, 0), bounds.size()));
-        QPainter p(&gen);
-        m_scene->render(&p, QRectF(QPointF(0, 0), bounds.size()), bounds);
-        return p.end() ? QString() : tr("could not write %1").arg(path);
-    }
-    const double scale = std::min(1.0, 8000.0 / std::max(bounds.width(), bounds.height()));
-    QImage image((bounds.size() * scale).toSize().expandedTo(QSize(1, 1)), QImage::Format_ARGB32);
-    image.fill(Qt::white);
-    QPainter p(&image);
-    p.setRenderHint(QPainter::Antialiasing);
-    m_scene->render(&p, QRectF(image.rect()), bounds);
-    p.end();
-    return image.save(path) ? QString() : tr("could not write %1").arg(path);
+    return exportGraphImage(*m_scene, path);
 }
 
 } // namespace ckpt::ui

@@ -6,6 +6,9 @@
 #include "ui/graph/graphminimap.h"
 #include "ui/workspace/workspace.h"
 
+#include "core/graph/hierarchy.h"
+#include "core/graph/layout.h"
+
 #include <functional>
 #include <memory>
 
@@ -25,6 +28,7 @@ namespace ckpt::ui {
 
 namespace graph_detail {
 class PolylineItem;
+struct UnitText;
 }
 
 /**
@@ -137,6 +141,10 @@ private:
     uint32_t globalOf(uint32_t local) const;
     void pushScope(QString title, std::vector<uint32_t> nodes);
     void rebuildScene();
+    /** The text of every shown box; sizes \a in's nodes to fit them. */
+    std::vector<graph_detail::UnitText> unitTexts(LayoutInput& in) const;
+    /** The laid-out edges (bundled by weight, far ones as stubs) and their arrowheads into the scene. */
+    void addEdges(const LayoutResult& laid, const std::vector<HierarchyCut::Edge>& edges);
     /** Boxes the first screen shows: as many as stay readable in the canvas, within OverviewBudget's bounds. */
     uint32_t overviewBudget(bool focus) const;
     QSize canvasSize() const;

@@ -101,6 +101,18 @@ TimelineHeatmap::TimelineHeatmap(QWidget* parent)
 {
     deferPlotRefresh(this);
     setNoAntialiasingOnDrag(true);
+    QFont small = font();
+    small.setPointSizeF(small.pointSizeF() * 0.9);
+    setupLayout(small);
+    setupAxes(small);
+    setupMaps(small);
+    setupMarks(small);
+    setupInteraction();
+    clearTimeline();
+}
+
+void TimelineHeatmap::setupLayout(const QFont& small)
+{
     // the curves on the default axis rect, the heatmap in a second one below it, one x unit for both
     m_curveRect = axisRect();
     m_heatRect = new QCPAxisRect(this, true);
@@ -130,15 +142,16 @@ TimelineHeatmap::TimelineHeatmap(QWidget* parent)
     legend->setWrap(3); // six entries in two rows of three: in one row a panel of half a screen cut their names
     legend->setBorderPen(Qt::NoPen);
     legend->setIconSize(16, 10);
-    QFont small = font();
-    small.setPointSizeF(small.pointSizeF() * 0.9);
     legend->setFont(small);
     plotLayout()->setRowStretchFactor(0, 1);
     plotLayout()->setRowStretchFactor(1, 2.5);
     plotLayout()->setRowStretchFactor(2, 0.001);
     plotLayout()->setColumnStretchFactor(1, 0.001);
     plotLayout()->setRowSpacing(2);
+}
 
+void TimelineHeatmap::setupAxes(const QFont& small)
+{
     QCPAxis* hx = m_heatRect->axis(QCPAxis::atBottom);
     QCPAxis* hy = m_heatRect->axis(QCPAxis::atLeft);
     m_heatRect->axis(QCPAxis::atTop)->setVisible(false);
@@ -172,7 +185,12 @@ TimelineHeatmap::TimelineHeatmap(QWidget* parent)
     m_lr = addGraph(xAxis, yAxis2);
     m_lr->setName(tr("learning rate"));
     m_lr->setPen(QPen(QColor(120, 120, 120), 1.2, Qt::DashLine));
+}
 
+void TimelineHeatmap::setupMaps(const QFont& small)
+{
+    QCPAxis* hx = m_heatRect->axis(QCPAxis::atBottom);
+    QCPAxis* hy = m_heatRect->axis(QCPAxis::atLeft);
     m_map = new QCPColorMap(hx, hy);
     m_map->setColorScale(m_scale);
     m_map->setGradient(viridis());
@@ -213,7 +231,12 @@ TimelineHeatmap::TimelineHeatmap(QWidget* parent)
         m_markers[k]->setScatterStyle(styles[k].first);
         m_markers[k]->setName(styles[k].second);
     }
+}
 
+void TimelineHeatmap::setupMarks(const QFont& small)
+{
+    QCPAxis* hx = m_heatRect->axis(QCPAxis::atBottom);
+    QCPAxis* hy = m_heatRect->axis(QCPAxis::atLeft);
     auto outline = [this, hx, hy](const QPen& pen) {
         auto* r = new QCPItemRect(this);
         r->setClipAxisRect(m_heatRect);
@@ -255,7 +278,12 @@ TimelineHeatmap::TimelineHeatmap(QWidget* parent)
     m_noCurves->setText(tr("no train loss logged"));
     m_noCurves->setFont(small);
     m_noCurves->setVisible(false);
+}
 
+void TimelineHeatmap::setupInteraction()
+{
+    QCPAxis* hx = m_heatRect->axis(QCPAxis::atBottom);
+    QCPAxis* hy = m_heatRect->axis(QCPAxis::atLeft);
     // one horizontal range for both rects, whichever is dragged or zoomed
     connect(xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), hx, qOverload<const QCPRange&>(&QCPAxis::setRange));
     connect(hx, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), xAxis, qOverload<const QCPRange&>(&QCPAxis::setRange));
@@ -269,7 +297,6 @@ TimelineHeatmap::TimelineHeatmap(QWidget* parent)
     // tick labels depend on how many pixels a row or a column has: laid out before every replot
     connect(this, &QCustomPlot::beforeReplot, this, &TimelineHeatmap::updateTicks);
     setMouseTracking(true);
-    clearTimeline();
 }
 
 void TimelineHeatmap::setRun(const RunCheckpoints& run)

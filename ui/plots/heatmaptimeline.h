@@ -89,6 +89,13 @@ protected:
     bool event(QEvent* event) override;
 
 private:
+    // the constructor's parts, in this order: rects and legend, axes and curves, the two colour maps
+    // and the event markers, the outlines and texts over them, the shared range and the mouse
+    void setupLayout(const QFont& small);
+    void setupAxes(const QFont& small);
+    void setupMaps(const QFont& small);
+    void setupMarks(const QFont& small);
+    void setupInteraction();
     struct Row {
         size_t series = 0;
         int group = 0;

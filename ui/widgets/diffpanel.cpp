@@ -11,6 +11,7 @@
 #include "ui/models/modelroles.h"
 #include "ui/plots/histogramplot.h"
 #include "ui/run/metriclog.h"
+#include "ui/widgets/viewsetup.h"
 #include "ui/workspace/workspace.h"
 
 #include "core/diff/diff.h"
@@ -214,6 +215,27 @@ DiffPanel::DiffPanel(QWidget* parent)
                 m_graphView->selectNode(key);
     });
 
+    setupValuesTab();
+    setupGraphTab();
+    setupLossTab();
+
+    m_tabs->addTab(m_valuesTab, tr("Values"));
+    m_tabs->addTab(m_graphTab, tr("Graph"));
+    m_tabs->addTab(m_lossTab, tr("Loss"));
+    m_tabs->setTabEnabled(1, false);
+    m_tabs->setTabEnabled(2, false);
+    m_tabs->setTabToolTip(1, tr("Two GradientCheckpoints: their graph coloured by node status"));
+    m_tabs->setTabToolTip(2, tr("The loss histories of the runs A and B belong to (their metric logs)"));
+
+    fillSplitter(m_split, {{m_table, 3}, {m_tabs, 2}}); // its sizes follow shareSplit()
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(m_summary);
+    layout->addWidget(m_changesOnly);
+    layout->addWidget(m_split, 1);
+}
+
+void DiffPanel::setupValuesTab()
+{
     m_histA->clearStats(tr("A"));
     m_histB->clearStats(tr("B"));
     m_heat = new QCPColorMap(m_heatPlot->xAxis, m_heatPlot->yAxis);
@@ -243,7 +265,10 @@ DiffPanel::DiffPanel(QWidget* parent)
     plots->addWidget(m_heatPlot, 1);
     dl->addLayout(plots, 1);
     m_valuesTab = detail;
+}
 
+void DiffPanel::setupGraphTab()
+{
     // the graph tab: A or B (A holds the removed nodes, B the added ones), a legend, the filter
     m_graphTab = new QWidget(this);
     auto* gl = new QVBoxLayout(m_graphTab);
@@ -269,7 +294,10 @@ DiffPanel::DiffPanel(QWidget* parent)
     m_graphView->setProvenanceShown(false);
     connect(m_sideB, &QRadioButton::toggled, this, &DiffPanel::applyGraphSide);
     connect(m_graphChangesOnly, &QCheckBox::toggled, this, &DiffPanel::applyGraphSide);
+}
 
+void DiffPanel::setupLossTab()
+{
     // the loss tab: both runs' histories on one axis
     m_lossTab = new QWidget(this);
     auto* ll = new QVBoxLayout(m_lossTab);
@@ -289,23 +317,6 @@ DiffPanel::DiffPanel(QWidget* parent)
     m_lossPlot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     m_lossPlot->xAxis->setLabel(tr("epoch"));
     m_lossPlot->yAxis->setLabel(tr("loss"));
-
-    m_tabs->addTab(m_valuesTab, tr("Values"));
-    m_tabs->addTab(m_graphTab, tr("Graph"));
-    m_tabs->addTab(m_lossTab, tr("Loss"));
-    m_tabs->setTabEnabled(1, false);
-    m_tabs->setTabEnabled(2, false);
-    m_tabs->setTabToolTip(1, tr("Two GradientCheckpoints: their graph coloured by node status"));
-    m_tabs->setTabToolTip(2, tr("The loss histories of the runs A and B belong to (their metric logs)"));
-
-    m_split->addWidget(m_table);
-    m_split->addWidget(m_tabs);
-    m_split->setStretchFactor(0, 3);
-    m_split->setStretchFactor(1, 2);
-    auto* layout = new QVBoxLayout(this);
-    layout->addWidget(m_summary);
-    layout->addWidget(m_changesOnly);
-    layout->addWidget(m_split, 1);
 }
 
 QColor DiffPanel::addedColour() { return QColor(140, 214, 140); }

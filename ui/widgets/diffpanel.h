@@ -92,6 +92,9 @@ Q_SIGNALS:
     void finished(const QString& error);
 
 private:
+    void setupValuesTab();
+    void setupGraphTab();
+    void setupLossTab();
     void showRows(const QString& summaryText);
     void applyFilter();
     /** The detail of the table's row \a row (a row of the view; -1: none). */

@@ -23,7 +23,6 @@
 #include <QMenu>
 #include <QScrollArea>
 #include <QSortFilterProxyModel>
-#include <QSplitter>
 #include <QTreeView>
 #include <QVBoxLayout>
 #include <QtConcurrent>
@@ -66,12 +65,7 @@ OptimizerPanel::OptimizerPanel(CheckpointDocument* doc, QWidget* parent)
     scroll->setWidget(m_plotsHost);
     rightLayout->addWidget(scroll, 1);
 
-    auto* split = new QSplitter(this);
-    split->addWidget(left);
-    split->addWidget(right);
-    split->setStretchFactor(0, 1);
-    split->setStretchFactor(1, 2);
-    split->setSizes({350, 700});
+    auto* split = makeSplitter(Qt::Horizontal, this, {{left, 1, 350}, {right, 2, 700}});
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
     layout->addWidget(split);

@@ -3,18 +3,18 @@
 #include "ui/widgets/runpanel.h"
 
 #include "ui/process/clusterscan.h"
+#include "ui/process/clustertimeline.h"
 #include "ui/process/resumeprofile.h"
 
-#include "core/optim/forensics.h"
-#include "core/record/record.h"
+#include "core/run/runpolicy.h"
 
 #include "ui/async/activity.h"
 #include "ui/async/continuation.h"
 #include "ui/async/executor.h"
 #include "ui/models/formatting.h"
 #include "ui/models/runcheckpointmodel.h"
-
-#include <qcustomplot.h>
+#include "ui/plots/forensicsplot.h"
+#include "ui/widgets/viewsetup.h"
 
 #include <QComboBox>
 #include <QDir>
@@ -78,66 +78,24 @@ QString counted(size_t n, const QString& one, const QString& many)
     return QStringLiteral("%1 %2").arg(n).arg(n == 1 ? one : many);
 }
 
-/**
- * The optimizer forensics of one checkpoint, reduced for the list. The optimizer state is in the
- * checkpoint's main file (a TrainingRecord, a burnpack epoch opened as its triple), else in burn-train's
- * optim-N beside model-N (then analysed with model-N's parameters). nullopt: cancelled.
- */
-std::optional<RunCheckpointModel::Optimizer> forensicsOf(const RunCheckpoints& run, const RunPoint& p, const Progress& progress)
+/** A checkpoint's optimizer forensics (core/run/runpolicy.h) as the list shows them. */
+RunCheckpointModel::Optimizer optimizerRow(const CheckpointForensics& f)
 {
     RunCheckpointModel::Optimizer out;
-    const std::string mainPath = QDir(qs(run.dir)).filePath(qs(p.file)).toStdString();
-    auto main = openRecord(mainPath);
-    std::shared_ptr<const Record> state;
-    if (main && !(*main)->optimizer.empty())
-        state = *main;
-    else
-        for (const FileIdentity& f : p.files)
-            if (QFileInfo(qs(f.path)).fileName().startsWith(QLatin1String("optim-"))) {
-                auto optim = openRecord(f.path);
-                if (!optim) {
-                    out.error = qs(optim.error().message());
-                    return out;
-                }
-                state = *optim;
-            }
-    if (!state) {
-        out.error = main ? QObject::tr("no optimizer state in this checkpoint") : qs(main.error().message());
-        return out;
-    }
-    ForensicsOptions options;
-    if (main && state != *main)
-        options.model = main->get();
-    auto f = optimizerForensics(*state, options, progress);
-    if (!f) {
-        if (f.error().code == ErrorCode::Cancelled)
-            return std::nullopt;
-        out.error = qs(f.error().message());
-        return out;
-    }
-    out.available = true;
-    out.parameters = f->parameters.size();
-    out.suspects = f->suspects.size();
-    std::vector<std::string_view> flags;
-    for (const ParamForensics& pf : f->parameters) {
-        for (const std::string& flag : pf.flags)
-            if (std::ranges::find(flags, flag) == flags.end())
-                flags.push_back(flag);
-        if (pf.effectiveStep)
-            out.maxStep = std::max(out.maxStep.value_or(0.0), pf.effectiveStep->max);
-        if (pf.mHatRms) {
-            out.maxMomentRms = std::max(out.maxMomentRms.value_or(0.0), *pf.mHatRms);
-            if (pf.paramRms)
-                out.maxMomentRatio = std::max(out.maxMomentRatio.value_or(0.0), *pf.mHatRms / std::max(*pf.paramRms, 1.0));
-        }
-    }
-    std::ranges::stable_sort(flags, [](std::string_view a, std::string_view b) { return flagSeverity(a) > flagSeverity(b); });
-    for (std::string_view flag : flags)
-        out.flags << qs(std::string(flag));
-    if (!flags.empty())
+    out.available = f.available;
+    if (!f.error.empty())
+        out.error = qs(f.error);
+    out.parameters = f.parameters;
+    out.suspects = f.suspects;
+    for (const std::string& flag : f.flags)
+        out.flags << qs(flag);
+    if (!out.flags.isEmpty())
         out.worstFlag = out.flags.front();
-    if (!f->suspects.empty())
-        out.worstParam = qs(f->parameters[f->suspects.front()].path);
+    if (!f.worstParam.empty())
+        out.worstParam = qs(f.worstParam);
+    out.maxStep = f.maxStep;
+    out.maxMomentRms = f.maxMomentRms;
+    out.maxMomentRatio = f.maxMomentRatio;
     return out;
 }
 
@@ -162,12 +120,12 @@ RunPanel::RunPanel(QWidget* parent)
     , m_predicate(new QLineEdit(this))
     , m_bisect(new QPushButton(tr("Find first bad checkpoint"), this))
     , m_clusterButton(new QPushButton(tr("Scan on cluster…"), this))
-    , m_cluster(new ClusterScan(this))
+    , m_cluster(new ClusterTimeline(this))
     , m_bisectStatus(new QLabel(this))
     , m_model(new RunCheckpointModel(this))
     , m_view(new QTableView(this))
     , m_heatmap(new TimelineHeatmap(this))
-    , m_optimizerPlot(new QCustomPlot(this))
+    , m_optimizerPlot(new RunForensicsPlot(this))
     , m_watcher(new QFileSystemWatcher(this))
     , m_debounce(new QTimer(this))
     , m_poll(new QTimer(this))
@@ -180,7 +138,15 @@ RunPanel::RunPanel(QWidget* parent)
     m_bisectStatus->setTextFormat(Qt::RichText);
     m_bisectStatus->setObjectName(QStringLiteral("bisectStatus"));
     m_bisectStatus->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    setupControls();
+    setupCluster();
+    setupList();
+    setupLayout();
+    setupLive();
+}
 
+void RunPanel::setupControls()
+{
     m_metric->addItem(TimelineHeatmap::metricName(TimelineHeatmap::Metric::L2), int(TimelineHeatmap::Metric::L2));
     m_metric->addItem(TimelineHeatmap::metricName(TimelineHeatmap::Metric::UpdateRatio), int(TimelineHeatmap::Metric::UpdateRatio));
     m_metric->addItem(TimelineHeatmap::metricName(TimelineHeatmap::Metric::MaxAbs), int(TimelineHeatmap::Metric::MaxAbs));
@@ -196,25 +162,31 @@ RunPanel::RunPanel(QWidget* parent)
     connect(m_predicate, &QLineEdit::returnPressed, this, &RunPanel::findFirstBad);
     connect(m_bisect, &QPushButton::clicked, this, &RunPanel::findFirstBad);
     m_bisect->setEnabled(false);
+}
+
+void RunPanel::setupCluster()
+{
     m_clusterButton->setToolTip(tr("Compute the timeline on a Slurm cluster, next to the data: one array task per share of the run "
                                    "(ckpt timeline --slurm with one of the Slurm resume profiles); the heatmap fills as the shares come in"));
     m_clusterButton->setEnabled(false);
     connect(m_clusterButton, &QPushButton::clicked, this, &RunPanel::scanOnCluster);
-    connect(m_cluster, &ClusterScan::progress, this, [this](const QString& line) { Q_EMIT message(tr("Cluster scan: %1").arg(line), false); });
-    connect(m_cluster, &ClusterScan::partialsArrived, this, [this](const QStringList& partials) {
-        if (!partials.isEmpty())
-            mergeClusterPartials(partials, false);
-    });
-    connect(m_cluster, &ClusterScan::finished, this, [this](bool ok, const QString& error) {
+    connect(m_cluster, &ClusterTimeline::progress, this, [this](const QString& line) { Q_EMIT message(tr("Cluster scan: %1").arg(line), false); });
+    connect(m_cluster, &ClusterTimeline::scanEnded, this, [this](bool ok, const QString& error) {
         m_clusterButton->setText(tr("Scan on cluster…"));
         if (!ok) {
             Q_EMIT message(tr("Cluster scan failed: %1").arg(error), true);
             Q_EMIT clusterScanFinished(false, error);
-            return;
         }
-        mergeClusterPartials(m_cluster->partials(), true);
     });
+    connect(m_cluster, &ClusterTimeline::mergeFailed, this, [this](const QString& error) {
+        Q_EMIT message(tr("Cluster scan: %1").arg(error), true);
+        Q_EMIT clusterScanFinished(false, error);
+    });
+    connect(m_cluster, &ClusterTimeline::merged, this, &RunPanel::showClusterTimeline);
+}
 
+void RunPanel::setupList()
+{
     m_view->setModel(m_model);
     m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_view->setSelectionMode(QAbstractItemView::SingleSelection);
@@ -237,7 +209,11 @@ RunPanel::RunPanel(QWidget* parent)
     });
     connect(m_heatmap, &TimelineHeatmap::cellClicked, this, &RunPanel::cellClicked);
     m_heatmap->setMinimumSize(360, 260);
+    m_optimizerPlot->showCheckpoints(*m_model);
+}
 
+void RunPanel::setupLayout()
+{
     auto* controls = new QHBoxLayout;
     controls->addWidget(new QLabel(tr("Colour:"), this));
     controls->addWidget(m_metric);
@@ -246,54 +222,10 @@ RunPanel::RunPanel(QWidget* parent)
     controls->addWidget(m_predicate);
     controls->addWidget(m_bisect);
     controls->addWidget(m_clusterButton);
-    // the optimizer forensics per checkpoint, under the list (log scale: both figures span decades)
-    m_optimizerPlot->setObjectName(QStringLiteral("optimizerPlot"));
-    m_optimizerPlot->setMinimumHeight(150);
-    m_optimizerPlot->setToolTip(tr("Optimizer forensics per checkpoint: the largest first-moment RMS against its parameter's "
-                                   "(exploded_moments at 1e3) and the largest Adam effective step |m̂|/(√v̂+ε)"));
-    for (QCPAxis* axis : {m_optimizerPlot->yAxis}) {
-        axis->setScaleType(QCPAxis::stLogarithmic);
-        axis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
-        axis->setNumberFormat(QStringLiteral("eb"));
-        axis->setNumberPrecision(0);
-    }
-    m_optimizerPlot->yAxis->setLabel(tr("optimizer"));
-    QFont small = font();
-    small.setPointSizeF(small.pointSizeF() * 0.85);
-    for (QCPAxis* axis : {m_optimizerPlot->xAxis, m_optimizerPlot->yAxis}) {
-        axis->setLabelFont(small);
-        axis->setTickLabelFont(small);
-    }
-    auto* ratio = m_optimizerPlot->addGraph();
-    ratio->setName(tr("first moment / parameter, RMS (largest)")); // no m̂ here: the combining hat is lost in many UI fonts
-    ratio->setPen(QPen(QColor(31, 119, 180), 1.5));
-    ratio->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 4));
-    auto* step = m_optimizerPlot->addGraph();
-    step->setName(tr("effective step (largest)"));
-    step->setPen(QPen(QColor(255, 127, 14), 1.5));
-    step->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 4));
-    auto* threshold = new QCPItemStraightLine(m_optimizerPlot);
-    threshold->point1->setCoords(0, kExplodedMomentRatio);
-    threshold->point2->setCoords(1, kExplodedMomentRatio);
-    threshold->setPen(QPen(QColor(200, 0, 0), 1, Qt::DashLine));
-    m_optimizerPlot->legend->setVisible(true);
-    m_optimizerPlot->legend->setFont(small);
-    m_optimizerPlot->legend->setRowSpacing(0);
-    m_optimizerPlot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
-    m_optimizerPlot->setNoAntialiasingOnDrag(true);
-    updateOptimizerPlot();
-    auto* left = new QSplitter(Qt::Vertical, this);
-    left->addWidget(m_view);
-    left->addWidget(m_optimizerPlot);
-    left->setStretchFactor(0, 1);
-    left->setStretchFactor(1, 0);
-    left->setSizes({400, 180});
-    auto* split = new QSplitter(Qt::Horizontal, this);
-    split->addWidget(left);
-    split->addWidget(m_heatmap);
-    split->setStretchFactor(0, 0);
-    split->setStretchFactor(1, 1);
-    split->setSizes({600, 700}); // every column of the list, the optimizer's flags included
+    // the list with the optimizer forensics per checkpoint under it, beside the heatmap
+    auto* left = makeSplitter(Qt::Vertical, this, {{m_view, 1, 400}, {m_optimizerPlot, 0, 180}});
+    // every column of the list, the optimizer's flags included
+    auto* split = makeSplitter(Qt::Horizontal, this, {{left, 0, 600}, {m_heatmap, 1, 700}});
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
     layout->addWidget(m_summary);
@@ -301,7 +233,10 @@ RunPanel::RunPanel(QWidget* parent)
     layout->addWidget(m_bisectStatus);
     layout->addWidget(split, 1);
     m_bisectStatus->hide();
+}
 
+void RunPanel::setupLive()
+{
     // live: a change in a watched folder is re-listed once the writer paused (debounce)
     m_debounce->setSingleShot(true);
     m_debounce->setInterval(DebounceMs);
@@ -353,9 +288,19 @@ QStringList RunPanel::watchedPaths() const
     return m_watcher->directories();
 }
 
+QCustomPlot* RunPanel::optimizerPlot() const
+{
+    return m_optimizerPlot;
+}
+
+ClusterScan* RunPanel::clusterScan() const
+{
+    return m_cluster->scan();
+}
+
 bool RunPanel::isBusy() const
 {
-    return m_listing || m_computing || m_bisecting || m_forensicsRunning || m_clusterMerging || m_poll->isActive() || m_debounce->isActive()
+    return m_listing || m_computing || m_bisecting || m_forensicsRunning || m_cluster->isMerging() || m_poll->isActive() || m_debounce->isActive()
         || m_refresh->isActive();
 }
 
@@ -392,7 +337,7 @@ void RunPanel::clear()
     if (const QStringList watched = m_watcher->directories(); !watched.isEmpty())
         m_watcher->removePaths(watched);
     m_model->clear();
-    updateOptimizerPlot();
+    m_optimizerPlot->showCheckpoints(*m_model);
     m_heatmap->setRun({});
     m_heatmap->clearTimeline();
     m_heatmap->setFirstBad(std::nullopt);
@@ -400,7 +345,7 @@ void RunPanel::clear()
     m_bisectStatus->hide();
     m_bisect->setEnabled(false);
     m_clusterButton->setEnabled(false);
-    ++m_clusterGeneration;
+    m_cluster->setRun(nullptr);
     m_cluster->cancel();
 }
 
@@ -480,6 +425,7 @@ void RunPanel::onListed(Result<RunCheckpoints> listed, bool live)
         const Signature signature = signatureOf(*listed);
         const bool firstRun = !m_run;
         m_run = std::make_shared<const RunCheckpoints>(std::move(*listed));
+        m_cluster->setRun(m_run);
         m_model->setPoints(m_run->points);
         m_heatmap->setRun(*m_run);
         m_bisect->setEnabled(true);
@@ -646,47 +592,6 @@ void RunPanel::onTimeline(quint64 generation, std::shared_ptr<Result<Timeline>> 
     checkIdle();
 }
 
-void RunPanel::updateOptimizerPlot()
-{
-    QVector<double> xs, ratios, steps, xsStep;
-    double top = 10, bottom = 0.1;
-    QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
-    const int n = m_model->rowCount();
-    const int every = std::max(1, n / 8); // at most ~8 labels
-    for (int row = 0; row < n; ++row) {
-        if (row % every == 0) {
-            const RunPoint& p = m_model->point(row);
-            ticker->addTick(row, p.step ? QString::number(*p.step) : p.epoch ? QString::number(*p.epoch) : QString::number(row));
-        }
-        const RunCheckpointModel::Optimizer* o = m_model->optimizerOf(row);
-        if (!o || !o->available)
-            continue;
-        if (o->maxMomentRatio && *o->maxMomentRatio > 0) {
-            xs << row;
-            ratios << *o->maxMomentRatio;
-            top = std::max(top, *o->maxMomentRatio);
-            bottom = std::min(bottom, *o->maxMomentRatio);
-        }
-        if (o->maxStep && *o->maxStep > 0) {
-            xsStep << row;
-            steps << *o->maxStep;
-            top = std::max(top, *o->maxStep);
-            bottom = std::min(bottom, *o->maxStep);
-        }
-    }
-    m_optimizerPlot->graph(0)->setData(xs, ratios, true);
-    m_optimizerPlot->graph(1)->setData(xsStep, steps, true);
-    m_optimizerPlot->xAxis->setTicker(ticker);
-    bool epochs = n > 0;
-    for (int row = 0; row < n && epochs; ++row)
-        epochs = !m_model->point(row).step && m_model->point(row).epoch;
-    m_optimizerPlot->xAxis->setLabel(epochs ? tr("checkpoint (by epoch)") : tr("checkpoint (by step)"));
-    m_optimizerPlot->xAxis->setRange(-0.5, std::max(n, 1) - 0.5);
-    // the threshold stays in view: the healthy figures sit decades under it
-    m_optimizerPlot->yAxis->setRange(std::max(bottom / 3, 1e-6), std::max(top * 3, kExplodedMomentRatio * 10));
-    m_optimizerPlot->replot(QCustomPlot::rpQueuedReplot);
-}
-
 void RunPanel::startForensics()
 {
     if (!m_run)
@@ -715,21 +620,21 @@ void RunPanel::startForensics()
                 complete = false;
                 break;
             }
-            std::optional<RunCheckpointModel::Optimizer> o = forensicsOf(*run, p, progress);
+            const std::optional<CheckpointForensics> f = checkpointForensics(*run, p, progress);
             activity.tick();
-            if (!o) {
+            if (!f) {
                 complete = false;
                 break;
             }
             // one checkpoint's summary at a time: the column fills as the job goes
             QMetaObject::invokeMethod(
                 QCoreApplication::instance(),
-                [guard, generation, file = p.file, files = p.files, o = std::move(*o)] {
+                [guard, generation, file = p.file, files = p.files, o = optimizerRow(*f)] {
                     if (guard && generation == guard->m_forensicsGeneration) {
                         guard->m_model->setOptimizer(file, o);
                         guard->m_forensicsDone[file] = files;
                         guard->updateSummary();
-                        guard->updateOptimizerPlot();
+                        guard->m_optimizerPlot->showCheckpoints(*guard->m_model);
                     }
                 },
                 Qt::QueuedConnection);
@@ -880,27 +785,13 @@ void RunPanel::selectCheckpoint(size_t index)
     m_view->scrollTo(i);
 }
 
-QString RunPanel::fileFor(const RunPoint& p, TensorRole role) const
-{
-    // a burn-train epoch is three files: an optimizer state is in optim-N, everything else in model-N
-    if (role == TensorRole::Optimizer)
-        for (const FileIdentity& f : p.files)
-            if (QFileInfo(qs(f.path)).fileName().startsWith(QLatin1String("optim-")))
-                return qs(f.path);
-    return QDir(m_dir).filePath(qs(p.file));
-}
-
 void RunPanel::openRow(int row)
 {
     if (!m_run || row < 0 || size_t(row) >= m_run->points.size())
         return;
-    const RunPoint& p = m_run->points[size_t(row)];
     QStringList files;
-    for (const FileIdentity& f : p.files)
-        if (!qs(f.path).endsWith(QLatin1String(".car"))) // a GradientCheckpoint's CAR is opened with its JSON
-            files << qs(f.path);
-    if (files.isEmpty())
-        files << QDir(m_dir).filePath(qs(p.file));
+    for (const std::string& f : filesToOpen(*m_run, m_run->points[size_t(row)]))
+        files << qs(f);
     Q_EMIT openCheckpointRequested(files);
 }
 
@@ -923,7 +814,8 @@ void RunPanel::cellClicked(size_t series, size_t checkpoint)
         Q_EMIT message(tr("%1 is the run's first readable checkpoint: there is nothing before it to compare with.").arg(pointName(checkpoint)), false);
         return;
     }
-    Q_EMIT diffRequested(fileFor(m_run->points[*previous], s.role), fileFor(m_run->points[checkpoint], s.role), qs(s.path));
+    Q_EMIT diffRequested(qs(fileOfRole(*m_run, m_run->points[*previous], s.role)), qs(fileOfRole(*m_run, m_run->points[checkpoint], s.role)),
+        qs(s.path));
 }
 
 void RunPanel::findFirstBad()
@@ -1019,7 +911,7 @@ void RunPanel::showBisect(quint64 generation, std::shared_ptr<const Result<Bisec
 void RunPanel::scanOnCluster()
 {
     if (m_cluster->isRunning()) { // the button reads "Cancel cluster scan" meanwhile
-        m_cluster->cancel();
+        m_cluster->scan()->cancel(); // what merged so far stays shown
         return;
     }
     QSettings settings;
@@ -1045,57 +937,26 @@ void RunPanel::scanOnCluster()
 
 bool RunPanel::startClusterScan(const QString& profile, int tasks)
 {
-    if (!m_run || m_cluster->isRunning())
-        return false;
-    ++m_clusterGeneration;
-    if (!m_cluster->start({m_dir, profile, tasks}))
+    if (!m_run || !m_cluster->start(m_dir, profile, tasks))
         return false;
     m_clusterButton->setText(tr("Cancel cluster scan"));
-    Q_EMIT message(tr("Cluster scan of %1 submitted through \"%2\"; work directory %3").arg(m_dir, profile, m_cluster->workDirectory()), false);
+    Q_EMIT message(tr("Cluster scan of %1 submitted through \"%2\"; work directory %3").arg(m_dir, profile, clusterScan()->workDirectory()), false);
     return true;
 }
 
-void RunPanel::mergeClusterPartials(const QStringList& partials, bool complete)
+void RunPanel::showClusterTimeline(std::shared_ptr<const Timeline> timeline, bool complete, int shares)
 {
-    if (!m_run)
-        return;
-    const quint64 generation = m_clusterGeneration;
-    auto run = m_run;
-    std::vector<std::string> files;
-    for (const QString& f : partials)
-        files.push_back(f.toStdString());
-    m_clusterMerging = true;
-    auto future = runInBackground([run, files, complete] {
-        markBackgroundThread();
-        TimelineOptions options;
-        options.partialsSoFar = !complete;
-        options.useCache = complete; // the complete merge fills the cache: the next scan of the run reads nothing
-        return std::make_shared<Result<Timeline>>(mergeTimelinePartials(*run, files, options));
-    });
-    whenReady(future, this, [this, generation, complete, shares = int(partials.size())](std::shared_ptr<Result<Timeline>> result) {
-        m_clusterMerging = false;
-        if (generation != m_clusterGeneration)
-            return;
-        if (!*result) {
-            // so far, a partial still being renamed into place may not read yet: the next poll retries
-            if (complete) {
-                Q_EMIT message(tr("Cluster scan: %1").arg(qs(result->error().message())), true);
-                Q_EMIT clusterScanFinished(false, qs(result->error().message()));
-            }
-            return;
-        }
-        m_timeline = std::make_shared<const Timeline>(std::move(**result));
-        m_timelineFromCluster = true;
-        showTimeline(*m_timeline);
-        updateSummary();
-        if (complete) {
-            Q_EMIT timelineUpdated();
-            Q_EMIT clusterScanFinished(true, {});
-        } else {
-            Q_EMIT clusterScanUpdated(shares);
-        }
-        checkIdle();
-    });
+    m_timeline = std::move(timeline);
+    m_timelineFromCluster = true;
+    showTimeline(*m_timeline);
+    updateSummary();
+    if (complete) {
+        Q_EMIT timelineUpdated();
+        Q_EMIT clusterScanFinished(true, {});
+    } else {
+        Q_EMIT clusterScanUpdated(shares);
+    }
+    checkIdle();
 }
 
 } // namespace ckpt::ui

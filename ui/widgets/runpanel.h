@@ -27,8 +27,9 @@ class QTimer;
 namespace ckpt::ui {
 
 class ClusterScan;
-
+class ClusterTimeline;
 class RunCheckpointModel;
+class RunForensicsPlot;
 
 /**
  * The Run panel (issue 30 item 6): a run directory followed across its checkpoints.
@@ -85,13 +86,13 @@ public:
     QTableView* checkpointView() const { return m_view; }
     TimelineHeatmap* heatmap() const { return m_heatmap; }
     /** Per checkpoint (x: its index): graph 0 the largest m̂ RMS / max(‖w‖ RMS, 1), graph 1 the largest effective step. */
-    QCustomPlot* optimizerPlot() const { return m_optimizerPlot; }
+    QCustomPlot* optimizerPlot() const;
     QComboBox* metricBox() const { return m_metric; }
     QLineEdit* predicateEdit() const { return m_predicate; }
     QPushButton* bisectButton() const { return m_bisect; }
     /** "Scan on cluster…": the timeline computed by a Slurm array (ckpt timeline --slurm), shown as the partials arrive. */
     QPushButton* clusterButton() const { return m_clusterButton; }
-    ClusterScan* clusterScan() const { return m_cluster; }
+    ClusterScan* clusterScan() const;
     /** Starts the cluster scan with the Slurm resume profile \a profile and \a tasks shares (0: ckpt's default); false if it cannot. */
     bool startClusterScan(const QString& profile, int tasks);
     /** Asks for the Slurm profile and the number of shares, then starts the scan. */
@@ -131,6 +132,11 @@ Q_SIGNALS:
     void message(const QString& text, bool error);
 
 private:
+    void setupControls();
+    void setupCluster();
+    void setupList();
+    void setupLayout();
+    void setupLive();
     using Signature = std::vector<FileIdentity>;
     static Signature signatureOf(const RunCheckpoints& run);
     void startListing(bool live);
@@ -147,29 +153,25 @@ private:
     void showBisect(quint64 generation, std::shared_ptr<const Result<BisectResult>> result);
     QString pointName(size_t index) const;
     QString shortWhere(size_t index) const; ///< "step 800", "epoch 3"
-    QString fileFor(const RunPoint& p, TensorRole role) const;
     const Timeline* shownTimeline() const;
     void checkIdle();
     void cancelJobs();
     void startForensics();
-    void updateOptimizerPlot();
-    /** Merges the cluster scan's partials (so far, or all of them at the end, into the cache) in the background and shows them. */
-    void mergeClusterPartials(const QStringList& partials, bool complete);
+    /** Shows the timeline merged from the cluster scan's partials (so far, or all of them at the end). */
+    void showClusterTimeline(std::shared_ptr<const Timeline> timeline, bool complete, int shares);
 
     QLabel* m_summary;
     QComboBox* m_metric;
     QLineEdit* m_predicate;
     QPushButton* m_bisect;
     QPushButton* m_clusterButton;
-    ClusterScan* m_cluster;
-    quint64 m_clusterGeneration = 0;
-    bool m_clusterMerging = false;
+    ClusterTimeline* m_cluster;
     bool m_timelineFromCluster = false; ///< the shown timeline is a merge of the cluster scan's partials
     QLabel* m_bisectStatus;
     RunCheckpointModel* m_model;
     QTableView* m_view;
     TimelineHeatmap* m_heatmap;
-    QCustomPlot* m_optimizerPlot;
+    RunForensicsPlot* m_optimizerPlot;
     QFileSystemWatcher* m_watcher;
     QTimer* m_debounce;
     QTimer* m_poll;

@@ -7,6 +7,7 @@
 #include <QHeaderView>
 #include <QLineEdit>
 #include <QSortFilterProxyModel>
+#include <QSplitter>
 #include <QTableView>
 #include <QTreeView>
 
@@ -40,6 +41,26 @@ void setupTreeView(QAbstractItemView* view, QAbstractItemModel* model, QSortFilt
             proxy->setFilterFixedString(text);
         });
     }
+}
+
+QSplitter* fillSplitter(QSplitter* split, std::initializer_list<SplitPane> panes)
+{
+    QList<int> sizes;
+    bool sized = false;
+    for (const SplitPane& pane : panes) {
+        split->addWidget(pane.widget);
+        split->setStretchFactor(split->count() - 1, pane.stretch);
+        sizes << pane.size;
+        sized = sized || pane.size > 0;
+    }
+    if (sized)
+        split->setSizes(sizes);
+    return split;
+}
+
+QSplitter* makeSplitter(Qt::Orientation orientation, QWidget* parent, std::initializer_list<SplitPane> panes)
+{
+    return fillSplitter(new QSplitter(orientation, parent), panes);
 }
 
 } // namespace ckpt::ui

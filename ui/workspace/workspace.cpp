@@ -2,10 +2,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/workspace/workspace.h"
 
-#include "core/pack/burnpackrecord.h"
-
 #include "core/edit/edit.h"
 #include "core/open/openfile.h"
+#include "core/run/runpolicy.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -123,42 +122,7 @@ int Workspace::schedulerRecord() const
     return -1;
 }
 
-QStringList recordFilesOf(const RunDirectory& run)
-{
-    QStringList files;
-    // a ckpt-train TrainingRecord holds everything; burn-train splits model/optim/scheduler
-    if (auto rec = run.latest("record")) {
-        files << QString::fromStdString(rec->path);
-        return files;
-    }
-    // burn-train 0.22's triple opens as one record through its model file (OpenOptions::burnpackTriple)
-    if (auto model = run.latest("model"); model && burnpackTripleOf(model->path)) {
-        files << QString::fromStdString(model->path);
-        return files;
-    }
-    for (const char* kind : {"model", "optim", "scheduler"})
-        if (auto c = run.latest(kind))
-            files << QString::fromStdString(c->path);
-    return files;
-}
-
 namespace {
-
-/** The newest DIR/graph/step-N.json of a ckpt-train run. */
-QString newestGraphOf(const QString& runDir)
-{
-    const QDir dir(QDir(runDir).filePath(QStringLiteral("graph")));
-    QString best;
-    qlonglong bestStep = -1;
-    for (const QString& name : dir.entryList({QStringLiteral("step-*.json")}, QDir::Files)) {
-        const qlonglong step = name.mid(5, name.size() - 10).toLongLong();
-        if (step > bestStep) {
-            bestStep = step;
-            best = dir.filePath(name);
-        }
-    }
-    return best;
-}
 
 /**
  * The checkpoint's fields (graph, step, loss CID, optimizer state blobs, timestamp) as a tape in the
@@ -201,12 +165,13 @@ Workspace loadWorkspace(const QStringList& inputs, const Progress& progress, boo
                 ws.warnings << loss.warnings;
                 ws.loss = std::move(loss);
             }
-            const QStringList found = recordFilesOf(*run);
-            if (found.isEmpty() && !ws.loss)
+            const std::vector<std::string> found = filesToOpen(*run);
+            if (found.empty() && !ws.loss)
                 ws.errors << input + QStringLiteral(": no records (checkpoint/model-N.*, record-STEP.*) and no metric logs found");
-            files << found;
-            if (const QString g = newestGraphOf(input); !g.isEmpty())
-                files << g;
+            for (const std::string& f : found)
+                files << QString::fromStdString(f);
+            if (const auto g = newestGraphOf(input.toStdString()))
+                files << QString::fromStdString(*g);
         } else {
             files << input;
         }

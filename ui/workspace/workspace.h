@@ -52,12 +52,6 @@ struct Workspace {
 };
 
 /**
- * Records a run directory stands for: the newest `checkpoint/record-STEP.*` of ckpt-train, else the
- * newest `checkpoint/{model,optim,scheduler}-N.*` of burn-train.
- */
-QStringList recordFilesOf(const RunDirectory& run);
-
-/**
  * Opens every input (synchronously; the UI runs this in a worker). Errors are collected, not fatal.
  * \a lenient ("Open Damaged File…"): records the typed decoders reject are still shown, partial,
  * with the reason as a warning.
