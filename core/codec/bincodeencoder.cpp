@@ -1,0 +1,355 @@
+// SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
+// SPDX-License-Identifier: GPL-3.0-or-later
+// writeBincode: a tape encoded as the schema's type, the inverse of the decoder.
+#include "core/codec/bincode.h"
+
+#include "core/codec/bincodewire.h"
+
+#include <bit>
+#include <charconv>
+#include <limits>
+
+namespace ckpt {
+
+using namespace bincode_detail;
+
+namespace {
+
+void putVarint(Sink& out, uint64_t v)
+{
+    uint8_t buf[9];
+    size_t n = 0;
+    if (v < kU16Marker) {
+        buf[n++] = static_cast<uint8_t>(v);
+    } else {
+        const size_t width = v <= 0xffff ? 2 : v <= 0xffffffffu ? 4 : 8;
+        buf[n++] = width == 2 ? kU16Marker : width == 4 ? kU32Marker : kU64Marker;
+        for (size_t k = 0; k < width; ++k)
+            buf[n++] = static_cast<uint8_t>(v >> (8 * k));
+    }
+    out.put(std::span<const uint8_t>(buf, n));
+}
+
+class Encoder {
+public:
+    Encoder(const Tape& t, const BincodeSchema& s, Sink& out)
+        : m_t(t)
+        , m_s(s)
+        , m_out(out)
+    {
+    }
+
+    Result<void> value(uint32_t si, uint32_t ti, const PathLink* path)
+    {
+        const SchemaNode& sn = m_s.nodes[si];
+        const Node& tn = m_t[ti];
+        switch (sn.kind) {
+        case SchemaKind::Bool:
+            if (tn.kind != Kind::Bool)
+                return mismatch("a bool", ti, path);
+            m_out.put(static_cast<uint8_t>(tn.payload ? 1 : 0));
+            return {};
+        case SchemaKind::U8:
+        case SchemaKind::U16:
+        case SchemaKind::U32:
+        case SchemaKind::U64:
+        case SchemaKind::Usize: {
+            auto v = m_t.asU64(ti);
+            if (!v && m_inKey && tn.kind == Kind::Str)
+                v = keyNumber<uint64_t>(ti);
+            if (!v)
+                return mismatch(std::string("an unsigned integer (") + schemaKindName(sn.kind) + ")", ti, path);
+            const uint64_t max = sn.kind == SchemaKind::U8 ? 0xff : sn.kind == SchemaKind::U16 ? 0xffff : sn.kind == SchemaKind::U32 ? 0xffffffffu : ~uint64_t(0);
+            if (*v > max)
+                return error(ErrorCode::Invalid, std::to_string(*v) + " does not fit in a " + schemaKindName(sn.kind), ti, path);
+            if (sn.kind == SchemaKind::U8)
+                m_out.put(static_cast<uint8_t>(*v));
+            else
+                putVarint(m_out, *v);
+            return {};
+        }
+        case SchemaKind::I8:
+        case SchemaKind::I16:
+        case SchemaKind::I32:
+        case SchemaKind::I64: {
+            int64_t x;
+            if (tn.kind == Kind::Int || (tn.kind == Kind::UInt && tn.payload <= uint64_t(std::numeric_limits<int64_t>::max())))
+                x = static_cast<int64_t>(tn.payload);
+            else if (auto k = m_inKey && tn.kind == Kind::Str ? keyNumber<int64_t>(ti) : std::nullopt)
+                x = *k;
+            else
+                return mismatch(std::string("a signed integer (") + schemaKindName(sn.kind) + ")", ti, path);
+            const int64_t lim = sn.kind == SchemaKind::I8 ? 0x7f : sn.kind == SchemaKind::I16 ? 0x7fff : sn.kind == SchemaKind::I32 ? 0x7fffffff : std::numeric_limits<int64_t>::max();
+            if (x > lim || x < -lim - 1)
+                return error(ErrorCode::Invalid, std::to_string(x) + " does not fit in an " + schemaKindName(sn.kind), ti, path);
+            if (sn.kind == SchemaKind::I8)
+                m_out.put(static_cast<uint8_t>(static_cast<int8_t>(x)));
+            else
+                putVarint(m_out, (static_cast<uint64_t>(x) << 1) ^ static_cast<uint64_t>(x >> 63));
+            return {};
+        }
+        case SchemaKind::F32: {
+            float f;
+            if (tn.kind == Kind::F32)
+                f = m_t.f32(ti);
+            else if (tn.kind == Kind::F64)
+                f = static_cast<float>(m_t.f64(ti)); // JSON records carry every float as f64
+            else
+                return mismatch("an f32", ti, path);
+            uint32_t bits = std::bit_cast<uint32_t>(f);
+            uint8_t b[4];
+            for (int k = 0; k < 4; ++k)
+                b[k] = static_cast<uint8_t>(bits >> (8 * k));
+            m_out.put(std::span<const uint8_t>(b, 4));
+            return {};
+        }
+        case SchemaKind::F64: {
+            if (tn.kind != Kind::F64 && tn.kind != Kind::F32)
+                return mismatch("an f64", ti, path);
+            const uint64_t bits = std::bit_cast<uint64_t>(m_t.f64(ti));
+            uint8_t b[8];
+            for (int k = 0; k < 8; ++k)
+                b[k] = static_cast<uint8_t>(bits >> (8 * k));
+            m_out.put(std::span<const uint8_t>(b, 8));
+            return {};
+        }
+        case SchemaKind::Str:
+            if (tn.kind != Kind::Str)
+                return mismatch("a string", ti, path);
+            putVarint(m_out, tn.count);
+            m_out.put(m_t.bin(ti));
+            return {};
+        case SchemaKind::Bytes:
+            if (tn.kind == Kind::Bin) {
+                putVarint(m_out, tn.count);
+                m_out.put(m_t.bin(ti));
+                return {};
+            }
+            if (tn.kind == Kind::Array) { // serde_bytes also reads a sequence of u8 (JSON integer arrays)
+                putVarint(m_out, tn.count);
+                Result<void> r;
+                uint64_t k = 0;
+                m_t.forEachChild(ti, [&](uint32_t c) {
+                    const auto v = m_t.asU64(c);
+                    if (r && (!v || *v > 255)) {
+                        PathLink ep{path, PathLink::Index, {}, k};
+                        r = mismatch("a byte 0..255", c, &ep);
+                    }
+                    if (r)
+                        m_out.put(static_cast<uint8_t>(*v));
+                    ++k;
+                });
+                return r;
+            }
+            return mismatch("bytes", ti, path);
+        case SchemaKind::Unit:
+            if (tn.kind != Kind::Nil && !(tn.kind == Kind::Array && tn.count == 0))
+                return mismatch("() (nil)", ti, path);
+            return {};
+        case SchemaKind::UnitStruct:
+            if (tn.kind != Kind::Nil && !(tn.kind == Kind::Array && tn.count == 0))
+                return mismatch("a unit struct (empty array or nil)", ti, path);
+            return {};
+        case SchemaKind::Empty:
+            // EmptyRecord/ConstantRecord serialize as None whatever was recorded (Burn ignores the value).
+            m_out.put(uint8_t(0));
+            return {};
+        case SchemaKind::Option:
+            if (tn.kind == Kind::Nil) {
+                if (sn.maybeBare && sn.preferAlternative && m_s.nodes[sn.elements[0]].kind == SchemaKind::Empty)
+                    return value(sn.elements[0], ti, path);
+                m_out.put(uint8_t(0));
+                return {};
+            }
+            if (!(sn.maybeBare && sn.preferAlternative))
+                m_out.put(uint8_t(1));
+            return value(sn.elements[0], ti, path);
+        case SchemaKind::Either: {
+            // Unsettled (nothing was decoded with it): the first reading that takes this value.
+            Sink trial;
+            Encoder first(m_t, m_s, trial);
+            first.m_inKey = m_inKey;
+            if (first.value(sn.elements[0], ti, path)) {
+                m_out.put(std::span<const uint8_t>(trial.buffer()));
+                return {};
+            }
+            return value(sn.elements[1], ti, path);
+        }
+        case SchemaKind::Seq:
+        case SchemaKind::Tuple: {
+            if (tn.kind != Kind::Array)
+                return mismatch("an array", ti, path);
+            const bool tuple = sn.kind == SchemaKind::Tuple || (sn.maybeTuple && sn.preferAlternative);
+            if (tuple) {
+                const uint64_t arity = sn.kind == SchemaKind::Tuple ? sn.elements.size() : sn.tupleArity;
+                if (tn.count != arity)
+                    return error(ErrorCode::Invalid, "expected a tuple of " + std::to_string(arity) + ", found an array of " + std::to_string(tn.count), ti, path);
+            } else {
+                putVarint(m_out, tn.count);
+            }
+            Result<void> r;
+            uint64_t k = 0;
+            m_t.forEachChild(ti, [&](uint32_t c) {
+                if (!r)
+                    return;
+                PathLink ep{path, PathLink::Index, {}, k};
+                r = value(sn.kind == SchemaKind::Tuple ? sn.elements[k] : sn.elements[0], c, &ep);
+                ++k;
+            });
+            return r;
+        }
+        case SchemaKind::Map: {
+            if (tn.kind != Kind::Map)
+                return mismatch("a map", ti, path);
+            putVarint(m_out, tn.count);
+            Result<void> r;
+            uint64_t k = 0;
+            m_t.forEachEntry(ti, [&](uint32_t key, uint32_t val) {
+                if (!r)
+                    return;
+                PathLink kp{path, PathLink::Index, {}, k++};
+                m_inKey = true;
+                r = value(sn.elements[0], key, &kp);
+                m_inKey = false;
+                if (!r)
+                    return;
+                PathLink vp{path, PathLink::TapeKey, {}, key};
+                r = value(sn.elements[1], val, &vp);
+            });
+            return r;
+        }
+        case SchemaKind::Struct: {
+            if (tn.kind != Kind::Map)
+                return mismatch("a struct (map)" + (sn.name.empty() ? std::string() : " " + sn.name), ti, path);
+            for (const auto& f : sn.fields) {
+                PathLink fp{path, PathLink::Key, f.name, 0};
+                const auto v = m_t.find(ti, f.name);
+                if (!v) {
+                    const SchemaKind fk = m_s.nodes[f.type].kind;
+                    if (fk == SchemaKind::Option || fk == SchemaKind::Empty || fk == SchemaKind::Unit || fk == SchemaKind::UnitStruct) {
+                        // MessagePack/JSON loaders take a missing Option as None; mirror that.
+                        if (fk == SchemaKind::Option || fk == SchemaKind::Empty)
+                            m_out.put(uint8_t(0));
+                        continue;
+                    }
+                    return error(ErrorCode::Invalid, "missing field '" + f.name + "'", ti, path);
+                }
+                if (auto r = value(f.type, *v, &fp); !r)
+                    return r;
+            }
+            return {};
+        }
+        case SchemaKind::Enum: {
+            std::string_view name;
+            std::optional<uint32_t> payload;
+            if (tn.kind == Kind::Str) {
+                name = m_t.str(ti);
+            } else if (tn.kind == Kind::Map && tn.count == 1 && m_t.isStr(ti + 1)) {
+                name = m_t.str(ti + 1);
+                payload = m_t[ti + 1].end;
+            } else {
+                return mismatch("an enum variant (name or {name: value})", ti, path);
+            }
+            for (uint32_t k = 0; k < sn.variants.size(); ++k) {
+                const SchemaVariant& v = sn.variants[k];
+                if (v.name != name)
+                    continue;
+                if ((v.kind == VariantKind::Unit) != !payload)
+                    return error(ErrorCode::Invalid, "variant '" + v.name + (payload ? "' has no payload" : "' needs a payload"), ti, path);
+                putVarint(m_out, k);
+                if (!payload)
+                    return {};
+                PathLink vp{path, PathLink::Key, v.name, 0};
+                return value(v.payload, *payload, &vp);
+            }
+            return error(ErrorCode::Invalid, "'" + std::string(name) + "' is not a variant of enum " + (sn.name.empty() ? std::string("?") : sn.name), ti, path);
+        }
+        case SchemaKind::DType: {
+            std::string_view name;
+            std::optional<uint32_t> store;
+            if (tn.kind == Kind::Str) {
+                name = m_t.str(ti);
+            } else if (tn.kind == Kind::Map && tn.count == 1 && m_t.isStr(ti + 1) && m_t.str(ti + 1) == "Bool") {
+                name = "Bool";
+                store = m_t[ti + 1].end;
+            } else {
+                return mismatch("a DType name", ti, path);
+            }
+            const auto d = dtypeFromName(name);
+            const auto index = d ? dtypeIndex(sn.dtypeTable, *d) : std::nullopt;
+            if (!index || *d == DType::QFloat)
+                return error(ErrorCode::Invalid, "DType '" + std::string(name) + "' cannot be written with the " + std::string(dtypeTableName(sn.dtypeTable)) + " table", ti, path);
+            putVarint(m_out, *index);
+            if (*d == DType::Bool && sn.dtypeTable == DTypeTable::Burn021) {
+                uint32_t storeIndex = 0; // a bare "Bool" of an older file means Native
+                if (store) {
+                    if (!m_t.isStr(*store))
+                        return mismatch("a BoolStore name", *store, path);
+                    const auto s = m_t.str(*store);
+                    storeIndex = s == "Native" ? 0 : s == "U8" ? 1 : s == "U32" ? 2 : 3;
+                    if (storeIndex == 3)
+                        return error(ErrorCode::Invalid, "unknown BoolStore '" + std::string(s) + "'", *store, path);
+                }
+                putVarint(m_out, storeIndex);
+            } else if (store) {
+                return error(ErrorCode::Invalid, "Bool(BoolStore) cannot be written with the " + std::string(dtypeTableName(sn.dtypeTable)) + " table", ti, path);
+            }
+            return {};
+        }
+        }
+        return error(ErrorCode::Invalid, "unknown schema node kind", ti, path);
+    }
+
+private:
+    /**
+     * JSON writes every map key as a string: serde_json's key deserializer reads an integer key from
+     * its decimal text, so an integer-keyed map of a JSON record is re-encoded the same way.
+     */
+    template<class T>
+    std::optional<T> keyNumber(uint32_t ti) const
+    {
+        const std::string_view text = m_t.str(ti);
+        T v{};
+        const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+        if (ec != std::errc() || end != text.data() + text.size() || text.empty())
+            return std::nullopt;
+        return v;
+    }
+
+    bool m_inKey = false; ///< encoding a map key (integer keys may be JSON strings)
+
+    std::unexpected<Error> error(ErrorCode code, std::string what, uint32_t ti, const PathLink* path) const
+    {
+        Error e;
+        e.code = code;
+        e.what = std::move(what);
+        e.recordPath = renderPath(path, [&](uint64_t key) { return m_t.keyText(static_cast<uint32_t>(key)); });
+        (void)ti;
+        return std::unexpected(std::move(e));
+    }
+    std::unexpected<Error> mismatch(const std::string& expected, uint32_t ti, const PathLink* path) const
+    {
+        return error(ErrorCode::Invalid, "expected " + expected + ", found a " + kindName(m_t[ti].kind), ti, path);
+    }
+
+    const Tape& m_t;
+    const BincodeSchema& m_s;
+    Sink& m_out;
+};
+
+} // namespace
+
+Result<void> writeBincode(const Tape& tape, uint32_t node, const BincodeSchema& schema, Sink& out)
+{
+    if (auto v = schema.validate(); !v)
+        return std::unexpected(v.error());
+    if (node >= tape.nodes.size())
+        return fail(ErrorCode::Usage, "tape node " + std::to_string(node) + " does not exist");
+    Encoder e(tape, schema, out);
+    PathLink root;
+    if (auto r = e.value(schema.root, node, &root); !r)
+        return r;
+    return out.ok() ? Result<void>() : out.finish();
+}
+
+} // namespace ckpt
