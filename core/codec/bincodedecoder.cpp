@@ -290,109 +290,28 @@ private:
         return pushNode(Kind::Str, off, name.size(), src, InPool);
     }
 
-    // ----- the walk -----
+    // ----- the walk: one function per kind of schema node -----
     Result<void> value(uint32_t si, const PathLink* path)
     {
         const SchemaNode& sn = m_s.nodes[si];
-        const uint64_t at = m_pos;
         switch (sn.kind) {
-        case SchemaKind::Bool: {
-            if (remaining() < 1)
-                return truncated("a bool", path);
-            const uint8_t b = m_data[m_pos];
-            if (b > 1)
-                return error(ErrorCode::Malformed, "expected a bool (00 or 01), found 0x" + hex(b), at, path);
-            ++m_pos;
-            pushNode(Kind::Bool, b, 0, at);
-            return {};
-        }
+        case SchemaKind::Bool: return boolValue(path);
         case SchemaKind::U8:
-        case SchemaKind::I8: {
-            if (remaining() < 1)
-                return truncated(sn.kind == SchemaKind::U8 ? "a u8" : "an i8", path);
-            const uint8_t b = m_data[m_pos++];
-            if (sn.kind == SchemaKind::U8)
-                pushNode(Kind::UInt, b, 0, at);
-            else
-                pushNode(Kind::Int, static_cast<uint64_t>(int64_t(int8_t(b))), 0, at);
-            return {};
-        }
+        case SchemaKind::I8: return byteValue(sn.kind, path);
         case SchemaKind::U16:
         case SchemaKind::U32:
         case SchemaKind::U64:
-        case SchemaKind::Usize: {
-            auto v = varint(schemaKindName(sn.kind), path);
-            if (!v)
-                return std::unexpected(v.error());
-            const uint64_t max = sn.kind == SchemaKind::U16 ? 0xffff : sn.kind == SchemaKind::U32 ? 0xffffffffu : ~uint64_t(0);
-            if (*v > max)
-                return error(ErrorCode::Invalid, std::to_string(*v) + " does not fit in a " + schemaKindName(sn.kind), at, path);
-            pushNode(Kind::UInt, *v, 0, at);
-            return {};
-        }
+        case SchemaKind::Usize: return unsignedValue(sn.kind, path);
         case SchemaKind::I16:
         case SchemaKind::I32:
-        case SchemaKind::I64: {
-            auto v = varint(schemaKindName(sn.kind), path);
-            if (!v)
-                return std::unexpected(v.error());
-            const int64_t x = static_cast<int64_t>(*v >> 1) ^ -static_cast<int64_t>(*v & 1);
-            const int64_t lim = sn.kind == SchemaKind::I16 ? 0x7fff : sn.kind == SchemaKind::I32 ? 0x7fffffff : std::numeric_limits<int64_t>::max();
-            if (x > lim || x < -lim - 1)
-                return error(ErrorCode::Invalid, std::to_string(x) + " does not fit in an " + schemaKindName(sn.kind), at, path);
-            pushNode(Kind::Int, static_cast<uint64_t>(x), 0, at);
-            return {};
-        }
-        case SchemaKind::F32: {
-            if (remaining() < 4)
-                return truncated("an f32", path);
-            uint32_t bits = 0;
-            std::memcpy(&bits, m_data.data() + m_pos, 4);
-            if constexpr (std::endian::native == std::endian::big)
-                bits = std::byteswap(bits);
-            m_pos += 4;
-            pushNode(Kind::F32, bits, 0, at);
-            return {};
-        }
-        case SchemaKind::F64: {
-            if (remaining() < 8)
-                return truncated("an f64", path);
-            uint64_t bits = 0;
-            std::memcpy(&bits, m_data.data() + m_pos, 8);
-            if constexpr (std::endian::native == std::endian::big)
-                bits = std::byteswap(bits);
-            m_pos += 8;
-            pushNode(Kind::F64, bits, 0, at);
-            return {};
-        }
+        case SchemaKind::I64: return signedValue(sn.kind, path);
+        case SchemaKind::F32: return floatValue<uint32_t>(Kind::F32, "an f32", path);
+        case SchemaKind::F64: return floatValue<uint64_t>(Kind::F64, "an f64", path);
         case SchemaKind::Str:
-        case SchemaKind::Bytes: {
-            const bool isStr = sn.kind == SchemaKind::Str;
-            auto len = varint(isStr ? "a string length" : "a byte length", path);
-            if (!len)
-                return std::unexpected(len.error());
-            if (*len > remaining())
-                return error(ErrorCode::Truncated,
-                    std::string(isStr ? "string" : "byte array") + " declares " + std::to_string(*len) + " bytes but only "
-                        + std::to_string(remaining()) + " remain",
-                    at, path);
-            if (isStr && firstInvalidUtf8(m_data.data() + m_pos, *len) != *len) // Rust's str::from_utf8
-                return error(ErrorCode::Malformed, "string is not valid UTF-8", m_pos, path);
-            pushNode(isStr ? Kind::Str : Kind::Bin, m_pos, *len, at);
-            m_pos += *len;
-            return {};
-        }
-        case SchemaKind::Unit: pushNode(Kind::Nil, 0, 0, at); return {};
-        case SchemaKind::UnitStruct: close(pushNode(Kind::Array, 0, 0, at), 0); return {};
-        case SchemaKind::Empty: {
-            if (remaining() < 1)
-                return truncated("an empty record (00)", path);
-            if (m_data[m_pos] != 0)
-                return error(ErrorCode::Malformed, "expected an empty record (00), found 0x" + hex(m_data[m_pos]), at, path);
-            ++m_pos;
-            pushNode(Kind::Nil, 0, 0, at);
-            return {};
-        }
+        case SchemaKind::Bytes: return bytesValue(sn.kind == SchemaKind::Str, path);
+        case SchemaKind::Unit: pushNode(Kind::Nil, 0, 0, m_pos); return {};
+        case SchemaKind::UnitStruct: close(pushNode(Kind::Array, 0, 0, m_pos), 0); return {};
+        case SchemaKind::Empty: return emptyValue(path);
         case SchemaKind::Option:
             if (sn.maybeBare)
                 return ambiguous(si, path);
@@ -402,99 +321,224 @@ private:
                 return ambiguous(si, path);
             return seqValue(si, path, false);
         case SchemaKind::Either: return ambiguous(si, path);
-        case SchemaKind::Map: {
-            auto count = varint("a map length", path);
-            if (!count)
-                return std::unexpected(count.error());
-            if (auto r = checkCount(*count, m_s.minEncodedSize(sn.elements[0]) + m_s.minEncodedSize(sn.elements[1]), at, "map", path); !r)
+        case SchemaKind::Map: return mapValue(sn, path);
+        case SchemaKind::Tuple: return tupleValue(sn, path);
+        case SchemaKind::Struct: return structValue(sn, path);
+        case SchemaKind::Enum: return enumValue(sn, path);
+        case SchemaKind::DType: return dtypeValue(sn, path);
+        }
+        return error(ErrorCode::Invalid, "unknown schema node kind", m_pos, path);
+    }
+
+    Result<void> boolValue(const PathLink* path)
+    {
+        const uint64_t at = m_pos;
+        if (remaining() < 1)
+            return truncated("a bool", path);
+        const uint8_t b = m_data[m_pos];
+        if (b > 1)
+            return error(ErrorCode::Malformed, "expected a bool (00 or 01), found 0x" + hex(b), at, path);
+        ++m_pos;
+        pushNode(Kind::Bool, b, 0, at);
+        return {};
+    }
+
+    /** u8 and i8: one byte each, not a varint. */
+    Result<void> byteValue(SchemaKind kind, const PathLink* path)
+    {
+        const uint64_t at = m_pos;
+        if (remaining() < 1)
+            return truncated(kind == SchemaKind::U8 ? "a u8" : "an i8", path);
+        const uint8_t b = m_data[m_pos++];
+        if (kind == SchemaKind::U8)
+            pushNode(Kind::UInt, b, 0, at);
+        else
+            pushNode(Kind::Int, static_cast<uint64_t>(int64_t(int8_t(b))), 0, at);
+        return {};
+    }
+
+    Result<void> unsignedValue(SchemaKind kind, const PathLink* path)
+    {
+        const uint64_t at = m_pos;
+        auto v = varint(schemaKindName(kind), path);
+        if (!v)
+            return std::unexpected(v.error());
+        const uint64_t max = kind == SchemaKind::U16 ? 0xffff : kind == SchemaKind::U32 ? 0xffffffffu : ~uint64_t(0);
+        if (*v > max)
+            return error(ErrorCode::Invalid, std::to_string(*v) + " does not fit in a " + schemaKindName(kind), at, path);
+        pushNode(Kind::UInt, *v, 0, at);
+        return {};
+    }
+
+    /** i16, i32, i64: zigzag varints. */
+    Result<void> signedValue(SchemaKind kind, const PathLink* path)
+    {
+        const uint64_t at = m_pos;
+        auto v = varint(schemaKindName(kind), path);
+        if (!v)
+            return std::unexpected(v.error());
+        const int64_t x = static_cast<int64_t>(*v >> 1) ^ -static_cast<int64_t>(*v & 1);
+        const int64_t lim = kind == SchemaKind::I16 ? 0x7fff : kind == SchemaKind::I32 ? 0x7fffffff : std::numeric_limits<int64_t>::max();
+        if (x > lim || x < -lim - 1)
+            return error(ErrorCode::Invalid, std::to_string(x) + " does not fit in an " + schemaKindName(kind), at, path);
+        pushNode(Kind::Int, static_cast<uint64_t>(x), 0, at);
+        return {};
+    }
+
+    /** f32 and f64: their little-endian bits, kept as they are in the node's payload. */
+    template<class Bits>
+    Result<void> floatValue(Kind kind, const char* what, const PathLink* path)
+    {
+        const uint64_t at = m_pos;
+        if (remaining() < sizeof(Bits))
+            return truncated(what, path);
+        Bits bits = 0;
+        std::memcpy(&bits, m_data.data() + m_pos, sizeof(Bits));
+        if constexpr (std::endian::native == std::endian::big)
+            bits = std::byteswap(bits);
+        m_pos += sizeof(Bits);
+        pushNode(kind, bits, 0, at);
+        return {};
+    }
+
+    /** A String (UTF-8 checked) or a serde_bytes payload: a length and the bytes, referenced in place. */
+    Result<void> bytesValue(bool isStr, const PathLink* path)
+    {
+        const uint64_t at = m_pos;
+        auto len = varint(isStr ? "a string length" : "a byte length", path);
+        if (!len)
+            return std::unexpected(len.error());
+        if (*len > remaining())
+            return error(ErrorCode::Truncated,
+                std::string(isStr ? "string" : "byte array") + " declares " + std::to_string(*len) + " bytes but only " + std::to_string(remaining())
+                    + " remain",
+                at, path);
+        if (isStr && firstInvalidUtf8(m_data.data() + m_pos, *len) != *len) // Rust's str::from_utf8
+            return error(ErrorCode::Malformed, "string is not valid UTF-8", m_pos, path);
+        pushNode(isStr ? Kind::Str : Kind::Bin, m_pos, *len, at);
+        m_pos += *len;
+        return {};
+    }
+
+    /** Burn's EmptyRecord/ConstantRecord: always written as None (00). */
+    Result<void> emptyValue(const PathLink* path)
+    {
+        const uint64_t at = m_pos;
+        if (remaining() < 1)
+            return truncated("an empty record (00)", path);
+        if (m_data[m_pos] != 0)
+            return error(ErrorCode::Malformed, "expected an empty record (00), found 0x" + hex(m_data[m_pos]), at, path);
+        ++m_pos;
+        pushNode(Kind::Nil, 0, 0, at);
+        return {};
+    }
+
+    Result<void> mapValue(const SchemaNode& sn, const PathLink* path)
+    {
+        const uint64_t at = m_pos;
+        auto count = varint("a map length", path);
+        if (!count)
+            return std::unexpected(count.error());
+        if (auto r = checkCount(*count, m_s.minEncodedSize(sn.elements[0]) + m_s.minEncodedSize(sn.elements[1]), at, "map", path); !r)
+            return r;
+        const uint32_t idx = pushNode(Kind::Map, 0, 0, at);
+        for (uint64_t k = 0; k < *count; ++k) {
+            const uint32_t keyNode = static_cast<uint32_t>(m_nodes.size());
+            PathLink kp{path, PathLink::Index, {}, k};
+            if (auto r = value(sn.elements[0], &kp); !r)
                 return r;
-            const uint32_t idx = pushNode(Kind::Map, 0, 0, at);
-            for (uint64_t k = 0; k < *count; ++k) {
-                const uint32_t keyNode = static_cast<uint32_t>(m_nodes.size());
-                PathLink kp{path, PathLink::Index, {}, k};
-                if (auto r = value(sn.elements[0], &kp); !r)
-                    return r;
-                PathLink vp{path, PathLink::TapeKey, {}, keyNode};
-                if (auto r = value(sn.elements[1], &vp); !r)
-                    return r;
-            }
-            close(idx, *count);
-            return {};
+            PathLink vp{path, PathLink::TapeKey, {}, keyNode};
+            if (auto r = value(sn.elements[1], &vp); !r)
+                return r;
         }
-        case SchemaKind::Tuple: {
-            const uint32_t idx = pushNode(Kind::Array, 0, 0, at);
-            for (size_t k = 0; k < sn.elements.size(); ++k) {
-                PathLink ep{path, PathLink::Index, {}, k};
-                if (auto r = value(sn.elements[k], &ep); !r)
-                    return r;
-            }
-            close(idx, sn.elements.size());
-            return {};
+        close(idx, *count);
+        return {};
+    }
+
+    Result<void> tupleValue(const SchemaNode& sn, const PathLink* path)
+    {
+        const uint32_t idx = pushNode(Kind::Array, 0, 0, m_pos);
+        for (size_t k = 0; k < sn.elements.size(); ++k) {
+            PathLink ep{path, PathLink::Index, {}, k};
+            if (auto r = value(sn.elements[k], &ep); !r)
+                return r;
         }
-        case SchemaKind::Struct: {
-            const uint32_t idx = pushNode(Kind::Map, 0, 0, at);
-            for (const auto& f : sn.fields) {
-                pushName(f.name, m_pos);
-                PathLink fp{path, PathLink::Key, f.name, 0};
-                if (auto r = value(f.type, &fp); !r)
-                    return r;
-            }
-            close(idx, sn.fields.size());
-            if (m_trialDepth > 0)
-                return checkConsistency(sn, idx, at, path);
-            return {};
+        close(idx, sn.elements.size());
+        return {};
+    }
+
+    /** A struct: its fields in declaration order, no names nor count on the wire; a map on the tape. */
+    Result<void> structValue(const SchemaNode& sn, const PathLink* path)
+    {
+        const uint64_t at = m_pos;
+        const uint32_t idx = pushNode(Kind::Map, 0, 0, at);
+        for (const auto& f : sn.fields) {
+            pushName(f.name, m_pos);
+            PathLink fp{path, PathLink::Key, f.name, 0};
+            if (auto r = value(f.type, &fp); !r)
+                return r;
         }
-        case SchemaKind::Enum: {
-            auto index = varint("an enum variant index", path);
-            if (!index)
-                return std::unexpected(index.error());
-            if (*index > 0xffffffffu)
-                return error(ErrorCode::Invalid, "enum variant index " + std::to_string(*index) + " does not fit in a u32", at, path);
-            if (*index >= sn.variants.size())
-                return error(ErrorCode::Invalid,
-                    "invalid variant index " + std::to_string(*index) + " of enum " + (sn.name.empty() ? std::string("?") : sn.name) + " (it has "
-                        + std::to_string(sn.variants.size()) + " variants)",
-                    at, path);
-            const SchemaVariant& v = sn.variants[*index];
-            if (v.kind == VariantKind::Unit) {
-                pushName(v.name, at);
-                return {};
-            }
-            const uint32_t idx = pushNode(Kind::Map, 0, 0, at);
+        close(idx, sn.fields.size());
+        if (m_trialDepth > 0)
+            return checkConsistency(sn, idx, at, path);
+        return {};
+    }
+
+    /** A u32 variant index, then the payload: a unit variant is its name, others {name: payload}. */
+    Result<void> enumValue(const SchemaNode& sn, const PathLink* path)
+    {
+        const uint64_t at = m_pos;
+        auto index = varint("an enum variant index", path);
+        if (!index)
+            return std::unexpected(index.error());
+        if (*index > 0xffffffffu)
+            return error(ErrorCode::Invalid, "enum variant index " + std::to_string(*index) + " does not fit in a u32", at, path);
+        if (*index >= sn.variants.size())
+            return error(ErrorCode::Invalid,
+                "invalid variant index " + std::to_string(*index) + " of enum " + (sn.name.empty() ? std::string("?") : sn.name) + " (it has "
+                    + std::to_string(sn.variants.size()) + " variants)",
+                at, path);
+        const SchemaVariant& v = sn.variants[*index];
+        if (v.kind == VariantKind::Unit) {
             pushName(v.name, at);
-            PathLink vp{path, PathLink::Key, v.name, 0};
-            if (auto r = value(v.payload, &vp); !r)
-                return r;
+            return {};
+        }
+        const uint32_t idx = pushNode(Kind::Map, 0, 0, at);
+        pushName(v.name, at);
+        PathLink vp{path, PathLink::Key, v.name, 0};
+        if (auto r = value(v.payload, &vp); !r)
+            return r;
+        close(idx, 1);
+        return {};
+    }
+
+    /** Burn's DType by the index of the schema's table; 0.21's Bool carries a BoolStore index after it. */
+    Result<void> dtypeValue(const SchemaNode& sn, const PathLink* path)
+    {
+        const uint64_t at = m_pos;
+        auto index = varint("a DType index", path);
+        if (!index)
+            return std::unexpected(index.error());
+        const auto d = *index <= 0xffffffffu ? dtypeFromIndex(sn.dtypeTable, static_cast<uint32_t>(*index)) : std::nullopt;
+        if (!d)
+            return error(ErrorCode::Invalid,
+                "invalid DType index " + std::to_string(*index) + " for the " + std::string(dtypeTableName(sn.dtypeTable)) + " table", at, path);
+        if (*d == DType::QFloat)
+            return error(ErrorCode::Unsupported, "quantized tensors (DType QFloat) are not supported in bincode records", at, path);
+        if (*d == DType::Bool && sn.dtypeTable == DTypeTable::Burn021) {
+            auto store = varint("a BoolStore index", path);
+            if (!store)
+                return std::unexpected(store.error());
+            if (*store >= kBoolStores.size())
+                return error(ErrorCode::Invalid, "invalid BoolStore index " + std::to_string(*store), at, path);
+            const uint32_t idx = pushNode(Kind::Map, 0, 0, at);
+            pushName("Bool", at);
+            pushName(kBoolStores[*store], at);
             close(idx, 1);
             return {};
         }
-        case SchemaKind::DType: {
-            auto index = varint("a DType index", path);
-            if (!index)
-                return std::unexpected(index.error());
-            const auto d = *index <= 0xffffffffu ? dtypeFromIndex(sn.dtypeTable, static_cast<uint32_t>(*index)) : std::nullopt;
-            if (!d)
-                return error(ErrorCode::Invalid,
-                    "invalid DType index " + std::to_string(*index) + " for the " + std::string(dtypeTableName(sn.dtypeTable)) + " table", at, path);
-            if (*d == DType::QFloat)
-                return error(ErrorCode::Unsupported, "quantized tensors (DType QFloat) are not supported in bincode records", at, path);
-            if (*d == DType::Bool && sn.dtypeTable == DTypeTable::Burn021) {
-                auto store = varint("a BoolStore index", path);
-                if (!store)
-                    return std::unexpected(store.error());
-                if (*store >= kBoolStores.size())
-                    return error(ErrorCode::Invalid, "invalid BoolStore index " + std::to_string(*store), at, path);
-                const uint32_t idx = pushNode(Kind::Map, 0, 0, at);
-                pushName("Bool", at);
-                pushName(kBoolStores[*store], at);
-                close(idx, 1);
-                return {};
-            }
-            pushName(dtypeName(*d), at);
-            return {};
-        }
-        }
-        return error(ErrorCode::Invalid, "unknown schema node kind", at, path);
+        pushName(dtypeName(*d), at);
+        return {};
     }
 
     static std::string hex(uint8_t b)
