@@ -389,9 +389,231 @@ Result<BincodeSchema> BincodeSchema::fromJson(std::string_view text)
 }
 
 namespace {
+
+using nlohmann::json;
+
+/** Reads a schema's JSON form: one function per type object ("option", "seq", ..., "dtype"). */
+class SchemaJsonReader {
+public:
+    explicit SchemaJsonReader(const json* types)
+        : m_types(types)
+    { }
+
+    /** The type \a j at \a where (a dotted path, for messages), added to the schema; its index. */
+    Result<uint32_t> parse(const json& j, const std::string& where, uint32_t depth)
+    {
+        if (depth > BincodeSchema::kMaxDepth)
+            return fail(ErrorCode::Limit, "schema nesting deeper than " + std::to_string(BincodeSchema::kMaxDepth));
+        if (j.is_string()) {
+            const auto& name = j.get_ref<const std::string&>();
+            for (const auto& p : kPrimitives)
+                if (name == p.json)
+                    return m_s.primitive(p.kind);
+            return bad(where, "unknown type '" + name + "'");
+        }
+        if (!j.is_object())
+            return bad(where, "expected a type name or an object");
+        if (j.contains("ref"))
+            return reference(j, where, depth);
+        SchemaNode n;
+        Result<void> r;
+        if (j.contains("option"))
+            r = option(j, where, depth, n);
+        else if (j.contains("seq"))
+            r = seq(j, where, depth, n);
+        else if (j.contains("map"))
+            r = pair(j, "map", SchemaKind::Map, where, depth, n);
+        else if (j.contains("tuple"))
+            r = tuple(j, where, depth, n);
+        else if (j.contains("struct"))
+            r = structure(j, where, depth, n);
+        else if (j.contains("enum"))
+            r = enumeration(j, where, depth, n);
+        else if (j.contains("either"))
+            r = pair(j, "either", SchemaKind::Either, where, depth, n);
+        else if (j.contains("dtype"))
+            r = dtype(j, where, n);
+        else
+            return bad(where, "unknown type object");
+        if (!r)
+            return std::unexpected(r.error());
+        return m_s.add(std::move(n));
+    }
+
+    BincodeSchema& schema() { return m_s; }
+
+private:
+    static std::unexpected<Error> bad(const std::string& where, const std::string& what)
+    {
+        return fail(ErrorCode::Invalid, "schema at " + (where.empty() ? std::string("root") : where) + ": " + what);
+    }
+
+    /** An optional boolean member: absent is false, anything but true/false is an error. */
+    static Result<bool> flag(const json& j, const char* key, const std::string& where)
+    {
+        if (!j.contains(key))
+            return false;
+        if (!j[key].is_boolean())
+            return bad(where, std::string("\"") + key + "\" must be true or false");
+        return j[key].get<bool>();
+    }
+
+    Result<uint32_t> child(const json& c, const std::string& where, const std::string& sub, uint32_t depth) { return parse(c, where + sub, depth + 1); }
+
+    /** {"ref": name}: a type of "types", read once and shared by every reference to it. */
+    Result<uint32_t> reference(const json& j, const std::string& where, uint32_t depth)
+    {
+        if (!j["ref"].is_string())
+            return bad(where, "\"ref\" must be a string");
+        const std::string name = j["ref"];
+        if (auto it = m_refDone.find(name); it != m_refDone.end())
+            return it->second;
+        if (!m_types || !m_types->contains(name))
+            return bad(where, "unknown type reference '" + name + "'");
+        if (m_refBusy.count(name))
+            return bad(where, "type '" + name + "' contains itself");
+        m_refBusy.insert(name);
+        auto r = parse((*m_types)[name], "types." + name, depth + 1);
+        m_refBusy.erase(name);
+        if (r)
+            m_refDone[name] = *r;
+        return r;
+    }
+
+    Result<void> option(const json& j, const std::string& where, uint32_t depth, SchemaNode& n)
+    {
+        n.kind = SchemaKind::Option;
+        auto c = child(j["option"], where, ".option", depth);
+        if (!c)
+            return std::unexpected(c.error());
+        n.elements = {*c};
+        auto bare = flag(j, "maybe_bare", where);
+        auto preferBare = flag(j, "prefer_bare", where);
+        if (!bare || !preferBare)
+            return std::unexpected(!bare ? bare.error() : preferBare.error());
+        n.maybeBare = *bare;
+        n.preferAlternative = n.maybeBare && *preferBare;
+        return {};
+    }
+
+    Result<void> seq(const json& j, const std::string& where, uint32_t depth, SchemaNode& n)
+    {
+        n.kind = SchemaKind::Seq;
+        auto c = child(j["seq"], where, ".seq", depth);
+        if (!c)
+            return std::unexpected(c.error());
+        n.elements = {*c};
+        if (j.contains("maybe_tuple")) {
+            if (!j["maybe_tuple"].is_number_unsigned() || j["maybe_tuple"].get<uint64_t>() > 0xffffffffu)
+                return bad(where, "\"maybe_tuple\" must be an arity");
+            n.maybeTuple = true;
+            n.tupleArity = j["maybe_tuple"].get<uint32_t>();
+            auto preferTuple = flag(j, "prefer_tuple", where);
+            if (!preferTuple)
+                return std::unexpected(preferTuple.error());
+            n.preferAlternative = *preferTuple;
+        }
+        return {};
+    }
+
+    /** "map": [key, value] and "either": [preferred, other], two types each. */
+    Result<void> pair(const json& j, const char* key, SchemaKind kind, const std::string& where, uint32_t depth, SchemaNode& n)
+    {
+        n.kind = kind;
+        const bool isMap = kind == SchemaKind::Map;
+        if (!j[key].is_array() || j[key].size() != 2)
+            return bad(where, isMap ? "\"map\" must be [key type, value type]" : "\"either\" must be [preferred type, other type]");
+        for (int k = 0; k < 2; ++k) {
+            auto c = child(j[key][k], where, isMap ? (k ? ".map.value" : ".map.key") : ".either[" + std::to_string(k) + "]", depth);
+            if (!c)
+                return std::unexpected(c.error());
+            n.elements.push_back(*c);
+        }
+        return {};
+    }
+
+    Result<void> tuple(const json& j, const std::string& where, uint32_t depth, SchemaNode& n)
+    {
+        n.kind = SchemaKind::Tuple;
+        if (!j["tuple"].is_array())
+            return bad(where, "\"tuple\" must be an array of types");
+        for (size_t k = 0; k < j["tuple"].size(); ++k) {
+            auto c = child(j["tuple"][k], where, "[" + std::to_string(k) + "]", depth);
+            if (!c)
+                return std::unexpected(c.error());
+            n.elements.push_back(*c);
+        }
+        return {};
+    }
+
+    Result<void> structure(const json& j, const std::string& where, uint32_t depth, SchemaNode& n)
+    {
+        n.kind = SchemaKind::Struct;
+        n.name = j["struct"].is_string() ? j["struct"].get<std::string>() : std::string();
+        if (!j.contains("fields") || !j["fields"].is_array())
+            return bad(where, "\"struct\" needs \"fields\": [[name, type], ...]");
+        for (const auto& f : j["fields"]) {
+            if (!f.is_array() || f.size() != 2 || !f[0].is_string())
+                return bad(where, "a struct field must be [\"name\", type]");
+            auto c = child(f[1], where, "." + f[0].get<std::string>(), depth);
+            if (!c)
+                return std::unexpected(c.error());
+            n.fields.push_back({f[0].get<std::string>(), *c});
+        }
+        return {};
+    }
+
+    Result<void> enumeration(const json& j, const std::string& where, uint32_t depth, SchemaNode& n)
+    {
+        n.kind = SchemaKind::Enum;
+        n.name = j["enum"].is_string() ? j["enum"].get<std::string>() : std::string();
+        if (!j.contains("variants") || !j["variants"].is_array() || j["variants"].empty())
+            return bad(where, "\"enum\" needs a non-empty \"variants\" array");
+        for (const auto& v : j["variants"]) {
+            if (!v.is_array() || v.empty() || v.size() > 3 || !v[0].is_string())
+                return bad(where, "an enum variant must be [\"Name\"], [\"Name\", type] or [\"Name\", \"tuple\"|\"struct\", type]");
+            SchemaVariant sv;
+            sv.name = v[0];
+            if (v.size() == 1) {
+                sv.kind = VariantKind::Unit;
+            } else {
+                sv.kind = VariantKind::Newtype;
+                if (v.size() == 3) {
+                    if (v[1] == "tuple")
+                        sv.kind = VariantKind::Tuple;
+                    else if (v[1] == "struct")
+                        sv.kind = VariantKind::Struct;
+                    else
+                        return bad(where, "variant kind must be \"tuple\" or \"struct\"");
+                }
+                auto c = child(v.back(), where, "." + sv.name, depth);
+                if (!c)
+                    return std::unexpected(c.error());
+                sv.payload = *c;
+            }
+            n.variants.push_back(std::move(sv));
+        }
+        return {};
+    }
+
+    static Result<void> dtype(const json& j, const std::string& where, SchemaNode& n)
+    {
+        n.kind = SchemaKind::DType;
+        auto t = j["dtype"].is_string() ? dtypeTableFromName(j["dtype"].get<std::string>()) : std::nullopt;
+        if (!t)
+            return bad(where, "\"dtype\" must be one of burn-0.14, burn-0.16, burn-0.17, burn-0.21");
+        n.dtypeTable = *t;
+        return {};
+    }
+
+    const json* m_types;
+    BincodeSchema m_s;
+    std::unordered_map<std::string, uint32_t> m_refDone;
+    std::set<std::string> m_refBusy;
+};
+
 Result<BincodeSchema> schemaFromJson(std::string_view text)
 {
-    using nlohmann::json;
     json doc = json::parse(text.begin(), text.end(), nullptr, false);
     if (doc.is_discarded())
         return fail(ErrorCode::Malformed, "schema is not valid JSON");
@@ -400,171 +622,15 @@ Result<BincodeSchema> schemaFromJson(std::string_view text)
     if (!doc.contains("root"))
         return fail(ErrorCode::Invalid, "schema has no \"root\"");
     const json* types = doc.contains("types") && doc["types"].is_object() ? &doc["types"] : nullptr;
-
-    BincodeSchema s;
-    std::unordered_map<std::string, uint32_t> refDone;
-    std::set<std::string> refBusy;
-    std::function<Result<uint32_t>(const json&, const std::string&, uint32_t)> parse;
-    auto bad = [](const std::string& where, const std::string& what) {
-        return fail(ErrorCode::Invalid, "schema at " + (where.empty() ? std::string("root") : where) + ": " + what);
-    };
-    // an optional boolean member: absent is false, anything but true/false is an error
-    auto flag = [&](const json& j, const char* key, const std::string& where) -> Result<bool> {
-        if (!j.contains(key))
-            return false;
-        if (!j[key].is_boolean())
-            return bad(where, std::string("\"") + key + "\" must be true or false");
-        return j[key].get<bool>();
-    };
-    parse = [&](const json& j, const std::string& where, uint32_t depth) -> Result<uint32_t> {
-        if (depth > BincodeSchema::kMaxDepth)
-            return fail(ErrorCode::Limit, "schema nesting deeper than " + std::to_string(BincodeSchema::kMaxDepth));
-        if (j.is_string()) {
-            const auto& name = j.get_ref<const std::string&>();
-            for (const auto& p : kPrimitives)
-                if (name == p.json)
-                    return s.primitive(p.kind);
-            return bad(where, "unknown type '" + name + "'");
-        }
-        if (!j.is_object())
-            return bad(where, "expected a type name or an object");
-        if (j.contains("ref")) {
-            if (!j["ref"].is_string())
-                return bad(where, "\"ref\" must be a string");
-            const std::string name = j["ref"];
-            if (auto it = refDone.find(name); it != refDone.end())
-                return it->second;
-            if (!types || !types->contains(name))
-                return bad(where, "unknown type reference '" + name + "'");
-            if (refBusy.count(name))
-                return bad(where, "type '" + name + "' contains itself");
-            refBusy.insert(name);
-            auto r = parse((*types)[name], "types." + name, depth + 1);
-            refBusy.erase(name);
-            if (r)
-                refDone[name] = *r;
-            return r;
-        }
-        SchemaNode n;
-        auto child = [&](const json& c, const std::string& sub) { return parse(c, where + sub, depth + 1); };
-        if (j.contains("option")) {
-            n.kind = SchemaKind::Option;
-            auto c = child(j["option"], ".option");
-            if (!c)
-                return std::unexpected(c.error());
-            n.elements = {*c};
-            auto bare = flag(j, "maybe_bare", where);
-            auto preferBare = flag(j, "prefer_bare", where);
-            if (!bare || !preferBare)
-                return std::unexpected(!bare ? bare.error() : preferBare.error());
-            n.maybeBare = *bare;
-            n.preferAlternative = n.maybeBare && *preferBare;
-        } else if (j.contains("seq")) {
-            n.kind = SchemaKind::Seq;
-            auto c = child(j["seq"], ".seq");
-            if (!c)
-                return std::unexpected(c.error());
-            n.elements = {*c};
-            if (j.contains("maybe_tuple")) {
-                if (!j["maybe_tuple"].is_number_unsigned() || j["maybe_tuple"].get<uint64_t>() > 0xffffffffu)
-                    return bad(where, "\"maybe_tuple\" must be an arity");
-                n.maybeTuple = true;
-                n.tupleArity = j["maybe_tuple"].get<uint32_t>();
-                auto preferTuple = flag(j, "prefer_tuple", where);
-                if (!preferTuple)
-                    return std::unexpected(preferTuple.error());
-                n.preferAlternative = *preferTuple;
-            }
-        } else if (j.contains("map")) {
-            n.kind = SchemaKind::Map;
-            if (!j["map"].is_array() || j["map"].size() != 2)
-                return bad(where, "\"map\" must be [key type, value type]");
-            for (int k = 0; k < 2; ++k) {
-                auto c = child(j["map"][k], k ? ".map.value" : ".map.key");
-                if (!c)
-                    return std::unexpected(c.error());
-                n.elements.push_back(*c);
-            }
-        } else if (j.contains("tuple")) {
-            n.kind = SchemaKind::Tuple;
-            if (!j["tuple"].is_array())
-                return bad(where, "\"tuple\" must be an array of types");
-            for (size_t k = 0; k < j["tuple"].size(); ++k) {
-                auto c = child(j["tuple"][k], "[" + std::to_string(k) + "]");
-                if (!c)
-                    return std::unexpected(c.error());
-                n.elements.push_back(*c);
-            }
-        } else if (j.contains("struct")) {
-            n.kind = SchemaKind::Struct;
-            n.name = j["struct"].is_string() ? j["struct"].get<std::string>() : std::string();
-            if (!j.contains("fields") || !j["fields"].is_array())
-                return bad(where, "\"struct\" needs \"fields\": [[name, type], ...]");
-            for (const auto& f : j["fields"]) {
-                if (!f.is_array() || f.size() != 2 || !f[0].is_string())
-                    return bad(where, "a struct field must be [\"name\", type]");
-                auto c = child(f[1], "." + f[0].get<std::string>());
-                if (!c)
-                    return std::unexpected(c.error());
-                n.fields.push_back({f[0].get<std::string>(), *c});
-            }
-        } else if (j.contains("enum")) {
-            n.kind = SchemaKind::Enum;
-            n.name = j["enum"].is_string() ? j["enum"].get<std::string>() : std::string();
-            if (!j.contains("variants") || !j["variants"].is_array() || j["variants"].empty())
-                return bad(where, "\"enum\" needs a non-empty \"variants\" array");
-            for (const auto& v : j["variants"]) {
-                if (!v.is_array() || v.empty() || v.size() > 3 || !v[0].is_string())
-                    return bad(where, "an enum variant must be [\"Name\"], [\"Name\", type] or [\"Name\", \"tuple\"|\"struct\", type]");
-                SchemaVariant sv;
-                sv.name = v[0];
-                if (v.size() == 1) {
-                    sv.kind = VariantKind::Unit;
-                } else {
-                    sv.kind = VariantKind::Newtype;
-                    if (v.size() == 3) {
-                        if (v[1] == "tuple")
-                            sv.kind = VariantKind::Tuple;
-                        else if (v[1] == "struct")
-                            sv.kind = VariantKind::Struct;
-                        else
-                            return bad(where, "variant kind must be \"tuple\" or \"struct\"");
-                    }
-                    auto c = child(v.back(), "." + sv.name);
-                    if (!c)
-                        return std::unexpected(c.error());
-                    sv.payload = *c;
-                }
-                n.variants.push_back(std::move(sv));
-            }
-        } else if (j.contains("either")) {
-            n.kind = SchemaKind::Either;
-            if (!j["either"].is_array() || j["either"].size() != 2)
-                return bad(where, "\"either\" must be [preferred type, other type]");
-            for (int k = 0; k < 2; ++k) {
-                auto c = child(j["either"][k], ".either[" + std::to_string(k) + "]");
-                if (!c)
-                    return std::unexpected(c.error());
-                n.elements.push_back(*c);
-            }
-        } else if (j.contains("dtype")) {
-            n.kind = SchemaKind::DType;
-            auto t = j["dtype"].is_string() ? dtypeTableFromName(j["dtype"].get<std::string>()) : std::nullopt;
-            if (!t)
-                return bad(where, "\"dtype\" must be one of burn-0.14, burn-0.16, burn-0.17, burn-0.21");
-            n.dtypeTable = *t;
-        } else {
-            return bad(where, "unknown type object");
-        }
-        return s.add(std::move(n));
-    };
-    auto r = parse(doc["root"], "", 0);
+    SchemaJsonReader reader(types);
+    auto r = reader.parse(doc["root"], "", 0);
     if (!r)
         return std::unexpected(r.error());
+    BincodeSchema& s = reader.schema();
     s.root = *r;
     if (auto v = s.validate(); !v)
         return std::unexpected(v.error());
-    return s;
+    return std::move(s);
 }
 } // namespace
 
