@@ -175,6 +175,13 @@ public:
         return *d;
     }
 
+    /// tensorData where only the verdict matters, not the dtype.
+    Result<void> tensor(uint32_t node, const std::string& path)
+    {
+        auto d = tensorData(node, path);
+        return d ? Result<void>{} : std::unexpected(d.error());
+    }
+
     std::vector<uint64_t> shapeOf(uint32_t shape)
     {
         std::vector<uint64_t> out;
@@ -229,19 +236,14 @@ public:
             return std::unexpected(f.error());
         if (auto s = string(*(*f)[0], appendKeyToPath(path, "id")); !s)
             return s;
-        auto d = tensorData(*(*f)[1], appendKeyToPath(path, "param"));
-        if (!d)
-            return std::unexpected(d.error());
-        return {};
+        return tensor(*(*f)[1], appendKeyToPath(path, "param"));
     }
 
     /// A value of a type the file does not declare (module struct, caller state): only the Burn types inside it are checked.
     Result<void> anyValue(uint32_t node, const std::string& path, bool inModule = false)
     {
-        if (looksLikeTensorData(node) || isLegacyTensor(node)) {
-            auto d = tensorData(node, path);
-            return d ? Result<void>{} : std::unexpected(d.error());
-        }
+        if (looksLikeTensorData(node) || isLegacyTensor(node))
+            return tensor(node, path);
         if (looksLikeParamSerde(node, inModule))
             return paramSerde(node, path);
         Result<void> res;
@@ -270,8 +272,7 @@ public:
     {
         if (m_t[node].kind == Kind::Nil)
             return {};
-        auto d = tensorData(node, path);
-        return d ? Result<void>{} : std::unexpected(d.error());
+        return tensor(node, path);
     }
 
     Result<void> tensorField(const std::vector<std::optional<uint32_t>>& f, size_t i, const std::string& path, std::string_view name, bool optional = false)
@@ -281,8 +282,7 @@ public:
         const std::string p = appendKeyToPath(path, name);
         if (optional)
             return optionalTensor(*f[i], p);
-        auto d = tensorData(*f[i], p);
-        return d ? Result<void>{} : std::unexpected(d.error());
+        return tensor(*f[i], p);
     }
 
     /// The optimizer families of §6.2, told apart by their field names; "" for a state we do not know.
@@ -327,8 +327,8 @@ public:
                 return std::unexpected(invalidAt(m_t, state, path, "expected the Fp32Master state (master tensor, Option<inner state>), found a tuple of "
                     + std::to_string(m_t[state].count)));
             const uint32_t master = state + 1, inner = m_t[master].end;
-            if (auto d = tensorData(master, appendIndexToPath(path, 0)); !d)
-                return std::unexpected(d.error());
+            if (auto d = tensor(master, appendIndexToPath(path, 0)); !d)
+                return d;
             if (m_t[inner].kind == Kind::Nil)
                 return {};
             return optimizerState(inner, appendIndexToPath(path, 1), familyOf(inner));
@@ -480,17 +480,22 @@ public:
         return res;
     }
 
-    /// GradientsParamsRecord {gradients: Vec<(u64, DType, TensorData)>} and Ruda's load_record checks.
-    Result<void> gradients(uint32_t node, const std::string& path)
+    /**
+     * The prologue of a struct whose one field \a field is a Vec of 3-tuples (GradientsParamsRecord,
+     * TrainableParameterContract): the struct, the sequence and each tuple's arity are checked here;
+     * \a each(path, first, second, third) checks one tuple's three values, and the first error stops.
+     */
+    template<class Each>
+    Result<void> tripleList(uint32_t node, const std::string& path, const std::string& what, std::string_view field, const std::string& sequenceOf,
+        const std::string& tupleOf, Each&& each)
     {
-        auto f = fields(node, path, "a GradientsParamsRecord {gradients}", {"gradients"});
+        auto f = fields(node, path, what, {field});
         if (!f)
             return std::unexpected(f.error());
         const uint32_t list = *(*f)[0];
-        const std::string lp = appendKeyToPath(path, "gradients");
+        const std::string lp = appendKeyToPath(path, field);
         if (!m_t.isArray(list))
-            return std::unexpected(invalidAt(m_t, list, lp, "expected a sequence of (u64, DType, TensorData), " + found(m_t, list)));
-        std::unordered_set<uint64_t> ids;
+            return std::unexpected(invalidAt(m_t, list, lp, "expected a sequence of " + sequenceOf + ", " + found(m_t, list)));
         Result<void> res;
         uint64_t i = 0;
         m_t.forEachChild(list, [&](uint32_t e) {
@@ -498,84 +503,66 @@ public:
                 return;
             const std::string ep = appendIndexToPath(lp, i++);
             if (!m_t.isArray(e) || m_t[e].count != 3) {
-                res = std::unexpected(invalidAt(m_t, e, ep, "expected a tuple of 3 (u64 id, DType, TensorData), "
-                    + (m_t.isArray(e) ? "found a tuple of " + std::to_string(m_t[e].count) : found(m_t, e))));
+                res = std::unexpected(invalidAt(m_t, e, ep,
+                    "expected a tuple of 3 " + tupleOf + ", " + (m_t.isArray(e) ? "found a tuple of " + std::to_string(m_t[e].count) : found(m_t, e))));
                 return;
             }
-            const uint32_t idNode = e + 1, dtNode = m_t[idNode].end, tNode = m_t[dtNode].end;
-            auto id = unsignedInt(idNode, appendIndexToPath(ep, 0), "u64 parameter id");
-            if (!id) {
-                res = std::unexpected(id.error());
-                return;
-            }
-            if (!ids.insert(*id).second) {
-                res = std::unexpected(invalidAt(m_t, idNode, appendIndexToPath(ep, 0), "duplicate pending gradient for parameter id " + std::to_string(*id)
-                    + " (Ruda's GradientsParams::from_record rejects it)"));
-                return;
-            }
-            auto native = dtype(dtNode, appendIndexToPath(ep, 1));
-            if (!native) {
-                res = std::unexpected(native.error());
-                return;
-            }
-            if (!isFloat(*native)) {
-                res = std::unexpected(invalidAt(m_t, dtNode, appendIndexToPath(ep, 1), "a pending gradient must have a float dtype, found "
-                    + std::string(dtypeName(*native))));
-                return;
-            }
-            auto stored = tensorData(tNode, appendIndexToPath(ep, 2));
-            if (!stored) {
-                res = std::unexpected(stored.error());
-                return;
-            }
-            if (!isFloat(*stored))
-                res = std::unexpected(invalidAt(m_t, tNode, appendIndexToPath(ep, 2), "a pending gradient's data must be a float tensor, found "
-                    + std::string(dtypeName(*stored))));
+            const uint32_t first = e + 1, second = m_t[first].end, third = m_t[second].end;
+            res = each(ep, first, second, third);
         });
         return res;
+    }
+
+    /// GradientsParamsRecord {gradients: Vec<(u64, DType, TensorData)>} and Ruda's load_record checks.
+    Result<void> gradients(uint32_t node, const std::string& path)
+    {
+        std::unordered_set<uint64_t> ids;
+        return tripleList(node, path, "a GradientsParamsRecord {gradients}", "gradients", "(u64, DType, TensorData)", "(u64 id, DType, TensorData)",
+            [&](const std::string& ep, uint32_t idNode, uint32_t dtNode, uint32_t tNode) -> Result<void> {
+                auto id = unsignedInt(idNode, appendIndexToPath(ep, 0), "u64 parameter id");
+                if (!id)
+                    return std::unexpected(id.error());
+                if (!ids.insert(*id).second)
+                    return std::unexpected(invalidAt(m_t, idNode, appendIndexToPath(ep, 0),
+                        "duplicate pending gradient for parameter id " + std::to_string(*id) + " (Ruda's GradientsParams::from_record rejects it)"));
+                auto native = dtype(dtNode, appendIndexToPath(ep, 1));
+                if (!native)
+                    return std::unexpected(native.error());
+                if (!isFloat(*native))
+                    return std::unexpected(invalidAt(m_t, dtNode, appendIndexToPath(ep, 1),
+                        "a pending gradient must have a float dtype, found " + std::string(dtypeName(*native))));
+                auto stored = tensorData(tNode, appendIndexToPath(ep, 2));
+                if (!stored)
+                    return std::unexpected(stored.error());
+                if (!isFloat(*stored))
+                    return std::unexpected(invalidAt(m_t, tNode, appendIndexToPath(ep, 2),
+                        "a pending gradient's data must be a float tensor, found " + std::string(dtypeName(*stored))));
+                return {};
+            });
     }
 
     /// TrainableParameterContract {entries: Vec<(u64, Vec<usize>, DType)>}.
     Result<void> contract(uint32_t node, const std::string& path)
     {
-        auto f = fields(node, path, "a TrainableParameterContract {entries}", {"entries"});
-        if (!f)
-            return std::unexpected(f.error());
-        const uint32_t list = *(*f)[0];
-        const std::string lp = appendKeyToPath(path, "entries");
-        if (!m_t.isArray(list))
-            return std::unexpected(invalidAt(m_t, list, lp, "expected a sequence of (u64, Vec<usize>, DType), " + found(m_t, list)));
-        Result<void> res;
-        uint64_t i = 0;
-        m_t.forEachChild(list, [&](uint32_t e) {
-            if (!res)
-                return;
-            const std::string ep = appendIndexToPath(lp, i++);
-            if (!m_t.isArray(e) || m_t[e].count != 3) {
-                res = std::unexpected(invalidAt(m_t, e, ep, "expected a tuple of 3 (u64 id, shape, DType), "
-                    + (m_t.isArray(e) ? "found a tuple of " + std::to_string(m_t[e].count) : found(m_t, e))));
-                return;
-            }
-            const uint32_t id = e + 1, shape = m_t[id].end, dt = m_t[shape].end;
-            if (auto v = unsignedInt(id, appendIndexToPath(ep, 0), "u64 parameter id"); !v) {
-                res = std::unexpected(v.error());
-                return;
-            }
-            if (!m_t.isArray(shape)) {
-                res = std::unexpected(invalidAt(m_t, shape, appendIndexToPath(ep, 1), "expected the shape as a sequence of usize, " + found(m_t, shape)));
-                return;
-            }
-            uint64_t j = 0;
-            m_t.forEachChild(shape, [&](uint32_t c) {
-                if (res)
-                    if (auto v = unsignedInt(c, appendIndexToPath(appendIndexToPath(ep, 1), j++), "usize dimension"); !v)
-                        res = std::unexpected(v.error());
-            });
-            if (res)
+        return tripleList(node, path, "a TrainableParameterContract {entries}", "entries", "(u64, Vec<usize>, DType)", "(u64 id, shape, DType)",
+            [&](const std::string& ep, uint32_t id, uint32_t shape, uint32_t dt) -> Result<void> {
+                if (auto v = unsignedInt(id, appendIndexToPath(ep, 0), "u64 parameter id"); !v)
+                    return std::unexpected(v.error());
+                if (!m_t.isArray(shape))
+                    return std::unexpected(invalidAt(m_t, shape, appendIndexToPath(ep, 1), "expected the shape as a sequence of usize, " + found(m_t, shape)));
+                Result<void> res;
+                uint64_t j = 0;
+                m_t.forEachChild(shape, [&](uint32_t c) {
+                    if (res)
+                        if (auto v = unsignedInt(c, appendIndexToPath(appendIndexToPath(ep, 1), j++), "usize dimension"); !v)
+                            res = std::unexpected(v.error());
+                });
+                if (!res)
+                    return res;
                 if (auto d = dtype(dt, appendIndexToPath(ep, 2)); !d)
-                    res = std::unexpected(d.error());
-        });
-        return res;
+                    return std::unexpected(d.error());
+                return {};
+            });
     }
 
     /**
