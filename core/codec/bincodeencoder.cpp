@@ -39,7 +39,7 @@ public:
     {
     }
 
-    /** Dispatches by the schema node's kind, one function per kind. */
+    /** Dispatches by the schema node's kind, one function per kind (inlined: the walk keeps the code it had as one switch). */
     Result<void> value(uint32_t si, uint32_t ti, const PathLink* path)
     {
         const SchemaNode& sn = m_s.nodes[si];
@@ -94,7 +94,7 @@ public:
 
 private:
     /** u8 as one byte, the wider ones as varints. */
-    Result<void> unsignedValue(SchemaKind kind, uint32_t ti, const PathLink* path)
+    [[gnu::always_inline]] Result<void> unsignedValue(SchemaKind kind, uint32_t ti, const PathLink* path)
     {
         auto v = m_t.asU64(ti);
         if (!v && m_inKey && m_t[ti].kind == Kind::Str)
@@ -112,7 +112,7 @@ private:
     }
 
     /** i8 as one byte, the wider ones as zigzag varints. */
-    Result<void> signedValue(SchemaKind kind, uint32_t ti, const PathLink* path)
+    [[gnu::always_inline]] Result<void> signedValue(SchemaKind kind, uint32_t ti, const PathLink* path)
     {
         const Node& tn = m_t[ti];
         int64_t x;
@@ -135,7 +135,7 @@ private:
         return {};
     }
 
-    Result<void> f32Value(uint32_t ti, const PathLink* path)
+    [[gnu::always_inline]] Result<void> f32Value(uint32_t ti, const PathLink* path)
     {
         const Node& tn = m_t[ti];
         float f;
@@ -149,7 +149,7 @@ private:
         return {};
     }
 
-    Result<void> f64Value(uint32_t ti, const PathLink* path)
+    [[gnu::always_inline]] Result<void> f64Value(uint32_t ti, const PathLink* path)
     {
         const Node& tn = m_t[ti];
         if (tn.kind != Kind::F64 && tn.kind != Kind::F32)
@@ -168,7 +168,7 @@ private:
         m_out.put(std::span<const uint8_t>(b, sizeof(Bits)));
     }
 
-    Result<void> bytesValue(uint32_t ti, const PathLink* path)
+    [[gnu::always_inline]] Result<void> bytesValue(uint32_t ti, const PathLink* path)
     {
         const Node& tn = m_t[ti];
         if (tn.kind == Kind::Bin) {
@@ -195,7 +195,7 @@ private:
         return mismatch("bytes", ti, path);
     }
 
-    Result<void> optionValue(const SchemaNode& sn, uint32_t ti, const PathLink* path)
+    [[gnu::always_inline]] Result<void> optionValue(const SchemaNode& sn, uint32_t ti, const PathLink* path)
     {
         if (m_t[ti].kind == Kind::Nil) {
             if (sn.maybeBare && sn.preferAlternative && m_s.nodes[sn.elements[0]].kind == SchemaKind::Empty)
@@ -208,7 +208,7 @@ private:
         return value(sn.elements[0], ti, path);
     }
 
-    Result<void> eitherValue(const SchemaNode& sn, uint32_t ti, const PathLink* path)
+    [[gnu::always_inline]] Result<void> eitherValue(const SchemaNode& sn, uint32_t ti, const PathLink* path)
     {
         // Unsettled (nothing was decoded with it): the first reading that takes this value.
         Sink trial;
@@ -222,7 +222,7 @@ private:
     }
 
     /** A Vec (a length, then the elements) or a tuple (the elements alone). */
-    Result<void> seqValue(const SchemaNode& sn, uint32_t ti, const PathLink* path)
+    [[gnu::always_inline]] Result<void> seqValue(const SchemaNode& sn, uint32_t ti, const PathLink* path)
     {
         const Node& tn = m_t[ti];
         if (tn.kind != Kind::Array)
@@ -247,7 +247,7 @@ private:
         return r;
     }
 
-    Result<void> mapValue(const SchemaNode& sn, uint32_t ti, const PathLink* path)
+    [[gnu::always_inline]] Result<void> mapValue(const SchemaNode& sn, uint32_t ti, const PathLink* path)
     {
         const Node& tn = m_t[ti];
         if (tn.kind != Kind::Map)
@@ -271,7 +271,7 @@ private:
     }
 
     /** The fields in declaration order, looked up by name in the tape's map. */
-    Result<void> structValue(const SchemaNode& sn, uint32_t ti, const PathLink* path)
+    [[gnu::always_inline]] Result<void> structValue(const SchemaNode& sn, uint32_t ti, const PathLink* path)
     {
         if (m_t[ti].kind != Kind::Map)
             return mismatch("a struct (map)" + (sn.name.empty() ? std::string() : " " + sn.name), ti, path);
@@ -295,7 +295,7 @@ private:
     }
 
     /** A variant by name (a unit variant) or {name: payload}: its index, then the payload. */
-    Result<void> enumValue(const SchemaNode& sn, uint32_t ti, const PathLink* path)
+    [[gnu::always_inline]] Result<void> enumValue(const SchemaNode& sn, uint32_t ti, const PathLink* path)
     {
         const Node& tn = m_t[ti];
         std::string_view name;
@@ -324,7 +324,7 @@ private:
     }
 
     /** A DType name as the index of the schema's table; 0.21's {Bool: store} with its BoolStore index. */
-    Result<void> dtypeValue(const SchemaNode& sn, uint32_t ti, const PathLink* path)
+    [[gnu::always_inline]] Result<void> dtypeValue(const SchemaNode& sn, uint32_t ti, const PathLink* path)
     {
         const Node& tn = m_t[ti];
         std::string_view name;
