@@ -27,6 +27,15 @@ constexpr std::array<size_t, ElemCount> ElemSize = {4, 8, 2, 2, 8, 4, 2, 1, 8, 4
 constexpr std::array<const char*, ElemCount> ElemName = {"f32", "f64", "f16", "bf16", "i64", "i32", "i16", "i8",
                                                          "u64", "u32", "u16", "u8"};
 
+constexpr double Inf = std::numeric_limits<double>::infinity();
+
+/// An instruction set's name for messages (the names are literals: null-terminated).
+QString nameOf(Isa isa)
+{
+    const std::string_view name = isaName(isa);
+    return QString::fromLatin1(name.data(), qsizetype(name.size()));
+}
+
 bool isFloat(Elem e)
 {
     return e == Elem::F32 || e == Elem::F64 || e == Elem::F16 || e == Elem::BF16;
@@ -111,9 +120,9 @@ bool sameBits(double a, double b)
     return std::bit_cast<uint64_t>(a) == std::bit_cast<uint64_t>(b);
 }
 
-QString differs(const char* what, double a, double b, const QString& context)
+QString differs(const QString& what, double a, double b, const QString& context)
 {
-    return QStringLiteral("%1: %2 vs %3 (%4)").arg(QString::fromLatin1(what)).arg(a, 0, 'g', 17).arg(b, 0, 'g', 17).arg(context);
+    return QStringLiteral("%1: %2 vs %3 (%4)").arg(what).arg(a, 0, 'g', 17).arg(b, 0, 'g', 17).arg(context);
 }
 
 #define CKPT_SAME_BITS(a, b, what) QVERIFY2(sameBits((a), (b)), qPrintable(differs((what), (a), (b), context)))
@@ -140,12 +149,12 @@ void TestKernels::initTestCase()
         if (t)
             QCOMPARE(t->isa, isa);
         (cpuRuns(isa) ? ran : notRun) +=
-            QString::fromLatin1(isaName(isa).data()) + (isaCompiled(isa) ? QStringLiteral(" ") : QStringLiteral(" (not compiled) "));
+            nameOf(isa) + (isaCompiled(isa) ? QStringLiteral(" ") : QStringLiteral(" (not compiled) "));
     }
     // the widest variant the CPU runs is the one the statistics, update norms and diff use
     QCOMPARE(active().isa, runnableVariants().back()->isa);
     qInfo("kernel variants run here: %s; not run: %s; active: %s", qPrintable(ran.trimmed()),
-        notRun.isEmpty() ? "none" : qPrintable(notRun.trimmed()), isaName(active().isa).data());
+        notRun.isEmpty() ? "none" : qPrintable(notRun.trimmed()), qPrintable(nameOf(active().isa)));
 }
 
 void TestKernels::finiteMoments()
@@ -163,7 +172,7 @@ void TestKernels::finiteMoments()
                 // the baseline against scalar loops: census and extrema exactly, sums closely
                 bool allFinite = true;
                 uint64_t zeros = 0;
-                double lo = INFINITY, hi = -INFINITY, sum = 0;
+                double lo = Inf, hi = -Inf, sum = 0;
                 for (size_t i = 0; i < n; ++i) {
                     const double x = valueAt(Elem(e), bytes.data(), i);
                     allFinite = allFinite && std::isfinite(x);
@@ -177,8 +186,8 @@ void TestKernels::finiteMoments()
                     QCOMPARE(want.count, uint64_t(n));
                     QCOMPARE(want.finite, uint64_t(n));
                     QCOMPARE(want.zeros, zeros);
-                    CKPT_SAME_BITS(want.min, lo, "min");
-                    CKPT_SAME_BITS(want.max, hi, "max");
+                    CKPT_SAME_BITS(want.min, lo, QStringLiteral("min"));
+                    CKPT_SAME_BITS(want.max, hi, QStringLiteral("max"));
                     QVERIFY2(std::fabs(want.sum - sum) <= 1e-9 * (std::fabs(sum) + double(n) * std::max(std::fabs(lo), std::fabs(hi))),
                         qPrintable(context));
                 }
@@ -194,7 +203,7 @@ void TestKernels::finiteMoments()
                     QCOMPARE(got.zeros, want.zeros);
                     for (const auto field : {&StatsMoments::sum, &StatsMoments::sumSq, &StatsMoments::min, &StatsMoments::max,
                              &StatsMoments::shift, &StatsMoments::mean, &StatsMoments::m2})
-                        CKPT_SAME_BITS(got.*field, want.*field, isaName(t->isa).data());
+                        CKPT_SAME_BITS(got.*field, want.*field, nameOf(t->isa));
                 }
             }
         }
@@ -212,7 +221,7 @@ void TestKernels::histogram()
                     for (const bool logScale : {false, true}) {
                         const auto bytes = makeData(Elem(e), n, fill, rng);
                         bool allFinite = true;
-                        double lo = INFINITY, hi = -INFINITY;
+                        double lo = Inf, hi = -Inf;
                         for (size_t i = 0; i < n; ++i) {
                             double x = valueAt(Elem(e), bytes.data(), i);
                             allFinite = allFinite && std::isfinite(x);
@@ -251,7 +260,7 @@ void TestKernels::histogram()
                             for (const Table* t : runnableVariants()) {
                                 std::vector<uint64_t> got(bins, 0);
                                 t->histogram[e](bytes.data(), n, r, finiteHint, got.data());
-                                QVERIFY2(got == want, qPrintable(context + QLatin1Char(' ') + QString::fromLatin1(isaName(t->isa).data())));
+                                QVERIFY2(got == want, qPrintable(context + QLatin1Char(' ') + nameOf(t->isa)));
                             }
                         }
                     }
@@ -282,7 +291,7 @@ void TestKernels::sumSquared()
                 QVERIFY2(std::fabs(want - scalar) <= 1e-12 * std::fabs(scalar) || (std::isinf(want) && std::isinf(scalar)),
                     qPrintable(context));
                 for (const Table* t : runnableVariants())
-                    CKPT_SAME_BITS((t->*kernel)(a.data(), b.data(), n), want, isaName(t->isa).data());
+                    CKPT_SAME_BITS((t->*kernel)(a.data(), b.data(), n), want, nameOf(t->isa));
             }
         }
     }
@@ -306,7 +315,7 @@ void TestKernels::diffF32Block()
                 double maxAbs = 0;
                 for (size_t i = 0; i < n; ++i) {
                     const double ad = std::fabs(valueAt(Elem::F32, b.data(), i) - valueAt(Elem::F32, a.data(), i));
-                    differing += 2 * (ad > tol);
+                    differing += uint64_t(2) * (ad > tol);
                     maxAbs = std::max(maxAbs, ad);
                 }
                 uint64_t binned = 0, laneDiffering = 0;
@@ -319,19 +328,19 @@ void TestKernels::diffF32Block()
                 }
                 QCOMPARE(binned, uint64_t(2 * n));
                 QCOMPARE(laneDiffering, differing);
-                CKPT_SAME_BITS(laneMax, maxAbs, "maxAbs");
+                CKPT_SAME_BITS(laneMax, maxAbs, QStringLiteral("maxAbs"));
                 for (const Table* t : runnableVariants()) {
                     DiffLanes got;
                     t->diffF32Block(a.data(), b.data(), n, tol, got);
                     t->diffF32Block(b.data(), a.data(), n, tol, got);
-                    const char* name = isaName(t->isa).data();
+                    const QString name = nameOf(t->isa);
                     for (int l = 0; l < 4; ++l) {
                         for (const auto field : {&DiffLanes::sumAbs, &DiffLanes::dot, &DiffLanes::na, &DiffLanes::nb, &DiffLanes::nd,
                                  &DiffLanes::maxAbs})
                             CKPT_SAME_BITS((got.*field)[l], (want.*field)[l], name);
                         QCOMPARE(got.differing[l], want.differing[l]);
                     }
-                    QVERIFY2(got.hist == want.hist, qPrintable(context + QLatin1Char(' ') + QString::fromLatin1(name)));
+                    QVERIFY2(got.hist == want.hist, qPrintable(context + QLatin1Char(' ') + name));
                 }
             }
         }
