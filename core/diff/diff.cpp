@@ -3,6 +3,7 @@
 #include "core/diff/diff.h"
 
 #include "core/codec/json.h"
+#include "core/tensor/kernels/kernels.h"
 
 #include <algorithm>
 #include <cfloat>
@@ -67,8 +68,10 @@ size_t deltaBin(double d)
     return DeltaHistogram::bins + nonZero * (1 + k - sign * (2 * k + 2));
 }
 
-/// The flat counts of deltaBin, folded into a DeltaHistogram at the end of a pass.
-using FlatHistogram = std::array<uint64_t, 2 * DeltaHistogram::bins + 1>;
+/// The flat counts of deltaBin, folded into a DeltaHistogram at the end of a pass (the vector
+/// kernel's lanes count the same bins).
+using FlatHistogram = kernels::DeltaBins::Flat;
+static_assert(kernels::DeltaBins::minExp == DeltaHistogram::minExp && kernels::DeltaBins::maxExp == DeltaHistogram::maxExp);
 
 DeltaHistogram unflatten(const FlatHistogram& flat)
 {
@@ -194,72 +197,19 @@ std::optional<DType> narrowerFloatOrInt(DType a, DType b)
     return sa < sb ? a : b;
 }
 
-// The f32 block loop is compiled for AVX2 and for the x86-64 baseline, picked at run time (as
-// core/tensor/stats.cpp's loops are); both run the same operations in the same order.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define CKPT_DIFF_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define CKPT_DIFF_CLONES
-#endif
-#pragma GCC diagnostic ignored "-Wpsabi" // the vectors never cross a non-inlined call
-using V4 = double __attribute__((vector_size(32)));
-using F4 = float __attribute__((vector_size(16)));
-using I4 = int64_t __attribute__((vector_size(32)));
-using U4 = uint64_t __attribute__((vector_size(32)));
-
-/// Four lanes of everything a block of finite f32 pairs adds up (lanes merged in a fixed order).
-struct F32Lanes {
-    V4 sumAbs = {}, dot = {}, na = {}, nb = {}, nd = {}, maxAbs = {};
-    I4 differing = {};
-    std::array<FlatHistogram, 4> hist{};
-};
-
-/// \a m (a multiple of 4) finite pairs: d = y - x in double four at a time, its bin as deltaBin computes it.
-CKPT_DIFF_CLONES void finiteF32Block(const uint8_t* pa, const uint8_t* pb, size_t m, double tol, F32Lanes& L)
-{
-    const V4 tolerance = {tol, tol, tol, tol};
-    const I4 lowest = {DeltaHistogram::minExp, DeltaHistogram::minExp, DeltaHistogram::minExp, DeltaHistogram::minExp};
-    const I4 highest = {DeltaHistogram::maxExp, DeltaHistogram::maxExp, DeltaHistogram::maxExp, DeltaHistogram::maxExp};
-    constexpr int64_t bins = int64_t(DeltaHistogram::bins);
-    for (size_t j = 0; j < m; j += 4) {
-        F4 xf, yf;
-        std::memcpy(&xf, pa + 4 * j, 16);
-        std::memcpy(&yf, pb + 4 * j, 16);
-        const V4 x = __builtin_convertvector(xf, V4), y = __builtin_convertvector(yf, V4);
-        const V4 d = y - x;
-        const U4 bits = reinterpret_cast<U4>(d);
-        const V4 ad = reinterpret_cast<V4>(bits & 0x7fffffffffffffffull);
-        L.differing -= reinterpret_cast<I4>(ad > tolerance); // a true lane is -1
-        L.maxAbs = ad > L.maxAbs ? ad : L.maxAbs;
-        L.sumAbs += ad;
-        L.dot += x * y;
-        L.na += x * x;
-        L.nb += y * y;
-        L.nd += d * d;
-        // deltaBin: bins + nonZero * (1 + k - sign * (2k + 2)), k the clamped binary exponent
-        I4 e = reinterpret_cast<I4>((bits >> 52) & 0x7ffu) - 1023;
-        e = e < lowest ? lowest : e;
-        e = e > highest ? highest : e;
-        const I4 k = e - lowest;
-        const I4 sign = reinterpret_cast<I4>(bits >> 63);
-        const I4 nonZero = -reinterpret_cast<I4>(d != V4{});
-        const I4 index = bins + nonZero * (1 + k - sign * (2 * k + 2));
-        for (int l = 0; l < 4; ++l)
-            ++L.hist[size_t(l)][size_t(index[l])];
-    }
-}
-
 /**
- * f32 pairs, the common case, at memory speed: blocks of finite values take finiteF32Block (four
- * independent lanes of sums, maxima, counts and histograms, so that no element waits for the
- * previous one's additions or bin increment); a block holding a NaN or an infinity (or a tail that
- * is not a multiple of four) takes PairAccumulator::step, which sorts those out. For finite values
- * the numbers are step's: d = y - x in double, the same bins; only the order of the additions differs.
+ * f32 pairs, the common case, at memory speed: blocks of finite values take the vector kernel
+ * kernels::Table::diffF32Block (four independent lanes of sums, maxima, counts and histograms, so
+ * that no element waits for the previous one's additions or bin increment); a block holding a NaN or
+ * an infinity (or a tail that is not a multiple of four) takes PairAccumulator::step, which sorts
+ * those out. For finite values the numbers are step's: d = y - x in double, the same bins; only the
+ * order of the additions differs.
  */
 void accumulateF32(const uint8_t* pa, const uint8_t* pb, uint64_t first, uint64_t count, PairAccumulator& acc)
 {
     constexpr size_t Block = 1024;
-    F32Lanes lanes;
+    const auto finiteBlock = kernels::active().diffF32Block;
+    kernels::DiffLanes lanes;
     uint64_t fast = 0;
     for (uint64_t i0 = first; i0 < first + count; i0 += Block) {
         const size_t m = size_t(std::min<uint64_t>(Block, first + count - i0));
@@ -273,7 +223,7 @@ void accumulateF32(const uint8_t* pa, const uint8_t* pb, uint64_t first, uint64_
                 acc.step(ld<float>(qa + 4 * j), ld<float>(qb + 4 * j));
             continue;
         }
-        finiteF32Block(qa, qb, m, acc.tol, lanes);
+        finiteBlock(qa, qb, m, acc.tol, lanes);
         fast += m;
     }
     for (int l = 0; l < 4; ++l) {

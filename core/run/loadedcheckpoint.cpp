@@ -6,6 +6,7 @@
 #include "core/graph/blob.h"
 #include "core/graph/checkpoint.h"
 #include "core/open/sniff.h"
+#include "core/tensor/kernels/kernels.h"
 #include "core/util/text.h"
 
 #include <cmath>
@@ -253,56 +254,12 @@ std::vector<TensorStats> statsOf(const LoadedCheckpoint& c, const std::vector<si
 
 namespace {
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define CKPT_UPDATE_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
-#else
-#define CKPT_UPDATE_CLONES
-#endif
-#pragma GCC diagnostic ignored "-Wpsabi" // the vectors never cross a non-inlined call
-using V8 = double __attribute__((vector_size(64)));
-/// Eight lanes of a payload's element type (a vector type cannot depend on a template parameter directly).
-template<class T> struct Lanes8;
-template<> struct Lanes8<float> { using type = float __attribute__((vector_size(32))); };
-template<> struct Lanes8<double> { using type = double __attribute__((vector_size(64))); };
-
-/**
- * Sum of squared differences over the pairs finite on both sides, eight lanes at a time (lanes summed
- * in a fixed order: the same result on every clone). A lane's difference d is finite exactly when both
- * values are (f32 widened to f64 cannot overflow; an f64 difference that overflows is no step either),
- * and d - d == 0 holds exactly for finite d.
- */
-template<class T>
-CKPT_UPDATE_CLONES double sumSquared(const uint8_t* pa, const uint8_t* pb, uint64_t count)
-{
-    using In = typename Lanes8<T>::type;
-    V8 acc = {};
-    uint64_t k = 0;
-    for (; k + 8 <= count; k += 8) {
-        In a, b;
-        std::memcpy(&a, pa + sizeof(T) * k, sizeof a);
-        std::memcpy(&b, pb + sizeof(T) * k, sizeof b);
-        const V8 d = __builtin_convertvector(b, V8) - __builtin_convertvector(a, V8);
-        const V8 m = (d - d == 0) ? d : V8{};
-        acc += m * m;
-    }
-    double tail = 0;
-    for (; k < count; ++k) {
-        T a, b;
-        std::memcpy(&a, pa + sizeof(T) * k, sizeof(T));
-        std::memcpy(&b, pb + sizeof(T) * k, sizeof(T));
-        const double d = double(b) - double(a);
-        const double m = (d - d == 0) ? d : 0.0;
-        tail += m * m;
-    }
-    return (((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]))) + tail;
-}
-
 double sumSquaredAny(const LoadedTensor& a, const LoadedTensor& b, uint64_t first, uint64_t count)
 {
     if (a.dtype == b.dtype && a.dtype == DType::F32)
-        return sumSquared<float>(a.bytes.data() + 4 * first, b.bytes.data() + 4 * first, count);
+        return kernels::active().sumSquaredF32(a.bytes.data() + 4 * first, b.bytes.data() + 4 * first, count);
     if (a.dtype == b.dtype && a.dtype == DType::F64)
-        return sumSquared<double>(a.bytes.data() + 8 * first, b.bytes.data() + 8 * first, count);
+        return kernels::active().sumSquaredF64(a.bytes.data() + 8 * first, b.bytes.data() + 8 * first, count);
     // Every other pair (half types, integers, a precision change) widens exactly to double first.
     const auto va = elementsAsDouble(a.dtype, a.bytes, first, count);
     const auto vb = elementsAsDouble(b.dtype, b.bytes, first, count);
