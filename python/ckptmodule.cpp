@@ -20,6 +20,7 @@
 #include "core/report/graphdiffjson.h"
 #include "core/report/graphreport.h"
 #include "core/report/report.h"
+#include "core/report/timelinejson.h"
 #include "core/run/run.h"
 #include "core/run/timeline.h"
 #include "workers/parallelfor.h"

@@ -6,6 +6,7 @@
 #include "app/cli/args.h"
 #include "app/cli/exits.h"
 #include "app/cli/timelineslurm.h"
+#include "core/report/timelinejson.h"
 #include "core/run/timeline.h"
 #include "workers/parallelfor.h"
 

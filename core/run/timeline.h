@@ -248,14 +248,4 @@ struct BisectResult {
 Result<BisectResult> bisectRun(const RunCheckpoints& run, const BisectPredicate& predicate, const BisectOptions& options = {},
     const Progress& progress = Progress::none(), const ParallelFor& parallel = {});
 
-/** `ckpt timeline --json` (cli-contract.md, "Runs"). */
-std::string timelineJson(const Timeline& t);
-/** The same document handed to \a sink in pieces (the CLI writes a run's megabytes straight to stdout). */
-void writeTimelineJson(const Timeline& t, const std::function<void(std::string_view)>& sink);
-/** `ckpt timeline` text: the checkpoints, then the events. */
-std::string timelineText(const Timeline& t);
-/** `ckpt bisect --json`. */
-std::string bisectJson(const BisectResult& r);
-std::string bisectText(const BisectResult& r);
-
 } // namespace ckpt

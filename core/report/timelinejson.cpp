@@ -5,7 +5,7 @@
 // JSON, floats spelled as nlohmann::json::dump spells them, non-finite floats as null.
 #include "core/codec/json.h"
 #include "core/report/report.h"
-#include "core/run/timeline.h"
+#include "core/report/timelinejson.h"
 
 #include <cmath>
 #include <charconv>
