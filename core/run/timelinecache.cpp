@@ -82,7 +82,7 @@ std::vector<uint8_t> encodeCache(const std::string& runPath, const std::vector<c
     for (const CheckpointScan* s : scans)
         estimate += 256 + s->tensors.size() * 128;
     w.out.reserve(estimate);
-    w.out.insert(w.out.end(), kCacheMagic, kCacheMagic + 8);
+    w.magic(kCacheMagic);
     w.str(runPath);
     w.u64(pool.size());
     for (size_t i = 0; i < pool.size(); ++i)

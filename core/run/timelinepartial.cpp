@@ -60,7 +60,7 @@ uint64_t partialChecksum(std::span<const uint8_t> bytes)
 std::vector<uint8_t> encodePartial(const RunCheckpoints& run, TimelineShard shard, const StringPool& pool, const std::vector<PartialPiece>& pieces)
 {
     ByteWriter w;
-    w.out.insert(w.out.end(), kPartialMagic, kPartialMagic + 8);
+    w.magic(kPartialMagic);
     w.str(absoluteRunPath(run.dir));
     w.u32(shard.index);
     w.u32(shard.count);
