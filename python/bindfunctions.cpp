@@ -5,6 +5,7 @@
 #include "glue.h"
 
 #include "app/workers/parallelfor.h"
+#include "core/report/timelinejson.h"
 #include "core/report/runjson.h"
 #include "core/run/run.h"
 #include "core/run/timeline.h"

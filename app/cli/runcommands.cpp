@@ -7,6 +7,7 @@
 #include "app/cli/exits.h"
 #include "app/cli/timelineslurm.h"
 #include "app/workers/parallelfor.h"
+#include "core/report/timelinejson.h"
 #include "core/run/timeline.h"
 
 #include <cmath>

@@ -4,7 +4,7 @@
 
 // One checkpoint of a run, opened: its tensors as spans over the mapped files, whatever the layout
 // (a record, a burn-train epoch of three records, a GradientCheckpoint with its CAR). Shared by the
-// timeline and bisect (core/run/timeline.cpp, bisect.cpp); not part of the public interface.
+// timeline and bisect (core/run/timelinescan.cpp, timelineshares.cpp, bisect.cpp); not part of the public interface.
 
 #include "core/graph/car.h"
 #include "core/run/timeline.h"

@@ -6,7 +6,10 @@
 // timeline (statistics per checkpoint and tensor, the update against the previous checkpoint, events),
 // the persistent cache that lets a re-run read only new or changed checkpoints, and bisect, which
 // finds the first bad checkpoint. One engine for `ckpt timeline`/`ckpt bisect`, the app's Run panel
-// and `ckpt.timeline`/`ckpt.bisect` in Python.
+// and `ckpt.timeline`/`ckpt.bisect` in Python. Built in core/run/timelinescan.cpp (the scan) on
+// timelinecache (the cache format), timelineseries (series and events), timelineshares and
+// timelinepartial (cluster shares and their partials) and timelinemerge (their merge); the
+// documents of `ckpt timeline` and `ckpt bisect` are in core/report/timelinejson.h.
 
 #include "core/record/record.h"
 #include "core/run/run.h"
@@ -174,7 +177,7 @@ Result<TimelineShard> parseTimelineShard(std::string_view text);
  * group's shares each taking a column (a range of the tensors) of every checkpoint in it, so that a
  * checkpoint's predecessor is read by the same share. Many small checkpoints: a group is one share,
  * which takes them whole; checkpoints larger than a share's part, or large enough that a column of
- * one is still worth parsing the checkpoint for (timeline.cpp, SharePlan), are shared by several.
+ * one is still worth parsing the checkpoint for (core/run/timelineshares.h, SharePlan), are shared by several.
  */
 std::vector<std::pair<uint32_t, uint32_t>> timelineShareGroups(const RunCheckpoints& run, uint32_t shares);
 
@@ -247,15 +250,5 @@ struct BisectResult {
  */
 Result<BisectResult> bisectRun(const RunCheckpoints& run, const BisectPredicate& predicate, const BisectOptions& options = {},
     const Progress& progress = Progress::none(), const ParallelFor& parallel = {});
-
-/** `ckpt timeline --json` (cli-contract.md, "Runs"). */
-std::string timelineJson(const Timeline& t);
-/** The same document handed to \a sink in pieces (the CLI writes a run's megabytes straight to stdout). */
-void writeTimelineJson(const Timeline& t, const std::function<void(std::string_view)>& sink);
-/** `ckpt timeline` text: the checkpoints, then the events. */
-std::string timelineText(const Timeline& t);
-/** `ckpt bisect --json`. */
-std::string bisectJson(const BisectResult& r);
-std::string bisectText(const BisectResult& r);
 
 } // namespace ckpt

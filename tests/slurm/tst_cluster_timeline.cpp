@@ -15,6 +15,7 @@
 #include "ui/process/clusterscan.h"
 #include "ui/widgets/runpanel.h"
 
+#include "core/report/timelinejson.h"
 #include "core/run/timeline.h"
 
 #include <QCoreApplication>

@@ -5,6 +5,7 @@
 // truncated in the middle, files touched and deleted. The numbers themselves are checked against an
 // independent numpy computation by timeline_numpy_oracle (tests/timeline/CMakeLists.txt).
 #include "core/record/record.h"
+#include "core/report/timelinejson.h"
 #include "core/run/timeline.h"
 #include "tests/ckptskip.h"
 

@@ -7,6 +7,7 @@
 // ranges, and tensors of several stats chunks split by element ranges, f32 and f16, NaN and Inf
 // included); a missing, foreign, damaged or stale partial, or a share missing in the middle of a
 // tensor, is one error naming it.
+#include "core/report/timelinejson.h"
 #include "core/run/timeline.h"
 #include "tests/ckptskip.h"
 

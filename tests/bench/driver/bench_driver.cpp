@@ -59,6 +59,7 @@
 #include "core/graph/sha256.h"
 #include "core/io/bytes.h"
 #include "core/record/record.h"
+#include "core/report/timelinejson.h"
 #include "core/run/timeline.h"
 
 #include <openssl/evp.h>

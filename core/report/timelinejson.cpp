@@ -4,6 +4,7 @@
 // contract documents (core/report/report.cpp): a tape in the contract's key order, two-space pretty
 // JSON, floats spelled as nlohmann::json::dump spells them, non-finite floats as null.
 #include "core/codec/json.h"
+#include "core/report/timelinejson.h"
 #include "core/run/timeline.h"
 #include "core/util/text.h"
 
