@@ -1,10 +1,12 @@
 // SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
 // SPDX-License-Identifier: GPL-3.0-or-later
 // `ckpt timeline` and `ckpt bisect` documents (cli-contract.md, section "Runs"). Written like the other
-// contract documents (core/report/report.cpp): a tape in the contract's key order, two-space pretty
+// contract documents (core/report/document.h): a tape in the contract's key order, two-space pretty
 // JSON, floats spelled as nlohmann::json::dump spells them, non-finite floats as null.
-#include "core/codec/json.h"
 #include "core/report/timelinejson.h"
+
+#include "core/codec/json.h"
+#include "core/report/document.h"
 #include "core/run/timeline.h"
 #include "core/util/text.h"
 
@@ -16,12 +18,6 @@
 namespace ckpt {
 
 namespace {
-
-std::string document(TapeBuilder&& b)
-{
-    const Tape t = std::move(b).finish();
-    return jsonText(t, t.root(), JsonStyle::Pretty, JsonFloats::Nlohmann);
-}
 
 void putOptU64(TapeBuilder& b, std::string_view k, const std::optional<uint64_t>& v)
 {
@@ -338,7 +334,7 @@ std::string bisectJson(const BisectResult& r)
     b.end();
     putStrings(b, "warnings", r.warnings);
     b.end();
-    return document(std::move(b));
+    return reportDocument(std::move(b));
 }
 
 std::string bisectText(const BisectResult& r)
