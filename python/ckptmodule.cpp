@@ -14,9 +14,10 @@
 #include "core/graph/checkpoint.h"
 #include "core/graph/checkpointfiles.h"
 #include "core/io/bytes.h"
+#include "core/open/formats.h"
 #include "core/open/sniff.h"
 #include "core/record/record.h"
-#include "core/record/saveas.h"
+#include "core/open/saveas.h"
 #include "core/report/graphdiffjson.h"
 #include "core/report/graphreport.h"
 #include "core/report/report.h"
@@ -365,7 +366,7 @@ py::object openAny(const py::object& pathObj, const std::optional<std::string>& 
         const RunCheckpoint pick = unwrap(recordOfRunDirectory(path));
         run = path;
         path = pick.path;
-        o.burnpackTriple = true; // a burn-train 0.22 epoch: model, optimizer and scheduler as one record
+        o.wholeCheckpoint = true; // a burn-train 0.22 epoch: model, optimizer and scheduler as one record
     } else if (kind == "gradient_checkpoint") {
         auto files = unwrapIn(openGradientCheckpointFiles(path, blocks), path);
         if (files.carError) // as `ckpt`: a damaged CAR must not pass for a missing one

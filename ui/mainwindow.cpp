@@ -24,6 +24,7 @@
 #include "ui/widgets/viewsetup.h"
 
 #include "core/edit/edit.h"
+#include "core/open/formats.h"
 #include "core/open/sniff.h"
 
 #include <algorithm>

@@ -10,6 +10,7 @@
 #include "app/cli/resumeprofiles.h"
 #include "core/diff/diff.h"
 #include "core/diff/resumeverify.h"
+#include "core/open/formats.h"
 #include "core/record/record.h"
 #include "core/report/verifyresumejson.h"
 #include "core/run/placeholders.h"

@@ -7,7 +7,9 @@
 // Exploded but finite state: moments scaled up together (the steps unchanged) and moments that no
 // gradient history gives (an effective step above Adam's bound, recomputed here as a plain sum), in
 // another copy of that record; and a real blow-up, ckpt-train --diverge-at, against a healthy run.
+#include "core/open/formats.h"
 #include "core/pack/migrate.h"
+#include "core/run/migratesources.h"
 #include "core/record/optimizerforensics.h"
 #include "core/report/optimizerjson.h"
 

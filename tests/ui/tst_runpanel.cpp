@@ -11,6 +11,7 @@
 // The timeline cache lives in a temporary XDG_CACHE_HOME.
 #include "tests/ckptskip.h"
 
+#include "core/open/formats.h"
 #include "core/record/optimizerforensics.h"
 #include "core/record/record.h"
 #include "ui/async/latencyprobe.h"

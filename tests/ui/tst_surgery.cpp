@@ -10,6 +10,7 @@
 #include "ui/widgets/optimizerpanel.h"
 #include "ui/widgets/tensordetailwidget.h"
 #include "ui/models/optimizerstatemodel.h"
+#include "core/open/formats.h"
 #include "core/record/optimizerforensics.h"
 #include "ui/models/modelroles.h"
 

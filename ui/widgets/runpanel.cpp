@@ -5,6 +5,7 @@
 #include "ui/process/clusterscan.h"
 #include "ui/process/resumeprofile.h"
 
+#include "core/open/formats.h"
 #include "core/record/optimizerforensics.h"
 #include "core/record/record.h"
 

@@ -2,9 +2,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/workspace/workspace.h"
 
-#include "core/pack/burnpackrecord.h"
-
 #include "core/edit/edit.h"
+#include "core/open/formats.h"
 #include "core/open/openfile.h"
 
 #include <QDir>
@@ -131,8 +130,8 @@ QStringList recordFilesOf(const RunDirectory& run)
         files << QString::fromStdString(rec->path);
         return files;
     }
-    // burn-train 0.22's triple opens as one record through its model file (OpenOptions::burnpackTriple)
-    if (auto model = run.latest("model"); model && burnpackTripleOf(model->path)) {
+    // burn-train 0.22's triple opens as one record through its model file (OpenOptions::wholeCheckpoint)
+    if (auto model = run.latest("model"); model && opensWholeCheckpoint(model->path)) {
         files << QString::fromStdString(model->path);
         return files;
     }
@@ -224,7 +223,7 @@ Workspace loadWorkspace(const QStringList& inputs, const Progress& progress, boo
         OpenOptions options;
         options.lenient = lenient;
         // a burn-train 0.22 model-N.bpk shows its epoch's optimizer and scheduler beside it
-        options.burnpackTriple = true;
+        options.wholeCheckpoint = true;
         auto opened = openFile(file, options, sub);
         if (!opened) {
             ws.errors << QString::fromStdString(opened.error().message());
