@@ -7,7 +7,7 @@
 #include "app/workers/parallelfor.h"
 #include "core/edit/edit.h"
 #include "core/export/export.h"
-#include "core/record/saveas.h"
+#include "core/open/saveas.h"
 #include "core/report/recordjson.h"
 
 #include <cstring>

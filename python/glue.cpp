@@ -153,7 +153,7 @@ py::object openAny(const py::object& pathObj, const std::optional<std::string>& 
         const RunCheckpoint pick = unwrap(recordOfRunDirectory(path));
         run = path;
         path = pick.path;
-        o.burnpackTriple = true; // a burn-train 0.22 epoch: model, optimizer and scheduler as one record
+        o.wholeCheckpoint = true; // a checkpoint written as several files (burn-train 0.22: model, optimizer, scheduler) as one record
     } else if (kind == "gradient_checkpoint") {
         auto files = unwrapIn(openGradientCheckpointFiles(path, blocks), path);
         if (files.carError) // as `ckpt`: a damaged CAR must not pass for a missing one

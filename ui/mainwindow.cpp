@@ -21,6 +21,7 @@
 #include "ui/widgets/tensordetailwidget.h"
 
 #include "core/edit/edit.h"
+#include "core/open/formats.h"
 #include "core/open/sniff.h"
 
 #include <algorithm>

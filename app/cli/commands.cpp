@@ -17,9 +17,10 @@
 #include "core/io/bytes.h"
 #include "core/optim/forensics.h"
 #include "core/pack/burnpack.h"
+#include "core/open/formats.h"
 #include "core/record/bincoderecord.h"
 #include "core/record/record.h"
-#include "core/record/saveas.h"
+#include "core/open/saveas.h"
 #include "core/report/diffjson.h"
 #include "core/report/optimizerjson.h"
 #include "core/report/recordjson.h"
@@ -52,7 +53,7 @@ Result<std::shared_ptr<const Record>> open(const std::string& path, const Args& 
         if (!pick)
             return std::unexpected(pick.error());
         OpenOptions options = openOptions(a);
-        options.burnpackTriple = true; // a burn-train 0.22 epoch: model, optimizer and scheduler as one record
+        options.wholeCheckpoint = true; // a burn-train 0.22 epoch: model, optimizer and scheduler as one record
         return openRecord(pick->path, options);
     }
     return openRecord(path, openOptions(a));
@@ -119,18 +120,12 @@ int cmdInfo(const std::vector<std::string>& argv)
     std::printf("  kind        %s\n", std::string(recordKindName(rec.kind)).c_str());
     std::printf("  recorder    %s\n", std::string(recorderName(rec.recorder)).c_str());
     std::printf("  precision   %s\n", std::string(rec.precisionText()).c_str());
-    if (rec.burnpack.empty()) {
+    if (rec.parts.empty()) {
         std::printf("  metadata    float=%s int=%s version=%s settings=%s\n", rec.metadata.floatType.c_str(), rec.metadata.intType.c_str(),
             rec.metadata.version.c_str(), rec.metadata.settings.c_str());
         std::printf("              format=%s\n", rec.metadata.format.c_str());
     }
-    for (const auto& part : rec.burnpack) {
-        // Burn >= 0.22 keeps no precision settings: the dtype of each tensor is what it holds
-        const auto& f = *part.pack;
-        std::printf("  burnpack    %s: %s layout, %zu tensors, %zu metadata strings, %zu scalars\n", part.file.c_str(),
-            f.layout == pack::BurnpackLayout::Aligned256 ? "aligned-256" : "unaligned (Burn 0.19)", f.tensors.size(), f.metadata.size(),
-            f.scalars.size());
-    }
+    std::fputs(formatOf(rec).infoText(rec).c_str(), stdout); // the format's own containers, if any
     if (rec.epoch)
         std::printf("  epoch       %llu\n", static_cast<unsigned long long>(*rec.epoch));
     std::printf("  params      %zu\n", rec.params.size());

@@ -7,6 +7,9 @@
 #include "core/export/export.h"
 #include "core/pack/migrate.h"
 #include "core/util/text.h"
+#include "core/open/formats.h"
+#include "core/open/migrate.h"
+#include "core/run/migratesources.h"
 
 #include <cstdio>
 
@@ -76,7 +79,7 @@ int cmdMigrate(const std::vector<std::string>& argv)
         return usageError(a.error());
     if (a.positional().size() != 2)
         return usageError("migrate takes IN (a Burn <= 0.21 record or run directory) and OUT_DIR");
-    MigrateOptions options;
+    MigrateCheckpointOptions options;
     if (auto e = a.value("--epoch")) {
         options.epoch = parseNumber<uint64_t>(*e);
         if (!options.epoch)
@@ -88,14 +91,13 @@ int cmdMigrate(const std::vector<std::string>& argv)
     auto sources = migrateSourcesOf(a.positional()[0], open, options.epoch);
     if (!sources)
         return failWith(sources.error());
-    auto res = migrateToBurnpack(*sources, a.positional()[1], options);
+    auto res = migrateCheckpoint(*sources, a.positional()[1], options);
     if (!res)
         return failWith(res.error());
     for (const auto& line : res->lost)
         std::fprintf(stderr, "ckpt: not carried over: %s\n", line.c_str());
-    for (const std::string* f : {&res->written.model, &res->written.optim, &res->written.scheduler})
-        if (!f->empty())
-            std::printf("%s\n", f->c_str());
+    for (const auto& f : res->written)
+        std::printf("%s\n", f.c_str());
     return 0;
 }
 

@@ -9,11 +9,12 @@
 #include "app/cli/exits.h"
 #include "app/workers/parallelfor.h"
 #include "core/diff/diff.h"
+#include "core/run/resumeverify.h"
+#include "core/open/formats.h"
 #include "core/record/record.h"
 #include "core/report/verifyresumejson.h"
 #include "core/run/placeholders.h"
 #include "core/run/resumeprofiles.h"
-#include "core/run/resumeverify.h"
 #include "core/run/timeline.h"
 
 #include <algorithm>

@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/train/config.h"
 
-#include "core/record/fieldreader.h"
+#include "core/model/fieldreader.h"
 
 #include <array>
 #include <cmath>

@@ -4,7 +4,7 @@
 
 #include "app/train/config.h"
 #include "app/train/model.h"
-#include "core/record/schedule.h"
+#include "core/model/schedule.h"
 
 #include <array>
 #include <cmath>
@@ -16,12 +16,12 @@
 
 namespace ckpt::train {
 
-/** The trainer's scheduler configuration in core's terms (core/record/schedule.h holds the formulas). */
+/** The trainer's scheduler configuration in core's terms (core/model/schedule.h holds the formulas). */
 LrSchedulerConfig lrSchedulerConfigOf(const TrainConfig& c);
 
 /**
  * Burn 0.21's learning-rate schedulers with their record values. The formulas, the record reading and
- * writing live in core (core/record/schedule.h) so that the inspector's learning-rate curve
+ * writing live in core (core/model/schedule.h) so that the inspector's learning-rate curve
  * (learningRateCurve) runs the very code the trainer steps with.
  */
 class Scheduler {

@@ -9,6 +9,7 @@
 #include "core/graph/checkpoint.h"
 #include "core/graph/locate.h"
 #include "core/io/bytes.h"
+#include "core/open/formats.h"
 #include "core/open/sniff.h"
 #include "core/tensor/dtype.h"
 #include "core/tensor/shape.h"

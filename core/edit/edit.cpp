@@ -32,8 +32,8 @@ EditArea editAreaOf(const Record& r, uint32_t node)
         return EditArea::Scheduler;
     if (auto m = t.find(0, "metadata"); m && within(t, *m, node) && node != *m)
         return EditArea::Metadata;
-    // burnpack (Burn >= 0.22): every file's scalars (optimizer counters, scheduler positions) and metadata strings
-    for (const auto& part : r.burnpack) {
+    // a container format (Burn >= 0.22): every file's scalars (optimizer counters, scheduler positions) and metadata strings
+    for (const auto& part : r.parts) {
         if (part.scalarsNode && within(t, *part.scalarsNode, node) && node != *part.scalarsNode)
             return EditArea::Scheduler;
         if (auto m = t.find(part.node, "metadata"); m && within(t, *m, node) && node != *m)
@@ -328,7 +328,7 @@ std::vector<ResumeCheck> checkResume(const Record& r)
         if (missing > 0 && (!r.optimizer.empty() || r.kind == RecordKind::BurnTrainCheckpoint)) {
             add("optimizer-coverage", S::Warning, std::to_string(missing) + " of " + std::to_string(r.params.size())
                 + " parameters have no optimizer state (never stepped, frozen, or lost), first " + firstMissing->modulePath
-                + ": they restart from zero moments" + (r.recorder == Recorder::Burnpack ? ", and Burn 0.22 does not say so" : ""));
+                + ": they restart from zero moments" + (r.parts.empty() ? "" : ", and Burn 0.22 does not say so"));
             out.back().path = firstMissing->modulePath;
             out.back().node = r.tensors[firstMissing->tensor].node;
         }

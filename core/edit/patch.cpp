@@ -1,7 +1,8 @@
 // SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Checkpoint surgery. Every operation builds a new tape (or, for a burnpack file, a new tensor list)
-// from the old record and indexes it again, so that the next operation, the resume-readiness check
+// Checkpoint surgery. Every operation works out what changes (the parameters whose optimizer state
+// goes, the tensors that take new bytes, a new scheduler item) and lets the record's format family
+// build the new record (a new tape, or a container's new tensor list) and index it again, so that the next operation, the resume-readiness check
 // and the writer all see exactly the record that will be written.
 #include "core/edit/patch.h"
 
@@ -10,14 +11,16 @@
 #include "core/io/bytes.h"
 #include "core/pack/burnpack.h"
 #include "core/pack/burnpackrecord.h"
-#include "core/record/fieldreader.h"
-#include "core/record/schedule.h"
+#include "core/model/fieldreader.h"
+#include "core/model/schedule.h"
+#include "core/open/formats.h"
+#include "core/util/text.h"
 #include "core/tensor/shape.h"
 #include "core/util/paths.h"
-#include "core/util/text.h"
 
 #include <cmath>
 #include <cstring>
+#include <deque>
 #include <filesystem>
 #include <limits>
 #include <map>
@@ -88,7 +91,6 @@ uint64_t forEachNonFinite(std::span<const uint8_t> bytes, DType dtype, F&& f)
     return n;
 }
 
-// Most moments are finite: they are scanned in place, and only a payload that needs zeroing is copied.
 uint64_t countNonFinite(std::span<const uint8_t> bytes, DType dtype)
 {
     return forEachNonFinite(bytes, dtype, [](size_t, size_t) {});
@@ -124,154 +126,50 @@ std::set<std::string> matchingParameters(const Record& r, const std::string& glo
     return ids;
 }
 
-/// A tensor's payload with a new value, keeping the wire form of the old Bin node (JSON's array of bytes).
-void emitPayload(TapeBuilder& b, const Tape& t, uint32_t dataNode, std::span<const uint8_t> bytes)
+/// A TensorPatch applied by the record's own format family, its errors named after the operation.
+Result<std::shared_ptr<const Record>> patchedBy(const Record& r, const PatchOp& op, const TensorPatch& patch, TensorPatchReport& applied)
 {
-    b.bin(bytes, t[dataNode].srcOffset, static_cast<uint8_t>(t[dataNode].flags & FromJsonArray));
-}
-
-// ---------------------------------------------------------------------------------------------
-// burnpack: the operations on the file's tensor list
-
-Result<std::shared_ptr<const Record>> patchBurnpack(const Record& r, const PatchOp& op, const PatchRecordSource& source, PatchOpReport& report)
-{
-    if (r.burnpack.size() != 1)
+    if (r.parts.size() > 1)
         return std::unexpected(opError(ErrorCode::Unsupported, op, "an epoch's model/optim/scheduler triple is three files: patch one of them"));
-    pack::BurnpackContent content = pack::contentOf(*r.burnpack.front().pack);
-    std::vector<std::vector<uint8_t>> owned; // replaced payloads, alive until the content is encoded
-    owned.reserve(content.tensors.size());
-    auto tensorNamed = [&](std::string_view name) -> pack::BurnpackEntry* {
-        for (auto& e : content.tensors)
-            if (e.name == name)
-                return &e;
-        return nullptr;
-    };
-    switch (op.kind) {
-    case PatchOp::Kind::ResetOptimizer: {
-        const auto ids = matchingParameters(r, op.glob);
-        if (ids.empty())
-            return std::unexpected(opError(ErrorCode::Usage, op, "no parameter matches " + op.glob));
-        // A parameter's state is every tensor and scalar under its decimal id (format-burnpack.md §8.2).
-        std::set<std::string> prefixes;
-        for (const auto& oe : r.optimizer)
-            if (ids.contains(oe.paramId))
-                if (auto id = paramIdToU64(oe.paramId)) {
-                    prefixes.insert(std::to_string(*id) + ".");
-                    report.paths.push_back(oe.paramId);
-                }
-        auto selected = [&](const std::string& name) {
-            return std::any_of(prefixes.begin(), prefixes.end(), [&](const std::string& p) { return name.starts_with(p); });
-        };
-        std::erase_if(content.tensors, [&](const pack::BurnpackEntry& e) { return selected(e.name); });
-        std::erase_if(content.scalars, [&](const auto& s) { return selected(s.first); });
-        report.summary = "removed the optimizer state of " + std::to_string(prefixes.size()) + " parameters";
-        break;
-    }
-    case PatchOp::Kind::ZeroNonFinite: {
-        uint64_t zeroed = 0;
-        for (const auto& t : r.tensors) {
-            if (t.role != TensorRole::Optimizer || !isFloat(t.dtype))
-                continue;
-            auto payload = r.payload(t);
-            if (countNonFinite(payload, t.dtype) == 0)
-                continue;
-            auto* entry = tensorNamed(t.path);
-            if (!entry)
-                return std::unexpected(opError(ErrorCode::Invalid, op, "the file's tensor list has no " + t.path, t.path));
-            uint64_t n = 0;
-            owned.push_back(zeroedCopy(payload, t.dtype, n)); // a moved vector keeps its buffer: the span stays valid
-            entry->data = owned.back();
-            zeroed += n;
-            report.paths.push_back(t.path);
-        }
-        report.summary = "zeroed " + std::to_string(zeroed) + " non-finite elements in " + std::to_string(report.paths.size()) + " tensors";
-        break;
-    }
-    case PatchOp::Kind::Transplant: {
-        auto donor = source(op.from);
-        if (!donor)
-            return std::unexpected(donor.error());
-        for (const auto& t : r.tensors) {
-            if (!globMatch(op.glob, t.path))
-                continue;
-            auto d = (*donor)->findTensor(t.path);
-            if (!d)
-                return std::unexpected(opError(ErrorCode::Usage, op, (*donor)->file + " has no tensor " + t.path, t.path));
-            const auto& dt = (*donor)->tensors[*d];
-            if (dt.shape != t.shape || dt.dtype != t.dtype)
-                return std::unexpected(opError(ErrorCode::Usage, op, "the donor's tensor is " + std::string(dtypeName(dt.dtype)) + " " + shapeString(dt.shape)
-                    + ", this one " + std::string(dtypeName(t.dtype)) + " " + shapeString(t.shape), t.path));
-            auto* entry = tensorNamed(t.path);
-            if (!entry)
-                return std::unexpected(opError(ErrorCode::Invalid, op, "the file's tensor list has no " + t.path, t.path));
-            auto payload = (*donor)->payload(dt);
-            owned.emplace_back(payload.begin(), payload.end());
-            entry->data = owned.back();
-            report.paths.push_back(t.path);
-        }
-        if (report.paths.empty())
-            return std::unexpected(opError(ErrorCode::Usage, op, "no tensor matches " + op.glob));
-        report.summary = "took " + std::to_string(report.paths.size()) + " tensors from " + op.from;
-        break;
-    }
-    default:
-        return std::unexpected(opError(ErrorCode::Unsupported, op, "a burnpack file's scheduler position is one of its scalars: use --set scalars.NAME=VALUE"));
-    }
-    return burnpackRecordOf(content, r.file);
+    auto out = formatOf(r).patched(r, patch, applied);
+    if (!out)
+        return std::unexpected(opError(out.error().code, op, out.error().what, out.error().recordPath));
+    return out;
 }
 
-// ---------------------------------------------------------------------------------------------
-// MessagePack, JSON and bincode records: the operations on the tape
-
-Result<Tape> resetOptimizer(const Record& r, const PatchOp& op, PatchOpReport& report)
+Result<std::shared_ptr<const Record>> resetOptimizer(const Record& r, const PatchOp& op, PatchOpReport& report)
 {
-    if (!r.optimizerNode || !r.tape.isMap(*r.optimizerNode))
-        return std::unexpected(opError(ErrorCode::Unsupported, op, "the record has no optimizer map {param id: state}"));
     const auto ids = matchingParameters(r, op.glob);
     if (ids.empty())
         return std::unexpected(opError(ErrorCode::Usage, op, "no parameter matches " + op.glob + " (matched against module paths such as "
             + (r.params.empty() ? std::string("item[0].fc1.weight") : r.params.front().modulePath) + ", tensor paths and ids)"));
-    std::unordered_set<uint32_t> removed;
-    for (const auto& oe : r.optimizer)
-        if (ids.contains(oe.paramId)) {
-            removed.insert(oe.node);
-            report.paths.push_back(oe.path);
-        }
-    report.summary = "removed the optimizer state of " + std::to_string(removed.size()) + " of " + std::to_string(ids.size()) + " matching parameters";
-    const Tape& t = r.tape;
-    TapeBuilder b(t.source);
-    copyReplacing(b, t, 0, [&](uint32_t node) {
-        if (node != *r.optimizerNode)
-            return false;
-        b.beginMap(t[node].srcOffset);
-        t.forEachEntry(node, [&](uint32_t k, uint32_t v) {
-            if (removed.contains(v))
-                return;
-            b.copy(t, k);
-            b.copy(t, v);
-        });
-        b.end();
-        return true;
-    });
-    return std::move(b).finish();
+    TensorPatch patch;
+    patch.dropOptimizerOf = ids;
+    TensorPatchReport applied;
+    auto out = patchedBy(r, op, patch, applied);
+    if (!out)
+        return out;
+    report.summary = "removed the optimizer state of " + std::to_string(applied.removed.size()) + " of " + std::to_string(ids.size()) + " matching parameters";
+    report.paths = std::move(applied.removed);
+    return out;
 }
 
-Result<Tape> zeroNonFinite(const Record& r, PatchOpReport& report)
+Result<std::shared_ptr<const Record>> zeroNonFinite(const Record& r, const PatchOp& op, PatchOpReport& report)
 {
     const Tape& t = r.tape;
-    std::unordered_map<uint32_t, const TensorEntry*> targets; // data node -> tensor
-    for (const auto& te : r.tensors)
-        if (te.role == TensorRole::Optimizer && isFloat(te.dtype))
-            targets[te.dataNode] = &te;
+    TensorPatch patch;
+    std::vector<std::vector<uint8_t>> owned; // zeroed payloads, alive until the family has applied them
+    std::deque<Tape> lists;                  // zeroed legacy value lists (a deque: PayloadChange points into it)
+    owned.reserve(r.tensors.size());
     uint64_t zeroed = 0;
-    TapeBuilder b(t.source);
-    copyReplacing(b, t, 0, [&](uint32_t node) {
-        auto it = targets.find(node);
-        if (it == targets.end())
-            return false;
-        const TensorEntry& te = *it->second;
+    for (size_t i = 0; i < r.tensors.size(); ++i) {
+        const TensorEntry& te = r.tensors[i];
+        if (te.role != TensorRole::Optimizer || !isFloat(te.dtype))
+            continue;
         uint64_t n = 0;
         if (te.legacy) { // Burn <= 0.13: the values are numbers on the tape
+            const uint32_t node = te.dataNode;
+            TapeBuilder b(t.source);
             b.beginArray(t[node].srcOffset);
             t.forEachChild(node, [&](uint32_t c) {
                 if (!isNonFiniteNumber(t, c, te.dtype)) {
@@ -287,24 +185,26 @@ Result<Tape> zeroNonFinite(const Record& r, PatchOpReport& report)
                     b.uinteger(0, t[c].srcOffset);
             });
             b.end();
-        } else if (t[node].kind == Kind::Bin) {
-            auto payload = t.bin(node);
-            if (countNonFinite(payload, te.dtype) == 0) {
-                b.copy(t, node);
-            } else {
-                emitPayload(b, t, node, zeroedCopy(payload, te.dtype, n));
+            if (n > 0) {
+                lists.push_back(std::move(b).finish());
+                patch.payloads.push_back(PayloadChange{i, {}, &lists.back(), 0});
             }
-        } else {
-            b.copy(t, node);
+        } else if (te.view || t[te.dataNode].kind == Kind::Bin) {
+            // Most moments are finite: they are scanned in place, and only a payload that needs zeroing is copied.
+            auto payload = r.payload(te);
+            if (countNonFinite(payload, te.dtype) > 0) {
+                owned.push_back(zeroedCopy(payload, te.dtype, n)); // a moved vector keeps its buffer: the span stays valid
+                patch.payloads.push_back(PayloadChange{i, owned.back()});
+            }
         }
         if (n > 0) {
             zeroed += n;
             report.paths.push_back(te.path);
         }
-        return true;
-    });
+    }
     report.summary = "zeroed " + std::to_string(zeroed) + " non-finite elements in " + std::to_string(report.paths.size()) + " tensors";
-    return std::move(b).finish();
+    TensorPatchReport applied;
+    return patchedBy(r, op, patch, applied);
 }
 
 Result<Tape> schedulerStep(const Record& r, const PatchOp& op, PatchOpReport& report)
@@ -354,15 +254,15 @@ Result<Tape> schedulerStep(const Record& r, const PatchOp& op, PatchOpReport& re
     return std::move(b).finish();
 }
 
-Result<Tape> transplant(const Record& r, const PatchOp& op, const PatchRecordSource& source, PatchOpReport& report)
+Result<std::shared_ptr<const Record>> transplant(const Record& r, const PatchOp& op, const PatchRecordSource& source, PatchOpReport& report)
 {
     auto donorOpened = source(op.from);
     if (!donorOpened)
         return std::unexpected(donorOpened.error());
     const Record& donor = **donorOpened;
-    const Tape& t = r.tape;
-    std::unordered_map<uint32_t, std::pair<const TensorEntry*, const TensorEntry*>> targets; // data node -> (ours, donor's)
-    for (const auto& te : r.tensors) {
+    TensorPatch patch;
+    for (size_t i = 0; i < r.tensors.size(); ++i) {
+        const TensorEntry& te = r.tensors[i];
         if (!globMatch(op.glob, te.path))
             continue;
         auto d = donor.findTensor(te.path);
@@ -374,25 +274,17 @@ Result<Tape> transplant(const Record& r, const PatchOp& op, const PatchRecordSou
                 + ", this one is " + std::string(dtypeName(te.dtype)) + " " + shapeString(te.shape), te.path));
         if (dt.legacy != te.legacy)
             return std::unexpected(opError(ErrorCode::Unsupported, op, "one record stores the tensor as Burn <= 0.13's value list, the other as bytes", te.path));
-        targets[te.dataNode] = {&te, &dt};
+        if (te.legacy)
+            patch.payloads.push_back(PayloadChange{i, {}, &donor.tape, dt.dataNode});
+        else
+            patch.payloads.push_back(PayloadChange{i, donor.payload(dt)});
         report.paths.push_back(te.path);
     }
-    if (targets.empty())
+    if (patch.payloads.empty())
         return std::unexpected(opError(ErrorCode::Usage, op, "no tensor matches " + op.glob));
-    report.summary = "took " + std::to_string(targets.size()) + " tensors from " + donor.file;
-    TapeBuilder b(t.source);
-    copyReplacing(b, t, 0, [&](uint32_t node) {
-        auto it = targets.find(node);
-        if (it == targets.end())
-            return false;
-        const auto [ours, theirs] = it->second;
-        if (ours->legacy)
-            b.copy(donor.tape, theirs->dataNode);
-        else
-            emitPayload(b, t, node, donor.payload(*theirs));
-        return true;
-    });
-    return std::move(b).finish();
+    report.summary = "took " + std::to_string(patch.payloads.size()) + " tensors from " + donor.file;
+    TensorPatchReport applied;
+    return patchedBy(r, op, patch, applied);
 }
 
 } // namespace
@@ -404,26 +296,30 @@ Result<std::shared_ptr<const Record>> applyPatchOp(const Record& r, const PatchO
         return std::unexpected(opError(ErrorCode::Unsupported, op, "the record was only partly decoded (a bincode record without a schema, or a damaged file): "
                                                                    "pass --schema-from or --schema, or repair it first"));
     Result<std::shared_ptr<const Record>> out;
-    if (r.recorder == Recorder::Burnpack && op.kind != PatchOp::Kind::Set) {
-        out = patchBurnpack(r, op, source, report);
-    } else {
-        Result<Tape> tape = std::unexpected(Error{});
-        switch (op.kind) {
-        case PatchOp::Kind::ResetOptimizer: tape = resetOptimizer(r, op, report); break;
-        case PatchOp::Kind::ZeroNonFinite: tape = zeroNonFinite(r, report); break;
-        case PatchOp::Kind::SchedulerStep: tape = schedulerStep(r, op, report); break;
-        case PatchOp::Kind::Transplant: tape = transplant(r, op, source, report); break;
-        case PatchOp::Kind::Set:
-            tape = applyEdits(r, {Edit {op.path, op.json}});
-            if (auto steps = parsePath(op.path))
-                if (auto node = resolvePath(r.tape, *steps))
-                    report.summary = "was " + jsonText(r.tape, *node, JsonStyle::Compact);
-            report.paths.push_back(op.path);
-            break;
-        }
+    switch (op.kind) {
+    case PatchOp::Kind::ResetOptimizer: out = resetOptimizer(r, op, report); break;
+    case PatchOp::Kind::ZeroNonFinite: out = zeroNonFinite(r, op, report); break;
+    case PatchOp::Kind::Transplant: out = transplant(r, op, source, report); break;
+    case PatchOp::Kind::SchedulerStep: {
+        if (auto why = formatOf(r).schedulerStepUnsupported())
+            return std::unexpected(opError(ErrorCode::Unsupported, op, *why));
+        auto tape = schedulerStep(r, op, report);
         if (!tape)
             return std::unexpected(tape.error());
         out = recordFromTape(r, std::move(*tape));
+        break;
+    }
+    case PatchOp::Kind::Set: {
+        auto tape = applyEdits(r, {Edit {op.path, op.json}});
+        if (auto steps = parsePath(op.path))
+            if (auto node = resolvePath(r.tape, *steps))
+                report.summary = "was " + jsonText(r.tape, *node, JsonStyle::Compact);
+        report.paths.push_back(op.path);
+        if (!tape)
+            return std::unexpected(tape.error());
+        out = recordFromTape(r, std::move(*tape));
+        break;
+    }
     }
     if (out && reportOut)
         *reportOut = std::move(report);

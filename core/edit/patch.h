@@ -70,8 +70,8 @@ using PatchRecordSource = std::function<Result<std::shared_ptr<const Record>>(co
  *   scheduler is constant; the `step` scheduler (i32 iter_idx) is set directly from its record.
  * - Transplant: Usage when nothing matches, a match is missing in the donor, or shape/dtype differ.
  * - Set: checkEdit's errors.
- * Burnpack files (Burn >= 0.19) are patched through their tensor list; an epoch's triple is three files,
- * patched one at a time.
+ * The record's format family applies the change (core/model/format.h): a container file (Burn >= 0.19)
+ * through its tensor list; a checkpoint of several files is patched one file at a time.
  */
 Result<std::shared_ptr<const Record>> applyPatchOp(const Record& record, const PatchOp& op, const PatchRecordSource& source,
     PatchOpReport* report = nullptr);
@@ -80,7 +80,7 @@ Result<std::shared_ptr<const Record>> applyPatchOp(const Record& record, const P
 Result<std::shared_ptr<const Record>> applyPatch(const Record& record, const std::vector<PatchOp>& ops, const PatchRecordSource& source,
     std::vector<PatchOpReport>* reports = nullptr);
 
-/** Writes a patched record in its own format, atomically (saveEditedRecord of its own tape; burnpack with its tensors). */
+/** Writes a patched record in its own format, atomically (saveEditedRecord of its own tape; a container file with its tensors). */
 Result<void> savePatchedRecord(const Record& patched, const std::string& path);
 
 /** The SHA-256 of a file's bytes as lowercase hex (read in chunks; the file is not mapped whole). */

@@ -117,7 +117,7 @@ std::string exportMetadataJson(const Record& r, const ExportSelection& what)
     j += ",\"precision\":";
     appendJsonQuoted(j, r.precisionText());
     j += ",\"metadata\":";
-    if (r.burnpack.empty()) {
+    if (r.parts.empty()) {
         j += "{";
         const std::pair<const char*, const std::string*> meta[] = {{"float", &r.metadata.floatType}, {"int", &r.metadata.intType},
             {"format", &r.metadata.format}, {"version", &r.metadata.version}, {"settings", &r.metadata.settings}};

@@ -117,11 +117,11 @@ struct ImportSummary {
  * shape; tensors the file does not name keep their bytes. Metadata, scheduler and continuation state
  * stay the target's (a warning says when the file's `ckpt` metadata recorded others). Legacy
  * {value, shape} tensors cannot take new bytes (Unsupported unless the bytes are unchanged).
- * Errors name the safetensors file and the tensor. A burnpack record has no envelope (importedRecord).
+ * Errors name the safetensors file and the tensor. A record read from container files has no envelope (importedRecord).
  */
 Result<Tape> importedEnvelope(const Record& target, const SafetensorsFile& file, ImportSummary& summary);
 
-/** The record the import makes, in memory (the Python module's import_safetensors): a burnpack file keeps its layout. */
+/** The record the import makes, in memory (the Python module's import_safetensors): the target's format family applies it (a container file keeps its layout). */
 Result<std::shared_ptr<const Record>> importedRecord(const Record& target, const SafetensorsFile& file, ImportSummary& summary);
 
 /** importedEnvelope, then an atomic write in the target's recorder (and bincode layout); write errors name \a outPath. */

@@ -1,11 +1,12 @@
 // SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Import: a safetensors file's tensors put into a record (its envelope, or a burnpack file's payloads).
+// Import: a safetensors file's tensors put into a record, by the record's own format family.
 #include "core/export/pieces.h"
 
 #include "core/codec/json.h"
 #include "core/io/bytes.h"
-#include "core/pack/burnpackrecord.h"
+#include "core/open/formats.h"
+#include "core/record/record.h" // envelopeWithPayloads
 #include "core/tensor/shape.h"
 
 #include <algorithm>
@@ -83,76 +84,48 @@ Result<std::vector<std::pair<size_t, std::span<const uint8_t>>>> importPlan(cons
     return replace;
 }
 
-/// A burnpack target: its file with the new payloads (spans into \a file), in its physical order.
-Result<pack::BurnpackContent> importedBurnpackContent(const Record& target, const SafetensorsFile& file, ImportSummary& summary)
+/// The import as a patch of \a target's tensors (spans into \a file), for the target's format family to apply.
+Result<TensorPatch> importPatch(const Record& target, const SafetensorsFile& file, ImportSummary& summary)
 {
-    if (target.burnpack.size() != 1)
+    if (target.parts.size() > 1)
         return fail(ErrorCode::Unsupported, "an epoch's model/optim/scheduler triple is three files: import into one of them");
     auto plan = importPlan(target, file, summary);
     if (!plan)
         return std::unexpected(plan.error());
-    pack::BurnpackContent content = pack::contentOf(*target.burnpack.front().pack);
-    std::unordered_map<std::string_view, size_t> entryOf;
-    for (size_t i = 0; i < content.tensors.size(); ++i)
-        entryOf.emplace(content.tensors[i].name, i);
+    TensorPatch patch;
     for (const auto& [tensor, data] : *plan)
-        content.tensors[entryOf.at(target.tensors[tensor].path)].data = data;
-    return content;
+        patch.payloads.push_back(PayloadChange{tensor, data});
+    return patch;
 }
 } // namespace
 
 Result<Tape> importedEnvelope(const Record& target, const SafetensorsFile& file, ImportSummary& summary)
 {
-    if (target.recorder == Recorder::Burnpack)
-        return fail(ErrorCode::Unsupported, "a burnpack record has no envelope: importedRecord() reads its new bytes back");
-    auto plan = importPlan(target, file, summary);
-    if (!plan)
-        return std::unexpected(plan.error());
-    uint64_t poolBytes = 0;
-    for (const auto& [tensor, data] : *plan)
-        poolBytes += data.size();
-    Tape out = target.tape;
-    out.pool.reserve(out.pool.size() + poolBytes);
-    for (const auto& [tensor, data] : *plan) {
-        Node& n = out.nodes[target.tensors[tensor].dataNode];
-        n.flags |= InPool;
-        n.payload = out.pool.size();
-        n.count = data.size();
-        out.pool.insert(out.pool.end(), data.begin(), data.end());
-    }
-    return out;
+    if (!target.parts.empty())
+        return fail(ErrorCode::Unsupported, "a record read from container files has no envelope: importedRecord() reads its new bytes back");
+    auto patch = importPatch(target, file, summary);
+    if (!patch)
+        return std::unexpected(patch.error());
+    return envelopeWithPayloads(target, patch->payloads);
 }
 
 Result<std::shared_ptr<const Record>> importedRecord(const Record& target, const SafetensorsFile& file, ImportSummary& summary)
 {
-    if (target.recorder == Recorder::Burnpack) {
-        auto content = importedBurnpackContent(target, file, summary);
-        if (!content)
-            return std::unexpected(content.error());
-        return burnpackRecordOf(*content, target.file);
-    }
-    auto tape = importedEnvelope(target, file, summary);
-    if (!tape)
-        return std::unexpected(tape.error());
-    return recordFromTape(target, std::move(*tape));
+    auto patch = importPatch(target, file, summary);
+    if (!patch)
+        return std::unexpected(patch.error());
+    TensorPatchReport applied;
+    return formatOf(target).patched(target, *patch, applied);
 }
 
 Result<ImportSummary> importSafetensors(const Record& target, const SafetensorsFile& file, const std::string& outPath)
 {
     ImportSummary summary;
-    if (target.recorder == Recorder::Burnpack) {
-        auto content = importedBurnpackContent(target, file, summary);
-        if (!content)
-            return std::unexpected(std::move(content.error()));
-        if (auto w = pack::writeBurnpack(outPath, *content); !w)
-            return std::unexpected(Error(w.error()).withFile(outPath));
-        return summary;
-    }
-    auto tape = importedEnvelope(target, file, summary);
-    if (!tape)
-        return std::unexpected(std::move(tape.error()));
-    if (auto w = saveRecord(*tape, target.recorder, outPath, target.bincodeSchema.get()); !w)
-        return std::unexpected(Error(w.error()).withFile(outPath));
+    auto patch = importPatch(target, file, summary);
+    if (!patch)
+        return std::unexpected(std::move(patch.error()));
+    if (auto w = formatOf(target).savePatched(target, *patch, outPath); !w)
+        return std::unexpected(std::move(w.error()));
     return summary;
 }
 

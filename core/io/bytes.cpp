@@ -396,4 +396,15 @@ Result<void> writeFileAtomic(const std::string& path,
     return {};
 }
 
+bool looksLikeText(std::span<const uint8_t> head)
+{
+    constexpr size_t kHead = 1024; // the first KiB, as the sniffers read it
+    if (head.empty())
+        return false;
+    for (const uint8_t c : head.first(std::min<size_t>(head.size(), kHead)))
+        if ((c < 0x20 && c != ' ' && c != '\n' && c != '\r' && c != '\t') || c == 0x7f)
+            return false;
+    return true;
+}
+
 } // namespace ckpt

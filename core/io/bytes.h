@@ -94,4 +94,12 @@ Result<void> writeFileAtomic(const std::string& path, std::span<const uint8_t> d
 Result<void> writeFileAtomic(const std::string& path,
     const std::function<Result<void>(const std::function<Result<void>(std::span<const uint8_t>)>& sink)>& produce);
 
+/**
+ * True when \a head (a file's first KiB) is plain text: no byte below 0x20 but tab, newline and
+ * carriage return, no DEL. No bincode record is: it starts with its metadata's first string, whose
+ * one-byte length (3 for "f32", 19 for "half::binary16::f16") is a control byte; a text that is not
+ * JSON is therefore not a checkpoint at all (/etc/passwd, a log, a README).
+ */
+bool looksLikeText(std::span<const uint8_t> head);
+
 } // namespace ckpt

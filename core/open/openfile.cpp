@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/open/openfile.h"
 
+#include "core/open/formats.h"
+
 namespace ckpt {
 
 Result<OpenedFile> openFile(const std::string& path, const OpenOptions& options, const Progress& progress)

@@ -4,7 +4,7 @@
 
 #include "core/graph/checkpoint.h"
 #include "core/open/sniff.h"
-#include "core/record/record.h"
+#include "core/model/record.h"
 
 #include <memory>
 #include <optional>

@@ -2,14 +2,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/open/sniff.h"
 
-#include "core/pack/burnpack.h"
-#include "core/run/run.h"
-
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <string_view>
 
 namespace ckpt {
+
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -86,60 +86,15 @@ FileFamily sniffFile(const std::string& path)
     return sniffBytes({buf, n});
 }
 
-bool looksLikeText(std::span<const uint8_t> head)
+bool isRunDirectory(const std::string& path)
 {
-    if (head.empty())
+    std::error_code ec;
+    if (!fs::is_directory(path, ec))
         return false;
-    for (const uint8_t c : head.first(std::min<size_t>(head.size(), kHead)))
-        if ((c < 0x20 && !isSpace(c)) || c == 0x7f)
-            return false;
-    return true;
-}
-
-RecordWire sniffRecordWire(std::span<const uint8_t> d)
-{
-    if (d.empty())
-        return RecordWire::Bincode;
-    // "NRUB" (format-burnpack.md §2): neither a msgpack map nor JSON, and no bincode record's metadata
-    // starts with a 78-byte float type name spelt "RUB..."
-    if (pack::hasBurnpackMagic(d))
-        return RecordWire::Burnpack;
-    const uint8_t b = d[0];
-    if ((b >= 0x80 && b <= 0x8f) || b == 0xde || b == 0xdf)
-        return RecordWire::Msgpack;
-    size_t i = 0;
-    while (i < d.size() && isSpace(d[i]))
-        ++i;
-    if (i < d.size() && (d[i] == '{' || d[i] == '['))
-        return RecordWire::Json;
-    if (d.size() >= 3 && d[0] == 0xef && d[1] == 0xbb && d[2] == 0xbf)
-        return RecordWire::Json; // a BOM: let the JSON reader reject it with serde_json's message
-    return RecordWire::Bincode;
-}
-
-Recorder recorderOf(RecordWire wire, bool gzip)
-{
-    switch (wire) {
-    case RecordWire::Msgpack: return gzip ? Recorder::NamedMpkGz : Recorder::NamedMpk;
-    case RecordWire::Json: return gzip ? Recorder::JsonGz : Recorder::PrettyJson;
-    case RecordWire::Bincode: return gzip ? Recorder::BinGz : Recorder::Bin;
-    case RecordWire::Burnpack: return Recorder::Burnpack;
-    }
-    return Recorder::NamedMpk;
-}
-
-RecordWire wireOf(Recorder r)
-{
-    switch (r) {
-    case Recorder::NamedMpk:
-    case Recorder::NamedMpkGz: return RecordWire::Msgpack;
-    case Recorder::PrettyJson:
-    case Recorder::JsonGz: return RecordWire::Json;
-    case Recorder::Bin:
-    case Recorder::BinGz: return RecordWire::Bincode;
-    case Recorder::Burnpack: return RecordWire::Burnpack;
-    }
-    return RecordWire::Msgpack;
+    for (auto sub : {"checkpoint", "train", "valid", "test"})
+        if (fs::is_directory(fs::path(path) / sub, ec))
+            return true;
+    return false;
 }
 
 } // namespace ckpt

@@ -2,10 +2,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-// The one format detector: which engine reads a file, and in which wire format a record is. The CLI,
-// the app, the trainer and the Python module all ask here, so a file opens the same way everywhere.
+// The one file-kind detector: which engine reads a path. The CLI, the app, the trainer and the Python
+// module all ask here, so a file opens the same way everywhere; which format family reads a record
+// is the registry's (core/open/formats.h).
 
-#include "core/record/recorder.h"
+#include "core/io/bytes.h" // looksLikeText
 
 #include <cstdint>
 #include <span>
@@ -28,21 +29,7 @@ FileFamily sniffBytes(std::span<const uint8_t> head);
 /** sniffBytes of the file's first KiB; a run directory (isRunDirectory) is RunDirectory, stdin ("-") a record, a path that cannot be read Unknown. */
 FileFamily sniffFile(const std::string& path);
 
-/**
- * True when \a head (a file's first KiB) is plain text: no byte below 0x20 but tab, newline and
- * carriage return, no DEL. No bincode record is: it starts with its metadata's first string, whose
- * one-byte length (3 for "f32", 19 for "half::binary16::f16") is a control byte; a text that is not
- * JSON is therefore not a checkpoint at all (/etc/passwd, a log, a README).
- */
-bool looksLikeText(std::span<const uint8_t> head);
-
-/** How a record's (inflated) bytes are encoded. */
-enum class RecordWire { Msgpack, Json, Bincode, Burnpack };
-/** From the first bytes after gzip: burnpack's magic, a MessagePack map, JSON (or a BOM, which the JSON reader rejects), else bincode. */
-RecordWire sniffRecordWire(std::span<const uint8_t> decoded);
-/** The recorder that writes this wire format, compressed or not. */
-Recorder recorderOf(RecordWire wire, bool gzip);
-/** The wire format a recorder writes. */
-RecordWire wireOf(Recorder recorder);
+/** True when \a path is a directory with a checkpoint/ folder or train|valid|test/epoch-N folders (a burn-train run). */
+bool isRunDirectory(const std::string& path);
 
 } // namespace ckpt

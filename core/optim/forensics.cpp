@@ -2,8 +2,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/optim/forensics.h"
 
-#include "core/record/fieldreader.h"
-#include "core/record/schedule.h"
+#include "core/model/fieldreader.h"
+#include "core/model/schedule.h"
 
 #include <algorithm>
 #include <cctype>

@@ -20,7 +20,7 @@ using pack::BurnpackScalar;
 
 namespace {
 
-using Role = BurnpackPart::Role;
+using Role = RecordPart::Role;
 
 /// `{id}.{field path}` of an optimizer record (§8.3): the decimal id, if the name has one.
 std::optional<std::pair<uint64_t, std::string_view>> splitOptimizerName(std::string_view name)
@@ -238,9 +238,9 @@ SchedulerInfo schedulerOf(const BurnpackFile& f, uint32_t node)
 }
 
 /// Indexes a part's tensors into \a r, and its optimizer state or scheduler position.
-void indexPart(Record& r, const BurnpackPart& part, const PartNodes& nodes, const std::vector<size_t>& order)
+void indexPart(Record& r, const RecordPart& part, const PartNodes& nodes, const std::vector<size_t>& order)
 {
-    const BurnpackFile& f = *part.pack;
+    const BurnpackFile& f = burnpackFileOf(part);
     switch (part.role) {
     case Role::Model:
         r.moduleNode = part.node;
@@ -346,7 +346,12 @@ RecordKind kindOf(Role role)
 
 } // namespace
 
-std::string_view burnpackRoleName(BurnpackPart::Role role)
+const pack::BurnpackFile& burnpackFileOf(const RecordPart& part)
+{
+    return *static_cast<const BurnpackFile*>(part.container.get());
+}
+
+std::string_view burnpackRoleName(RecordPart::Role role)
 {
     switch (role) {
     case Role::Model: return "model";
@@ -358,7 +363,7 @@ std::string_view burnpackRoleName(BurnpackPart::Role role)
 
 Result<std::shared_ptr<const Record>> openBurnpackRecord(const BytesPtr& bytes, const std::string& name, const OpenOptions& options)
 {
-    if (options.burnpackTriple)
+    if (options.wholeCheckpoint)
         if (auto triple = burnpackTripleOf(name); triple && (!triple->optim.empty() || !triple->scheduler.empty()))
             return openBurnpackTriple(*triple, options);
     // A scheduler record never reads its tensors (LrSchedulerRecord ignores them): read it as Burn does.
@@ -373,10 +378,10 @@ Result<std::shared_ptr<const Record>> openBurnpackRecord(const BytesPtr& bytes, 
     rec->fileSize = bytes->size();
     rec->decodedSize = bytes->size();
     rec->recorder = Recorder::Burnpack;
-    BurnpackPart part;
+    RecordPart part;
     part.role = roleOf(*file, name);
     part.file = name;
-    part.pack = file;
+    part.container = file;
     rec->kind = kindOf(part.role);
     TapeBuilder b(bytes); // the tape's source is the file: its Buffer in Python is the mapping
     const PartNodes nodes = putPart(b, *file);
@@ -384,7 +389,7 @@ Result<std::shared_ptr<const Record>> openBurnpackRecord(const BytesPtr& bytes, 
     part.node = nodes.node;
     part.scalarsNode = nodes.scalars;
     indexPart(*rec, part, nodes, file->physicalOrder());
-    rec->burnpack.push_back(std::move(part));
+    rec->parts.push_back(std::move(part));
     settlePrecision(*rec);
     addWarnings(*rec, *file, name, false);
     return std::shared_ptr<const Record>(std::move(rec));
@@ -454,13 +459,14 @@ Result<std::shared_ptr<const Record>> openBurnpackTriple(const BurnpackTriple& t
 
     Record optimizer; // the optimizer part indexed on its own, then merged beside the parameters
     for (size_t i = 0; i < loaded.size(); ++i) {
-        BurnpackPart part{loaded[i].role, loaded[i].file, loaded[i].pack, nodes[i].node, nodes[i].scalars};
+        RecordPart part{loaded[i].role, loaded[i].file, loaded[i].pack, nodes[i].node, nodes[i].scalars};
+        const BurnpackFile& f = *loaded[i].pack;
         if (part.role == Role::Optimizer)
-            indexPart(optimizer, part, nodes[i], part.pack->physicalOrder());
+            indexPart(optimizer, part, nodes[i], f.physicalOrder());
         else
-            indexPart(*rec, part, nodes[i], part.pack->physicalOrder());
-        addWarnings(*rec, *part.pack, part.file, true);
-        rec->burnpack.push_back(std::move(part));
+            indexPart(*rec, part, nodes[i], f.physicalOrder());
+        addWarnings(*rec, f, part.file, true);
+        rec->parts.push_back(std::move(part));
     }
     rec->optimizerNode = optimizer.optimizerNode;
 
@@ -508,9 +514,9 @@ Result<std::shared_ptr<const Record>> openBurnpackTriple(const BurnpackTriple& t
 
 Result<void> resaveBurnpack(const Record& record, const std::string& path)
 {
-    if (record.burnpack.size() != 1)
+    if (record.parts.size() != 1)
         return fail(ErrorCode::Unsupported, "an epoch's model/optim/scheduler triple is three files: re-save each of them");
-    return pack::writeBurnpack(path, pack::contentOf(*record.burnpack.front().pack));
+    return pack::writeBurnpack(path, pack::contentOf(burnpackFileOf(record.parts.front())));
 }
 
 std::vector<std::pair<std::string, BurnpackScalar>> burnpackScalarsOf(const Tape& t, uint32_t scalarsMap)
@@ -546,9 +552,9 @@ namespace {
 /// The record's file with the metadata and scalars of \a edited (applyEdits' tape of that record).
 Result<pack::BurnpackContent> editedContent(const Record& record, const Tape& edited)
 {
-    if (record.burnpack.size() != 1)
+    if (record.parts.size() != 1)
         return fail(ErrorCode::Unsupported, "an epoch's model/optim/scheduler triple is three files: edit one of them");
-    pack::BurnpackContent content = pack::contentOf(*record.burnpack.front().pack);
+    pack::BurnpackContent content = pack::contentOf(burnpackFileOf(record.parts.front()));
     content.metadata.clear();
     if (auto m = edited.find(0, "metadata"); m && edited.isMap(*m))
         edited.forEachEntry(*m, [&](uint32_t k, uint32_t v) {

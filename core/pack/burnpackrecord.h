@@ -8,7 +8,8 @@
 // Record (info, tree, tensors, show, validate, diff, export, the app's panels, Python) reads these.
 
 #include "core/pack/burnpack.h"
-#include "core/record/record.h"
+#include "core/model/format.h"
+#include "core/model/record.h"
 
 #include <memory>
 #include <optional>
@@ -16,8 +17,14 @@
 
 namespace ckpt {
 
+/** The burnpack family, for the registry (core/open). */
+const RecordFormat& burnpackFormat();
+
+/** The parsed file of a part of a burnpack record (its RecordPart::container). */
+const pack::BurnpackFile& burnpackFileOf(const RecordPart& part);
+
 /** "model", "optim" or "scheduler": the tape key and the file-name prefix of a part of a triple. */
-std::string_view burnpackRoleName(BurnpackPart::Role role);
+std::string_view burnpackRoleName(RecordPart::Role role);
 
 /**
  * Opens one burnpack file (the bytes of \a name) as a Record: kind module_record, optimizer_record

@@ -2,8 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/pack/migrate.h"
 
-#include "core/record/schedule.h"
-#include "core/run/run.h"
+#include "core/model/schedule.h"
 
 #include <algorithm>
 #include <cmath>
@@ -25,26 +24,6 @@ using pack::BurnpackEntry;
 using pack::BurnpackScalar;
 
 namespace {
-
-/// A burn-train or ckpt-train checkpoint name: `model-3.mpk` -> {model, 3, "3", ".mpk"}.
-struct CheckpointName {
-    std::string kind;   ///< model, optim, scheduler or record
-    uint64_t number = 0;
-    std::string digits; ///< as written (siblings are named with the same digits)
-    std::string ext;    ///< ".mpk", ".mpk.gz", ...
-};
-
-std::optional<CheckpointName> checkpointName(const std::string& path)
-{
-    static const std::regex kName(R"(^(model|optim|scheduler|record)-(\d+)(\.[A-Za-z.]+)$)");
-    const std::string name = fs::path(path).filename().string();
-    std::smatch m;
-    uint64_t n = 0;
-    if (!std::regex_match(name, m, kName)
-        || std::from_chars(name.data() + m.position(2), name.data() + m.position(2) + m.length(2), n).ec != std::errc())
-        return std::nullopt;
-    return CheckpointName{m[1].str(), n, m[2].str(), m[3].str()};
-}
 
 std::string joined(const std::string& base, std::string_view segment)
 {
@@ -222,64 +201,6 @@ void schedulerScalars(const Tape& t, uint32_t node, const std::string& prefix, c
 }
 
 } // namespace
-
-Result<MigrateSources> migrateSourcesOf(const std::string& in, const OpenOptions& options, std::optional<uint64_t> epoch)
-{
-    MigrateSources s;
-    std::error_code ec;
-    std::string first = in;
-    if (fs::is_directory(in, ec)) {
-        auto run = openRunDirectory(in);
-        if (!run)
-            return std::unexpected(run.error());
-        std::optional<RunCheckpoint> pick;
-        for (const auto& c : run->checkpoints)
-            if ((c.kind == "model" || c.kind == "record") && !c.path.ends_with(".bpk") && (!epoch || c.index == *epoch)
-                && (!pick || c.index >= pick->index))
-                pick = c;
-        if (!pick)
-            return std::unexpected(Error{ErrorCode::Invalid,
-                epoch ? "the run directory holds no Burn <= 0.21 checkpoint of epoch " + std::to_string(*epoch)
-                      : std::string("the run directory holds no Burn <= 0.21 model-EPOCH or record-STEP checkpoint"),
-                in});
-        first = pick->path;
-    }
-    auto opened = openRecord(first, options);
-    if (!opened)
-        return std::unexpected(opened.error());
-    const Record& r = **opened;
-    if (r.recorder == Recorder::Burnpack)
-        return std::unexpected(Error{ErrorCode::Invalid, "already a burnpack file (Burn >= 0.19): nothing to migrate", first});
-    if (r.partial)
-        return std::unexpected(Error{ErrorCode::Unsupported, "the record was only partly decoded (bincode without a schema, or --lenient): pass --schema-from", first});
-    const auto name = checkpointName(first);
-    if (name)
-        s.epoch = name->number;
-    switch (r.kind) {
-    case RecordKind::TrainingRecord:
-    case RecordKind::ModelStateTrainingRecord: s.model = *opened; return s;
-    case RecordKind::ModuleRecord: s.model = *opened; break;
-    case RecordKind::OptimizerRecord: s.optim = *opened; break;
-    case RecordKind::SchedulerRecord: s.scheduler = *opened; break;
-    default: return std::unexpected(Error{ErrorCode::Invalid, "not a Burn record to migrate", first});
-    }
-    // burn-train's siblings of the same epoch, in any recorder
-    if (name && name->kind != "record") {
-        const fs::path dir = fs::path(first).parent_path();
-        for (auto [kind, slot] : {std::pair{"model", &s.model}, std::pair{"optim", &s.optim}, std::pair{"scheduler", &s.scheduler}}) {
-            if (*slot)
-                continue;
-            const fs::path sibling = dir / (std::string(kind) + "-" + name->digits + name->ext);
-            if (!fs::is_regular_file(sibling, ec))
-                continue;
-            auto rec = openRecord(sibling.string(), options);
-            if (!rec)
-                return std::unexpected(rec.error());
-            *slot = *rec;
-        }
-    }
-    return s;
-}
 
 Result<MigratedTriple> migrateContent(const MigrateSources& sources, const MigrateOptions& options)
 {
@@ -477,20 +398,20 @@ void writeTensor(TapeBuilder& b, const Record& r, const TensorEntry& t)
 
 Result<Tape> burnpackToEnvelope(const Record& r, Recorder recorder, Precision precision, std::vector<std::string>& lost)
 {
-    if (r.burnpack.size() != 1)
+    if (r.parts.size() != 1)
         return fail(ErrorCode::Unsupported, "an epoch's model/optim/scheduler triple is three files: convert each of them");
-    const BurnpackPart& part = r.burnpack.front();
-    const pack::BurnpackFile& f = *part.pack;
+    const RecordPart& part = r.parts.front();
+    const pack::BurnpackFile& f = burnpackFileOf(part);
     for (const auto& t : r.tensors)
         if (t.dtype == DType::QFloat)
             return fail(ErrorCode::Unsupported, "the QFloat tensor " + t.path + " has no Burn 0.21 encoding this tool can write");
-    if (!f.metadata.empty() && part.role != BurnpackPart::Role::Optimizer)
+    if (!f.metadata.empty() && part.role != RecordPart::Role::Optimizer)
         lost.push_back(std::to_string(f.metadata.size()) + " metadata strings: a Burn 0.21 record has no place for them");
 
     TapeBuilder b;
     beginEnvelope(b, makeMetadata(recorder, precision)); // ends with the key "item"
     switch (part.role) {
-    case BurnpackPart::Role::Model: {
+    case RecordPart::Role::Model: {
         NameTree tree;
         for (size_t i = 0; i < r.tensors.size(); ++i)
             tree.at(r.tensors[i].path).tensor = i;
@@ -506,7 +427,7 @@ Result<Tape> burnpackToEnvelope(const Record& r, Recorder recorder, Precision pr
             lost.emplace_back("tensors without a param_id get an empty id: Burn 0.21 would give them new ones");
         break;
     }
-    case BurnpackPart::Role::Optimizer: {
+    case RecordPart::Role::Optimizer: {
         b.beginMap();
         for (const auto& oe : r.optimizer) {
             NameTree state;
@@ -535,7 +456,7 @@ Result<Tape> burnpackToEnvelope(const Record& r, Recorder recorder, Precision pr
         b.end();
         break;
     }
-    case BurnpackPart::Role::Scheduler: {
+    case RecordPart::Role::Scheduler: {
         // the learner's scheduler is group 0 (§8.4); other groups and Sequential have no 0.21 form
         std::vector<std::pair<std::string, BurnpackScalar>> own;
         for (const auto& [name, value] : f.scalars) {

@@ -6,6 +6,7 @@
 // of the module tree, the optimizer adaptor map and the scheduler item onto burnpack names, scalars
 // and parameter ids, and a list of everything a direction cannot carry.
 
+#include "core/model/checkpointrecords.h"
 #include "core/pack/burnpackrecord.h"
 
 #include <memory>
@@ -14,19 +15,6 @@
 #include <vector>
 
 namespace ckpt {
-
-/** The 0.21 records of one checkpoint: a TrainingRecord alone (model) or burn-train's three files. */
-struct MigrateSources {
-    std::shared_ptr<const Record> model, optim, scheduler;
-    std::optional<uint64_t> epoch;   ///< from the input's name (model-N.*, record-N.*), if it has one
-};
-
-/**
- * What `ckpt migrate IN` reads: a TrainingRecord; a module, optimizer or scheduler record with its
- * burn-train siblings (`{model,optim,scheduler}-N.<ext>` beside it); or a burn-train run directory
- * (epoch \a epoch, default its newest).
- */
-Result<MigrateSources> migrateSourcesOf(const std::string& in, const OpenOptions& options, std::optional<uint64_t> epoch = {});
 
 struct MigrateResult {
     BurnpackTriple written;          ///< the files written (optim/scheduler empty when there was nothing to write)

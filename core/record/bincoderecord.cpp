@@ -5,7 +5,7 @@
 #include "core/codec/bincode.h"
 #include "core/codec/schema.h"
 #include "core/record/index.h"
-#include "core/record/schedule.h"
+#include "core/model/schedule.h"
 
 #include <functional>
 
@@ -291,7 +291,7 @@ Result<std::optional<BincodeLayout>> bincodeLayoutFromOptions(const OpenOptions&
         return std::nullopt;
     OpenOptions o;
     o.limits = options.limits;
-    auto other = openRecord(options.schemaFrom, o);
+    auto other = openEnvelopeFile(options.schemaFrom, o);
     if (!other)
         return std::unexpected(other.error());
     if ((*other)->recorder == Recorder::Bin || (*other)->recorder == Recorder::BinGz) {

@@ -14,32 +14,6 @@
 
 namespace ckpt {
 
-std::string_view recordKindName(RecordKind k)
-{
-    switch (k) {
-    case RecordKind::TrainingRecord: return "training_record";
-    case RecordKind::ModelStateTrainingRecord: return "model_state_training_record";
-    case RecordKind::ModuleRecord: return "module_record";
-    case RecordKind::OptimizerRecord: return "optimizer_record";
-    case RecordKind::SchedulerRecord: return "scheduler_record";
-    case RecordKind::GradientCheckpoint: return "gradient_checkpoint";
-    case RecordKind::RunDirectory: return "run_directory";
-    case RecordKind::BurnTrainCheckpoint: return "burn_train_checkpoint";
-    }
-    return "unknown";
-}
-
-std::string_view tensorRoleName(TensorRole r)
-{
-    switch (r) {
-    case TensorRole::Param: return "param";
-    case TensorRole::Optimizer: return "optimizer";
-    case TensorRole::Gradient: return "gradient";
-    case TensorRole::Other: return "other";
-    }
-    return "other";
-}
-
 namespace {
 
 bool looksLikeParamIdKey(std::string_view k)

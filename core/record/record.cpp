@@ -1,12 +1,10 @@
 // SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Opening (sniff, inflate, decode, index), reading tensors, and writing records in any recorder.
+// The serde envelope family: decoding and indexing its records, and writing them in any of its recorders.
 #include "core/record/record.h"
 
 #include "core/codec/json.h"
 #include "core/codec/msgpack.h"
-#include "core/open/sniff.h"
-#include "core/pack/burnpackrecord.h"
 #include "core/record/bincoderecord.h"
 #include "core/record/index.h"
 
@@ -74,33 +72,73 @@ void packMsgpackByteArrays(Tape& t)
 
 } // namespace
 
-Result<std::shared_ptr<const Record>> openRecord(const std::string& path, const OpenOptions& options, const Progress& progress)
+namespace {
+/** How an envelope record's (inflated) bytes are encoded. */
+enum class RecordWire { Msgpack, Json, Bincode };
+
+bool isSpace(uint8_t c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+/** From the first bytes after gzip: a MessagePack map, JSON (or a BOM, which the JSON reader rejects), else bincode. */
+RecordWire sniffRecordWire(std::span<const uint8_t> d)
+{
+    if (d.empty())
+        return RecordWire::Bincode;
+    const uint8_t b = d[0];
+    if ((b >= 0x80 && b <= 0x8f) || b == 0xde || b == 0xdf)
+        return RecordWire::Msgpack;
+    size_t i = 0;
+    while (i < d.size() && isSpace(d[i]))
+        ++i;
+    if (i < d.size() && (d[i] == '{' || d[i] == '['))
+        return RecordWire::Json;
+    if (d.size() >= 3 && d[0] == 0xef && d[1] == 0xbb && d[2] == 0xbf)
+        return RecordWire::Json; // a BOM: let the JSON reader reject it with serde_json's message
+    return RecordWire::Bincode;
+}
+
+/** The recorder that writes this wire format, compressed or not. */
+Recorder recorderOf(RecordWire wire, bool gzip)
+{
+    switch (wire) {
+    case RecordWire::Msgpack: return gzip ? Recorder::NamedMpkGz : Recorder::NamedMpk;
+    case RecordWire::Json: return gzip ? Recorder::JsonGz : Recorder::PrettyJson;
+    case RecordWire::Bincode: return gzip ? Recorder::BinGz : Recorder::Bin;
+    }
+    return Recorder::NamedMpk;
+}
+
+/** The wire format a recorder of this family writes. */
+RecordWire wireOf(Recorder r)
+{
+    switch (r) {
+    case Recorder::PrettyJson:
+    case Recorder::JsonGz: return RecordWire::Json;
+    case Recorder::Bin:
+    case Recorder::BinGz: return RecordWire::Bincode;
+    default: return RecordWire::Msgpack;
+    }
+}
+} // namespace
+
+Result<std::shared_ptr<const Record>> openEnvelopeFile(const std::string& path, const OpenOptions& options)
 {
     Result<BytesPtr> bytes = path == "-" ? readStdin() : mapFile(path);
     if (!bytes)
         return std::unexpected(std::move(bytes.error()).withFile(path));
-    return openRecordBytes(*bytes, path, options, progress);
+    auto input = recordInputOf(*bytes, path, options.limits, Progress::none());
+    if (!input)
+        return std::unexpected(std::move(input.error()));
+    return openEnvelope(*input, options, Progress::none());
 }
 
-Result<std::shared_ptr<const Record>> openRecordBytes(const BytesPtr& bytes, const std::string& name, const OpenOptions& options, const Progress& progress)
+Result<std::shared_ptr<const Record>> openEnvelope(const RecordInput& input, const OpenOptions& options, const Progress& progress)
 {
+    const std::string& name = input.name;
+    const BytesPtr& decoded = input.decoded;
     auto rec = std::make_shared<Record>();
     rec->file = name;
-    rec->fileSize = bytes->size();
-    const bool gz = isGzip(bytes->span());
-    BytesPtr decoded = bytes;
-    if (gz) {
-        auto inflated = gunzip(bytes->span(), options.limits, progress);
-        if (!inflated)
-            return std::unexpected(std::move(inflated.error()).withFile(name));
-        decoded = *inflated;
-    }
+    rec->fileSize = input.file->size();
     rec->decodedSize = decoded->size();
-    if (decoded->size() == 0)
-        return std::unexpected(Error{ErrorCode::Truncated, "the file is empty: expected a record", name, uint64_t(0)});
-
-    if (sniffBytes(decoded->span()) == FileFamily::GradientCheckpoint)
-        return std::unexpected(Error{ErrorCode::Unsupported, "this is an ipfrs GradientCheckpoint, not a Burn record (use `ckpt graph`)", name});
     const RecordWire wire = options.assumeRecorder ? wireOf(*options.assumeRecorder) : sniffRecordWire(decoded->span());
     if (!options.assumeRecorder && wire == RecordWire::Bincode && looksLikeText(decoded->span()))
         return std::unexpected(Error{ErrorCode::Invalid,
@@ -108,7 +146,6 @@ Result<std::shared_ptr<const Record>> openRecordBytes(const BytesPtr& bytes, con
             "a GradientCheckpoint; a CAR file; or a run directory)",
             name, uint64_t(0)});
     switch (wire) {
-    case RecordWire::Burnpack: return openBurnpackRecord(decoded, name, options);
     case RecordWire::Msgpack: {
         MsgpackReadOptions mo;
         mo.serdeStrings = true; // a record is judged as rmp-serde reads it into Burn's types
@@ -136,7 +173,7 @@ Result<std::shared_ptr<const Record>> openRecordBytes(const BytesPtr& bytes, con
         break;
     }
     }
-    rec->recorder = options.assumeRecorder.value_or(recorderOf(wire, gz));
+    rec->recorder = options.assumeRecorder.value_or(recorderOf(wire, input.gzipped));
     if (rec->partial)
         return std::shared_ptr<const Record>(std::move(rec));
     if (auto r = indexEnvelope(*rec, options.lenient); !r)
@@ -162,108 +199,6 @@ Result<std::shared_ptr<const Record>> indexRecord(Tape tape, Recorder recorder, 
     if (auto r = indexEnvelope(*rec, false); !r)
         return std::unexpected(std::move(r.error()).withFile(name));
     return std::shared_ptr<const Record>(std::move(rec));
-}
-
-std::span<const uint8_t> Record::payload(const TensorEntry& t) const
-{
-    if (t.legacy)
-        return {};
-    if (t.view)
-        return *t.view;
-    return tape.bin(t.dataNode);
-}
-
-namespace {
-/// Legacy {value, shape} payloads are numbers on the tape; half precision stores f16 bit patterns.
-std::vector<double> legacyValues(const Record& r, const TensorEntry& t, uint64_t first, uint64_t count)
-{
-    std::vector<double> out;
-    uint64_t i = 0;
-    r.tape.forEachChild(t.dataNode, [&](uint32_t c) {
-        if (i >= first && out.size() < count) {
-            double v = r.tape.asNumber(c).value_or(std::nan(""));
-            if (t.dtype == DType::F16 && r.tape[c].kind == Kind::UInt)
-                v = halfToFloat(static_cast<uint16_t>(r.tape.u64(c)));
-            out.push_back(v);
-        }
-        ++i;
-    });
-    return out;
-}
-} // namespace
-
-TensorStats Record::stats(const TensorEntry& t, const StatsOptions& options) const
-{
-    if (t.legacy) {
-        auto v = legacyValues(*this, t, 0, UINT64_MAX);
-        return computeStats(std::span<const double>(v), options);
-    }
-    return computeStats(t.dtype, payload(t), options);
-}
-
-std::vector<TensorStats> Record::stats(std::span<const size_t> indices, const StatsOptions& options, const ParallelFor& parallel) const
-{
-    // legacy tensors are widened into buffers that live until the batch is done
-    std::vector<std::vector<double>> widened;
-    widened.reserve(indices.size()); // never reallocates: the spans below point into its elements
-    std::vector<StatsInput> inputs;
-    inputs.reserve(indices.size());
-    for (size_t i : indices) {
-        const TensorEntry& t = tensors[i];
-        if (t.legacy) {
-            widened.push_back(legacyValues(*this, t, 0, UINT64_MAX));
-            const auto& v = widened.back();
-            inputs.push_back({DType::F64, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(v.data()), v.size() * sizeof(double))});
-        } else {
-            inputs.push_back({t.dtype, payload(t)});
-        }
-    }
-    return computeStatsMany(inputs, options, parallel);
-}
-
-std::vector<double> Record::values(const TensorEntry& t, uint64_t first, uint64_t count) const
-{
-    if (t.legacy)
-        return legacyValues(*this, t, first, count);
-    return elementsAsDouble(t.dtype, payload(t), first, count);
-}
-
-uint64_t Record::tensorBytes() const
-{
-    uint64_t sum = 0;
-    for (const auto& t : tensors)
-        sum += t.bytes;
-    return sum;
-}
-
-std::optional<size_t> Record::findParam(std::string_view id) const
-{
-    for (size_t i = 0; i < params.size(); ++i)
-        if (params[i].id == id)
-            return i;
-    return std::nullopt;
-}
-
-std::optional<size_t> Record::findTensor(std::string_view path) const
-{
-    for (size_t i = 0; i < tensors.size(); ++i)
-        if (tensors[i].path == path)
-            return i;
-    return std::nullopt;
-}
-
-std::string_view Record::precisionText() const
-{
-    return mixedPrecision ? std::string_view("mixed") : precisionName(precision);
-}
-
-std::vector<size_t> Record::tensorsOfParam(std::string_view id) const
-{
-    std::vector<size_t> out;
-    for (size_t i = 0; i < tensors.size(); ++i)
-        if (tensors[i].paramId == id)
-            out.push_back(i);
-    return out;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -346,9 +281,9 @@ Result<void> encodeEnvelope(const Tape& env, Recorder recorder, Sink& out, const
     }
     case Recorder::Bin:
     case Recorder::BinGz: return encodeBincodeRecord(env, out, schema);
-    case Recorder::Burnpack:
+    default:
         return fail(ErrorCode::Unsupported,
-            "a Burn <= 0.21 record is not written as burnpack by re-encoding: use `ckpt migrate IN OUT_DIR` (Burn 0.22's model/optim/scheduler files)");
+            "a Burn <= 0.21 record is not written as " + std::string(recorderName(recorder)) + " by re-encoding: use `ckpt migrate IN OUT_DIR` (Burn 0.22's model/optim/scheduler files)");
     }
     return {};
 }
@@ -382,36 +317,6 @@ Result<void> saveRecord(const Tape& env, Recorder recorder, const std::string& p
             return r;
         return sink.finish();
     });
-}
-
-Result<std::shared_ptr<const Record>> recordFromTape(const Record& from, Tape edited)
-{
-    if (from.recorder == Recorder::Burnpack)
-        return editedBurnpackRecord(from, edited);
-    auto indexed = indexRecord(std::move(edited), from.recorder, from.file);
-    if (!indexed)
-        return std::unexpected(indexed.error());
-    auto copy = std::make_shared<Record>(**indexed);
-    copy->bincodeSchema = from.bincodeSchema;
-    copy->schemaSource = from.schemaSource;
-    copy->fileSize = from.fileSize;
-    return std::shared_ptr<const Record>(std::move(copy));
-}
-
-Result<void> saveEditedRecord(const Record& record, const Tape& edited, const std::string& path)
-{
-    if (record.recorder == Recorder::Burnpack)
-        return saveEditedBurnpack(record, edited, path);
-    return saveRecord(edited, record.recorder, path, record.bincodeSchema.get());
-}
-
-Result<void> resaveRecord(const Record& record, const std::string& path)
-{
-    if (record.recorder == Recorder::Burnpack)
-        return resaveBurnpack(record, path);
-    if (record.partial)
-        return fail(ErrorCode::Unsupported, "the bincode record was only scanned (no schema): pass --schema-from or --schema to re-save it");
-    return saveRecord(record.tape, record.recorder, path, record.bincodeSchema.get());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -516,7 +421,7 @@ struct Converter {
                     b.copy(t, v);
                     return;
                 }
-                auto vals = legacyValues(rec, e, 0, UINT64_MAX);
+                auto vals = rec.values(e, 0, UINT64_MAX); // a legacy tensor: its numbers on the tape
                 b.beginArray();
                 for (double x : vals) {
                     if (isI)
@@ -614,21 +519,6 @@ Result<ConvertResult> convertRecord(const Record& record, Recorder recorder, Pre
     if (auto r = saveRecord(*env, recorder, path, bincodeTarget ? bincodeTarget : record.bincodeSchema.get()); !r)
         return std::unexpected(r.error());
     return report;
-}
-
-void writeTensorData(TapeBuilder& b, std::string_view dtype, std::span<const uint64_t> shape, std::span<const uint8_t> bytes)
-{
-    b.beginMap();
-    b.key("bytes");
-    b.bin(bytes);
-    b.key("shape");
-    b.beginArray();
-    for (uint64_t d : shape)
-        b.uinteger(d);
-    b.end();
-    b.key("dtype");
-    b.str(dtype);
-    b.end();
 }
 
 } // namespace ckpt

@@ -2,192 +2,33 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "core/io/gzip.h"
-#include "core/record/paramid.h"
-#include "core/record/recorder.h"
+// The serde envelope family (Burn <= 0.21 and Ruda recorders): MessagePack, JSON and bincode, each
+// plain or gzip. Its RecordFormat is envelopeFormat(); the functions below are the envelope's own
+// encoders, which the trainer, the tests and the other families' conversions write through.
+
+#include "core/model/format.h"
+#include "core/model/record.h"
 #include "core/record/typecheck.h"
-#include "core/tensor/dtype.h"
-#include "core/tensor/stats.h"
-#include "core/util/progress.h"
-#include "core/value/tape.h"
 
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
 namespace ckpt {
 
-class BincodeSchema;
-namespace pack {
-struct BurnpackFile;
-}
+/** The serde envelope family, for the registry (core/open). */
+const RecordFormat& envelopeFormat();
 
-/** One burnpack file of a record (format-burnpack.md §8): what it holds and where it sits on the tape. */
-struct BurnpackPart {
-    enum class Role { Model, Optimizer, Scheduler };
-    Role role = Role::Model;
-    std::string file;
-    std::shared_ptr<const pack::BurnpackFile> pack;
-    uint32_t node = 0;                   ///< the file's map {tensors, metadata, scalars} on the record's tape
-    std::optional<uint32_t> scalarsNode; ///< its `scalars` map, if any
-};
-
-/** What a record file holds (the `kind` of `ckpt info`). */
-enum class RecordKind {
-    TrainingRecord,            ///< Ruda TrainingRecord: item = [module, optimizer, scheduler, gradients, state]
-    ModelStateTrainingRecord,  ///< 7-tuple with version 1 and a parameter contract (§9.6)
-    ModuleRecord,              ///< a plain module record (model.mpk, checkpoint/model-N.mpk)
-    OptimizerRecord,           ///< an optimizer record (checkpoint/optim-N.mpk)
-    SchedulerRecord,           ///< a scheduler record (checkpoint/scheduler-N.mpk)
-    GradientCheckpoint,        ///< ipfrs JSON (handled by core/graph)
-    RunDirectory,              ///< burn-train artifact directory (handled by core/run)
-    BurnTrainCheckpoint,       ///< Burn >= 0.22: one epoch's model/optim/scheduler burnpack triple as one record
-};
-std::string_view recordKindName(RecordKind k); ///< the contract's snake_case names
-
-enum class TensorRole { Param, Optimizer, Gradient, Other };
-std::string_view tensorRoleName(TensorRole r); ///< "param", "optimizer", "gradient", "other"
-
-/** One tensor of a record, found while indexing (payload bytes are not touched). */
-struct TensorEntry {
-    std::string path;              ///< ckpt path of the TensorData map, e.g. item[0].fc1.weight.param
-    TensorRole role = TensorRole::Other;
-    std::string paramId;           ///< the parameter this tensor belongs to ("" if none)
-    std::string stateName;         ///< optimizer: "moment_1", "velocity", ...; gradient: the native dtype
-    DType dtype = DType::F32;
-    std::vector<uint64_t> shape;
-    uint64_t numel = 0;
-    uint64_t bytes = 0;            ///< payload length
-    std::optional<uint64_t> offset;///< payload offset in the decoded stream (none for JSON)
-    uint32_t node = 0;             ///< the tensor's map on the tape
-    uint32_t dataNode = 0;         ///< its Bin node (or the legacy `value` array)
-    bool legacy = false;           ///< Burn <= 0.13 {value, shape}: values are numbers on the tape
-    /** burnpack: the payload is this view into a file's mapping, not a Bin node (a triple spans three files). */
-    std::optional<std::span<const uint8_t>> view;
-};
-
-/** One parameter of the module record. */
-struct ParamEntry {
-    std::string id;                ///< as written (13-char base32, 10-char legacy, or UUID)
-    std::optional<uint64_t> numericId; ///< the u64 Burn >= 0.15 uses (base32-decoded), if decodable
-    std::string modulePath;        ///< path of the ParamSerde map, e.g. item[0].fc1.weight
-    size_t tensor = 0;             ///< index into Record::tensors
-};
-
-/** One entry of an optimizer adaptor map {id: {V1: {RankN: state}}}. */
-struct OptimizerEntry {
-    std::string paramId;
-    std::string path;              ///< path of the state item
-    uint32_t rank = 0;
-    std::string optimizer;         ///< "Adam/AdamW", "SGD", "RmsProp", "AdaGrad", "Adan", "unknown"
-    std::optional<uint64_t> time;  ///< AdaptiveMomentumState.time etc.
-    bool amsgrad = false;          ///< max_moment_2 present
-    std::vector<size_t> tensors;   ///< indexes into Record::tensors
-    uint32_t node = 0;
-    uint32_t stateNode = 0;        ///< the state item itself, under {V1: {RankN: ...}} (burnpack: the file's map)
-};
-
-/** One pending gradient (GradientsParamsRecord entry). */
-struct PendingGradient {
-    uint64_t id = 0;
-    std::string paramId;           ///< base32 form of id (matches ParamEntry::id for Burn >= 0.15)
-    std::string nativeDType;       ///< the tuple's DType (the accumulator's dtype)
-    size_t tensor = 0;
-};
-
-/** The scheduler record, and what it can be. */
-struct SchedulerInfo {
-    uint32_t node = 0;
-    std::string kind;              ///< "constant", "step", "exponential", "composed", or "usize" (linear/cosine/noam)
-    std::string description;       ///< what the value means
-};
-
-/** A decoded and indexed record. Immutable once opened; shared with the UI as shared_ptr<const Record>. */
-class Record {
-public:
-    std::string file;
-    RecordKind kind = RecordKind::ModuleRecord;
-    Recorder recorder = Recorder::NamedMpk;
-    Precision precision = Precision::Full;
-    Metadata metadata;
-    Tape tape;
-    uint32_t itemNode = 0;
-    std::optional<uint32_t> moduleNode, optimizerNode, schedulerNode, gradientsNode, stateNode;
-    std::vector<TensorEntry> tensors;     ///< file order
-    std::vector<ParamEntry> params;
-    std::vector<OptimizerEntry> optimizer;
-    std::vector<PendingGradient> gradients;
-    std::optional<SchedulerInfo> scheduler;
-    std::vector<std::string> warnings;    ///< non-fatal findings while opening (trailing bytes, ...)
-    bool partial = false;                 ///< bincode without schema: only provable tensors are listed; or opened leniently although damaged
-    /** Opened with OpenOptions::lenient although the typed decoders reject it: why (file, offset, path). Empty when valid. */
-    std::string damage;
-    uint64_t fileSize = 0;                ///< bytes on disk
-    uint64_t decodedSize = 0;             ///< bytes after gzip
-    std::string schemaSource;             ///< bincode: where the layout came from
-    /** bincode: the exact layout the bytes were decoded with (ambiguities settled), for byte-identical re-saves. */
-    std::shared_ptr<const BincodeSchema> bincodeSchema;
-    /** Burnpack (Burn >= 0.19): the file or the epoch's triple; empty for every other recorder. */
-    std::vector<BurnpackPart> burnpack;
-    std::optional<uint64_t> epoch;        ///< burnpack triple: the epoch of its file names
-    bool mixedPrecision = false;          ///< burnpack: float tensors of more than one width ("mixed")
-    /** "full", "half", "double", or "mixed" for a burnpack whose float tensors differ in width. */
-    std::string_view precisionText() const;
-
-    /** Payload bytes of a tensor (a view into the mapping / inflated buffer). Empty for legacy tensors. */
-    std::span<const uint8_t> payload(const TensorEntry& t) const;
-    /** Statistics of one tensor (legacy tensors included). */
-    TensorStats stats(const TensorEntry& t, const StatsOptions& options = {}) const;
-    /**
-     * Statistics of the tensors at \a indices (into `tensors`), all chunks of all of them spread
-     * over \a parallel (computeStatsMany); results in the order of \a indices.
-     */
-    std::vector<TensorStats> stats(std::span<const size_t> indices, const StatsOptions& options, const ParallelFor& parallel) const;
-    /** Values [first, first+count) as doubles. */
-    std::vector<double> values(const TensorEntry& t, uint64_t first, uint64_t count) const;
-    uint64_t tensorBytes() const;
-    std::optional<size_t> findParam(std::string_view id) const;          ///< index into params
-    std::optional<size_t> findTensor(std::string_view path) const;       ///< index into tensors
-    /** Tensors (optimizer states, pending gradient) attached to a parameter id. */
-    std::vector<size_t> tensorsOfParam(std::string_view id) const;
-};
-
-struct OpenOptions {
-    std::string schemaFrom;       ///< bincode: a self-describing record of the same types
-    std::string schemaFile;       ///< bincode: a schema written by `ckpt schema`
-    /**
-     * bincode: the scheduler whose record the file holds where the bytes cannot tell (StepLr's i32
-     * from the usize of linear/cosine/noam): a name of schedulerRecordType(). Empty: from the twin's
-     * value, or every built-in scheduler layout in turn. A schema file states it itself.
-     */
-    std::string scheduler;
-    /**
-     * Salvage mode ("Open damaged file…", `--lenient`): a record the typed decoders of its declared
-     * type reject is still indexed structurally; Record::damage says why and the record is partial.
-     * Default: strict, the file opens only if rmp-serde / serde_json / bincode into Burn's and Ruda's
-     * types (and Ruda's restore checks) would accept it.
-     */
-    bool lenient = false;
-    InflateLimits limits;
-    std::optional<Recorder> assumeRecorder; ///< skip sniffing (tests)
-    /**
-     * A burn-train 0.22 `model-N.bpk` opens together with its `optim-N.bpk` and `scheduler-N.bpk`
-     * as one record (a run directory, the app). Off: the file alone, as `ckpt info FILE` reads it.
-     */
-    bool burnpackTriple = false;
-};
-
+/** The family's open: decodes (MessagePack, JSON or bincode, sniffed from content) and indexes an envelope record. */
+Result<std::shared_ptr<const Record>> openEnvelope(const RecordInput& input, const OpenOptions& options, const Progress& progress);
+/** A file (stdin for "-") opened by this family alone (a bincode record's --schema-from twin). */
+Result<std::shared_ptr<const Record>> openEnvelopeFile(const std::string& path, const OpenOptions& options);
 /**
- * Opens a record file: maps it, inflates gzip (sniffed from content, not from the extension),
- * decodes the structure (MessagePack, JSON or bincode), and indexes tensors, parameters, optimizer
- * entries, pending gradients, scheduler and caller state. Tensor payloads are not read.
+ * \a record's tape with the new bytes of \a changes (Bin payloads replaced in place, appended to the
+ * pool; legacy value lists are not bytes and are left alone): an import's envelope.
  */
-Result<std::shared_ptr<const Record>> openRecord(const std::string& path, const OpenOptions& options = {},
-    const Progress& progress = Progress::none());
-/** The same for bytes already in memory; \a name is used in messages. */
-Result<std::shared_ptr<const Record>> openRecordBytes(const BytesPtr& bytes, const std::string& name,
-    const OpenOptions& options = {}, const Progress& progress = Progress::none());
+Tape envelopeWithPayloads(const Record& record, std::span<const PayloadChange> changes);
+
 /** Indexes an envelope tape built in memory (the trainer, tests). */
 Result<std::shared_ptr<const Record>> indexRecord(Tape tape, Recorder recorder, const std::string& name);
 
@@ -198,18 +39,6 @@ Result<std::shared_ptr<const Record>> indexRecord(Tape tape, Recorder recorder, 
 Result<std::vector<uint8_t>> encodeRecord(const Tape& envelope, Recorder recorder, const BincodeSchema* schema = nullptr);
 /** Encodes and writes atomically (temporary file, fsync, rename): the target survives any failure. */
 Result<void> saveRecord(const Tape& envelope, Recorder recorder, const std::string& path, const BincodeSchema* schema = nullptr);
-
-/**
- * The record an edited tape of \a from (applyEdits', an import's) makes, in memory: indexed in \a from's
- * recorder with its bincode layout and file size kept; a burnpack file is re-encoded with its tensors.
- */
-Result<std::shared_ptr<const Record>> recordFromTape(const Record& from, Tape edited);
-
-/** Writes applyEdits()' tape of \a record in the record's own format (a burnpack file keeps its tensors). */
-Result<void> saveEditedRecord(const Record& record, const Tape& edited, const std::string& path);
-
-/** Re-encodes a record in its own recorder and precision (byte-identical for files real recorders wrote). */
-Result<void> resaveRecord(const Record& record, const std::string& path);
 
 struct ConvertResult {
     std::vector<std::string> warnings;   ///< precision loss, non-representable values, ...
@@ -224,8 +53,5 @@ Result<ConvertResult> convertRecord(const Record& record, Recorder recorder, Pre
     const BincodeSchema* bincodeTarget = nullptr); ///< bincodeTarget: the record's Rust layout, to write Bin/BinGz with (default: the record's own, else derived) and to type a JSON record's floats written as MessagePack
 /** The converted envelope tape without writing it. */
 Result<Tape> convertedEnvelope(const Record& record, Recorder recorder, Precision precision, ConvertResult& report);
-
-/** Writes Burn's TensorData map {bytes, shape, dtype} in serde's field order, \a bytes copied into the tape. */
-void writeTensorData(TapeBuilder& b, std::string_view dtype, std::span<const uint64_t> shape, std::span<const uint8_t> bytes);
 
 } // namespace ckpt

@@ -4,59 +4,13 @@
 
 #include "core/codec/json.h"
 #include "core/edit/edit.h"
-#include "core/pack/burnpackrecord.h"
 #include "core/report/document.h"
 #include "core/util/text.h"
+#include "core/open/formats.h"
 
 #include <cstdio>
 
 namespace ckpt {
-
-namespace {
-/// One burnpack file's members of `info --json` (cli-contract.md "burnpack"): the metadata and
-/// scalars as the file's CBOR holds them (`{"UInt": 7}`), the layout, the reader's tolerances.
-void burnpackPartJson(TapeBuilder& b, const Record& r, const BurnpackPart& part)
-{
-    putStr(b, "layout", part.pack->layout == pack::BurnpackLayout::Aligned256 ? "aligned-256" : "unaligned");
-    for (const char* section : {"metadata", "scalars"}) {
-        b.key(section);
-        if (auto node = r.tape.find(part.node, section))
-            copyJsonValue(b, r.tape, *node);
-        else {
-            b.beginMap();
-            b.end();
-        }
-    }
-    std::vector<std::string> warnings;
-    for (const auto& w : part.pack->warnings)
-        warnings.push_back("offset " + std::to_string(w.offset) + ": " + w.what);
-    putStrings(b, "warnings", warnings);
-}
-
-void burnpackInfoJson(TapeBuilder& b, const Record& r)
-{
-    b.key("burnpack");
-    b.beginMap();
-    if (r.burnpack.size() == 1) {
-        burnpackPartJson(b, r, r.burnpack.front());
-    } else {
-        // an epoch's triple: the model's members, and every file's under "files"
-        burnpackPartJson(b, r, r.burnpack.front());
-        putOptU(b, "epoch", r.epoch);
-        b.key("files");
-        b.beginArray();
-        for (const auto& part : r.burnpack) {
-            b.beginMap();
-            putStr(b, "role", burnpackRoleName(part.role));
-            putStr(b, "file", part.file);
-            burnpackPartJson(b, r, part);
-            b.end();
-        }
-        b.end();
-    }
-    b.end();
-}
-} // namespace
 
 std::string infoJson(const Record& r)
 {
@@ -66,11 +20,11 @@ std::string infoJson(const Record& r)
     putStr(b, "kind", recordKindName(r.kind));
     putStr(b, "recorder", recorderName(r.recorder));
     putStr(b, "precision", r.precisionText());
-    if (r.burnpack.empty()) {
+    if (r.parts.empty()) {
         b.key("metadata");
         metadataJson(b, r.metadata);
     } else {
-        putNil(b, "metadata"); // Burn >= 0.22 writes no recorder metadata: the file's own is under "burnpack"
+        putNil(b, "metadata"); // Burn >= 0.22 writes no recorder metadata: the file's own is under the format's member
     }
     putU(b, "params", r.params.size());
     putU(b, "optimizer_entries", r.optimizer.size());
@@ -95,8 +49,10 @@ std::string infoJson(const Record& r)
     if (!r.schemaSource.empty())
         putStr(b, "schema", r.schemaSource);
     putStrings(b, "warnings", r.warnings);
-    if (!r.burnpack.empty())
-        burnpackInfoJson(b, r);
+    if (auto member = formatOf(r).infoMember(r)) { // the format's own containers (layout, metadata, scalars)
+        b.key(member->first);
+        copyJsonValue(b, member->second, 0);
+    }
     return reportDocument(std::move(b));
 }
 
@@ -294,8 +250,8 @@ Result<uint32_t> resolve(const Record& r, std::string_view path)
 {
     if (path.empty() || path == "." || path == "<root>")
         return uint32_t(0);
-    // a burnpack tensor by its stored name ("conv1.weight", "1433….momentum.moment_1")
-    if (!r.burnpack.empty())
+    // a container format's tensor by its stored name ("conv1.weight", "1433….momentum.moment_1")
+    if (!r.parts.empty())
         if (auto t = r.findTensor(path))
             return r.tensors[*t].node;
     auto steps = parsePath(path);

@@ -19,7 +19,7 @@ std::vector<std::filesystem::directory_entry> entriesOf(const std::filesystem::p
 
 /**
  * A checkpoint in a run's checkpoint/ folder (std::regex ECMAScript): burn-train's
- * {model,optim,scheduler}-EPOCH or a record-STEP, as burnpack (.bpk, burn-train >= 0.22) or as a
+ * {model,optim,scheduler}-EPOCH or a record-STEP, as .bpk (burn-train >= 0.22) or as a
  * Recorder file (.mpk, .json, .bin, optionally .gz). Group 1 is the kind, group 2 the number.
  */
 inline constexpr const char* kCheckpointNamePattern =

@@ -1,5 +1,6 @@
 // SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/open/formats.h"
 #include "core/run/loadedcheckpoint.h"
 
 #include "core/diff/diff.h"

@@ -154,17 +154,6 @@ MetricSeries parseMetricLog(std::string_view text, const std::string& split, con
     return s;
 }
 
-bool isRunDirectory(const std::string& path)
-{
-    std::error_code ec;
-    if (!fs::is_directory(path, ec))
-        return false;
-    for (auto sub : {"checkpoint", "train", "valid", "test"})
-        if (fs::is_directory(fs::path(path) / sub, ec))
-            return true;
-    return false;
-}
-
 Result<RunCheckpoint> recordOfRunDirectory(const std::string& path)
 {
     if (!isRunDirectory(path))

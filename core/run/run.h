@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "core/open/sniff.h" // isRunDirectory
 #include "core/util/error.h"
 
 #include <cstdint>
@@ -39,7 +40,7 @@ struct MetricSeries {
 
 /**
  * A checkpoint file of a run: checkpoint/{model,optim,scheduler}-EPOCH.<ext> or checkpoint/record-STEP.<ext>,
- * <ext> one of bpk (burnpack, burn-train >= 0.22), mpk, json, bin, the last three optionally .gz.
+ * <ext> one of bpk (burn-train >= 0.22), mpk, json, bin, the last three optionally .gz.
  */
 struct RunCheckpoint {
     std::string path;
@@ -56,9 +57,6 @@ struct RunDirectory {
     /** Latest checkpoint of a kind ("record" first, else "model"), if any. */
     std::optional<RunCheckpoint> latest(const std::string& kind) const;
 };
-
-/** True when \a path is a directory with a checkpoint/ folder or train|valid|test/epoch-N folders. */
-bool isRunDirectory(const std::string& path);
 
 /** Reads the directory layout and every metric log (logs are small; records are not opened). */
 Result<RunDirectory> openRunDirectory(const std::string& path);

@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/run/runpolicy.h"
 
-#include "core/pack/burnpackrecord.h"
+#include "core/open/formats.h"
 #include "core/optim/forensics.h"
 #include "core/record/record.h"
 #include "core/run/direntries.h"
@@ -35,8 +35,9 @@ std::vector<std::string> filesToOpen(const std::vector<std::string>& files)
 {
     std::vector<std::string> out;
     for (const std::string& f : files) {
-        // burn-train 0.22's triple opens as one record through its model file
-        if (burnpackTripleOf(f))
+        // a checkpoint written as several files (burn-train 0.22's triple) opens as one record
+        // through its first file
+        if (opensWholeCheckpoint(f))
             return {f};
         if (!endsWith(f, ".car")) // a GradientCheckpoint's CAR is opened with its JSON
             out.push_back(f);

@@ -6,6 +6,7 @@
 // crates' verdict on the patched files is tests/train/interop_patch.cmake.
 #include "cliprocess.h"
 
+#include "core/open/formats.h"
 #include "core/record/record.h"
 #include "core/value/tape.h"
 #include "core/codec/json.h"

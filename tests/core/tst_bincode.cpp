@@ -6,6 +6,7 @@
 #include "core/codec/msgpack.h"
 #include "core/codec/schema.h"
 #include "core/io/bytes.h"
+#include "core/open/formats.h"
 #include "core/record/bincoderecord.h"
 #include "core/record/record.h"
 #include "core/tensor/dtype.h"

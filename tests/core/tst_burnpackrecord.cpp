@@ -6,10 +6,12 @@
 // the 0.21 files; edits, check-resume and the report of what a migration cannot carry.
 #include "core/diff/diff.h"
 #include "core/edit/edit.h"
+#include "core/open/formats.h"
 #include "core/pack/migrate.h"
-#include "core/record/saveas.h"
+#include "core/open/saveas.h"
 #include "core/report/recordjson.h"
 #include "tests/common/trainer.h"
+#include "core/run/migratesources.h"
 
 #include <QDir>
 #include <QFile>
@@ -139,12 +141,12 @@ private Q_SLOTS:
         QVERIFY(hasLine(res->lost, "continuation state"));
 
         OpenOptions triple;
-        triple.burnpackTriple = true;
+        triple.wholeCheckpoint = true;
         auto migrated = open(QString::fromStdString(res->written.model), triple);
         QVERIFY(migrated);
         QCOMPARE(migrated->kind, RecordKind::BurnTrainCheckpoint);
         QCOMPARE(migrated->epoch, std::optional<uint64_t>(20));
-        QCOMPARE(migrated->burnpack.size(), size_t(3));
+        QCOMPARE(migrated->parts.size(), size_t(3));
         auto original = open(record);
         QVERIFY(original);
         QCOMPARE(migrated->params.size(), original->params.size());
@@ -253,21 +255,21 @@ private Q_SLOTS:
         QVERIFY(saveEditedRecord(*sched, *tape, edited.toStdString()));
         auto again = open(edited);
         QVERIFY(again);
-        const auto& scalars = again->burnpack.front().pack->scalars;
+        const auto& scalars = burnpackFileOf(again->parts.front()).scalars;
         QCOMPARE(scalars.size(), size_t(1));
         QCOMPARE(scalars.front().second.u, uint64_t(5));
         // a negative position is not a usize, and a tensor is not editable
         QVERIFY(!applyEdits(*sched, {{"scalars[\"0.remaining_iters\"].UInt", "-1"}}));
         auto optim = open(QString::fromStdString(res->written.optim));
         QVERIFY(optim);
-        const std::string moduleKey = optim->burnpack.front().pack->metadata.front().first;
+        const std::string moduleKey = burnpackFileOf(optim->parts.front()).metadata.front().first;
         auto meta = applyEdits(*optim, {{"metadata[\"" + moduleKey + "\"]", "\"renamed.weight\""}});
         QVERIFY2(meta, meta ? "" : meta.error().message().c_str());
         const QString optimEdited = dir + QStringLiteral("/optim-edited.bpk");
         QVERIFY(saveEditedRecord(*optim, *meta, optimEdited.toStdString()));
         auto o2 = open(optimEdited);
         QVERIFY(o2);
-        QCOMPARE(o2->burnpack.front().pack->metadata.front().second, std::string("renamed.weight"));
+        QCOMPARE(burnpackFileOf(o2->parts.front()).metadata.front().second, std::string("renamed.weight"));
         expectSameValues(*optim, *o2, uint64_t(optim->tensors.size()));
         QVERIFY(!applyEdits(*optim, {{"tensors[\"" + optim->tensors.front().path + "\"].shape[0]", "3"}}));
     }
@@ -288,7 +290,7 @@ private Q_SLOTS:
         QVERIFY(pack::writeBurnpack(QString(dir + QStringLiteral("/model-3.bpk")).toStdString(), *content->model));
         QVERIFY(pack::writeBurnpack(QString(dir + QStringLiteral("/optim-3.bpk")).toStdString(), optim));
         OpenOptions triple;
-        triple.burnpackTriple = true;
+        triple.wholeCheckpoint = true;
         auto r = open(dir + QStringLiteral("/model-3.bpk"), triple);
         QVERIFY(r);
         QCOMPARE(r->kind, RecordKind::BurnTrainCheckpoint);
@@ -322,7 +324,7 @@ private Q_SLOTS:
         QVERIFY2(res, res ? "" : res.error().message().c_str());
         QVERIFY(hasLine(res->lost, "pending gradients"));
         OpenOptions triple;
-        triple.burnpackTriple = true;
+        triple.wholeCheckpoint = true;
         auto migrated = open(out + QStringLiteral("/model-7.bpk"), triple);
         QVERIFY(migrated);
         auto original = open(record);

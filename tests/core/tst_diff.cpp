@@ -8,6 +8,7 @@
 #include "core/edit/edit.h"
 #include "core/graph/checkpointfiles.h"
 #include "core/io/bytes.h"
+#include "core/open/formats.h"
 #include "core/record/record.h"
 #include "core/report/diffjson.h"
 #include "core/report/recordjson.h"

@@ -5,6 +5,7 @@
 // hand-built TrainingRecord with every role and BF16/Bool/I64 tensors, and on the genuine fixtures.
 #include "core/export/export.h"
 #include "core/io/bytes.h"
+#include "core/open/formats.h"
 #include "core/record/record.h"
 
 #include <QTemporaryDir>

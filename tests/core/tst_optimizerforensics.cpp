@@ -9,6 +9,8 @@
 // another copy of that record; and a real blow-up, ckpt-train --diverge-at, against a healthy run.
 #include "core/optim/forensics.h"
 #include "core/pack/migrate.h"
+#include "core/open/formats.h"
+#include "core/run/migratesources.h"
 #include "core/report/optimizerjson.h"
 #include "tests/common/trainer.h"
 

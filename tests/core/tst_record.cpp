@@ -4,6 +4,7 @@
 #include "core/diff/diff.h"
 #include "core/edit/edit.h"
 #include "core/io/gzip.h"
+#include "core/open/formats.h"
 #include "core/record/record.h"
 #include "core/report/recordjson.h"
 #include "core/run/run.h"

@@ -2,7 +2,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // core/record/schedule: Burn's scheduler formulas, the schedule read from a ckpt-train caller state,
 // and the promise that the predicted curve is exactly the `lr=` a resumed ckpt-train prints.
-#include "core/record/schedule.h"
+#include "core/model/schedule.h"
+#include "core/open/formats.h"
 
 #include <QDir>
 #include <QFileInfo>

@@ -41,8 +41,9 @@
 #include "core/edit/edit.h"
 #include "core/io/bytes.h"
 #include "core/io/gzip.h"
+#include "core/open/formats.h"
 #include "core/record/record.h"
-#include "core/record/recorder.h"
+#include "core/model/recorder.h"
 
 #include <QElapsedTimer>
 #include <QTemporaryDir>

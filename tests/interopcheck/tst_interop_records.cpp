@@ -16,9 +16,10 @@
 #include "core/edit/edit.h"
 #include "core/io/bytes.h"
 #include "core/io/gzip.h"
+#include "core/open/formats.h"
 #include "core/record/bincoderecord.h"
 #include "core/record/record.h"
-#include "core/record/recorder.h"
+#include "core/model/recorder.h"
 #include "core/report/recordjson.h"
 
 #include <QTemporaryDir>

@@ -4,6 +4,7 @@
 // and on copies of them with NaN written into one tensor from a known checkpoint on, a checkpoint
 // truncated in the middle, files touched and deleted. The numbers themselves are checked against an
 // independent numpy computation by timeline_numpy_oracle (tests/timeline/CMakeLists.txt).
+#include "core/open/formats.h"
 #include "core/record/record.h"
 #include "core/report/timelinejson.h"
 #include "core/run/timeline.h"

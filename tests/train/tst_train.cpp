@@ -9,6 +9,7 @@
 #include "core/graph/car.h"
 #include "core/graph/checkpoint.h"
 #include "core/io/bytes.h"
+#include "core/open/formats.h"
 #include "core/record/record.h"
 
 #include <QDir>

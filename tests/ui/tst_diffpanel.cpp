@@ -8,6 +8,7 @@
 #include "ui/widgets/diffpanel.h"
 
 #include "core/edit/edit.h"
+#include "core/open/formats.h"
 #include "core/record/record.h"
 
 #include <QAbstractItemModelTester>

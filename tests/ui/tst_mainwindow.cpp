@@ -1,8 +1,9 @@
 // SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/io/bytes.h"
+#include "core/open/formats.h"
 #include "core/record/record.h"
-#include "core/record/recorder.h"
+#include "core/model/recorder.h"
 #include "core/value/tape.h"
 #include "ui/async/latencyprobe.h"
 #include "ui/document/checkpointdocument.h"

@@ -12,6 +12,7 @@
 #include "tests/ckptskip.h"
 
 #include "core/optim/forensics.h"
+#include "core/open/formats.h"
 #include "core/record/record.h"
 #include "ui/async/latencyprobe.h"
 #include "ui/document/checkpointdocument.h"

@@ -12,6 +12,7 @@
 #include "ui/models/optimizerstatemodel.h"
 #include "ui/widgets/optimizerpanel.h"
 #include "ui/widgets/tensordetailwidget.h"
+#include "core/open/formats.h"
 
 #include "core/codec/json.h"
 

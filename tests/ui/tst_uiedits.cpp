@@ -3,6 +3,7 @@
 // Editing beyond the caller state: scheduler state and metadata fields of a real ckpt-train
 // TrainingRecord through undo commands that core validates, undo/redo of interleaved edits, and Export
 // to another recorder and precision (loss listed and accepted first); the exported record resumes.
+#include "core/open/formats.h"
 #include "ui/document/checkpointdocument.h"
 #include "ui/widgets/exportdialog.h"
 

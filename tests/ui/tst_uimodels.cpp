@@ -1,5 +1,6 @@
 // SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/open/formats.h"
 #include "ui/async/deferredpaint.h"
 #include "ui/async/latencyprobe.h"
 #include "ui/document/checkpointdocument.h"

@@ -10,6 +10,7 @@
 
 #include "core/edit/edit.h"
 #include "core/io/bytes.h"
+#include "core/open/formats.h"
 #include "core/util/paths.h"
 
 #include <ckpt_version.h>

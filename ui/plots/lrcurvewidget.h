@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "core/record/schedule.h"
+#include "core/model/schedule.h"
 
 #include <QWidget>
 

@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "core/record/recorder.h"
+#include "core/model/recorder.h"
 
 #include <QDialog>
 

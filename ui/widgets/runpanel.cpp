@@ -7,6 +7,9 @@
 #include "ui/process/resumeprofile.h"
 
 #include "core/run/runpolicy.h"
+#include "core/open/formats.h"
+#include "core/optim/forensics.h"
+#include "core/record/record.h"
 
 #include "ui/async/activity.h"
 #include "ui/async/continuation.h"

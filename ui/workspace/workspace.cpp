@@ -3,6 +3,7 @@
 #include "ui/workspace/workspace.h"
 
 #include "core/edit/edit.h"
+#include "core/open/formats.h"
 #include "core/open/openfile.h"
 #include "core/run/runpolicy.h"
 
@@ -189,7 +190,7 @@ Workspace loadWorkspace(const QStringList& inputs, const Progress& progress, boo
         OpenOptions options;
         options.lenient = lenient;
         // a burn-train 0.22 model-N.bpk shows its epoch's optimizer and scheduler beside it
-        options.burnpackTriple = true;
+        options.wholeCheckpoint = true;
         auto opened = openFile(file, options, sub);
         if (!opened) {
             ws.errors << QString::fromStdString(opened.error().message());

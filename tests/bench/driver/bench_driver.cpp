@@ -58,6 +58,7 @@
 #include "core/graph/layout.h"
 #include "core/graph/sha256.h"
 #include "core/io/bytes.h"
+#include "core/open/formats.h"
 #include "core/record/record.h"
 #include "core/report/timelinejson.h"
 #include "core/run/timeline.h"

@@ -20,9 +20,9 @@
 // with other values (the second record of the diff).
 #include "core/graph/checkpoint.h"
 #include "core/io/bytes.h"
-#include "core/record/paramid.h"
+#include "core/model/paramid.h"
 #include "core/record/record.h"
-#include "core/record/recorder.h"
+#include "core/model/recorder.h"
 #include "core/value/tape.h"
 
 #include <algorithm>

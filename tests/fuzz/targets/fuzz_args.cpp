@@ -10,6 +10,7 @@
 #include "core/edit/edit.h"
 #include "core/export/export.h"
 #include "core/graph/cid.h"
+#include "core/open/formats.h"
 #include "core/record/record.h"
 #include "core/util/text.h"
 #include "core/value/tape.h"

@@ -1,6 +1,7 @@
 // SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
 // SPDX-License-Identifier: GPL-3.0-or-later
 // A Bin record decoded with every layout the engine knows (built-in layouts, chosen by the bytes).
+#include "core/open/formats.h"
 #include "core/record/record.h"
 
 #include <cstddef>

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The record interpreter: sniffing, gzip, every decoder, indexing, then statistics of every tensor
 // and a re-save of what opened (what the app and ckpt do with a file).
+#include "core/open/formats.h"
 #include "core/record/record.h"
 
 #include <cstddef>

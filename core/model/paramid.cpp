@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Burn's ParamId text: data_encoding::BASE32_DNSSEC (RFC 4648 bit order, alphabet 0-9a-v, no padding)
 // of the id's little-endian bytes (§5.3 of the format spec).
-#include "core/record/paramid.h"
+#include "core/model/paramid.h"
 
 namespace ckpt {
 

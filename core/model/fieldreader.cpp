@@ -1,6 +1,6 @@
 // SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "core/record/fieldreader.h"
+#include "core/model/fieldreader.h"
 
 namespace ckpt {
 

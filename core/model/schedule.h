@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "core/record/record.h"
+#include "core/model/record.h"
 #include "core/util/error.h"
 #include "core/value/tape.h"
 

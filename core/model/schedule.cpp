@@ -1,8 +1,8 @@
 // SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "core/record/schedule.h"
+#include "core/model/schedule.h"
 
-#include "core/record/fieldreader.h"
+#include "core/model/fieldreader.h"
 
 #include <algorithm>
 #include <array>
