@@ -477,6 +477,26 @@ private Q_SLOTS:
             }
     }
 
+    // A range wider than a double (-DBL_MAX .. +DBL_MAX) makes the bin scale 0 and x - lo infinite:
+    // every value, in the vector loop and in the scalar tail alike, lands in a bin (the last one for
+    // the NaN position), never outside the counters.
+    void histogramOfTheWidestRange()
+    {
+        const double big = std::numeric_limits<double>::max();
+        for (size_t n = 2; n <= 19; ++n) {
+            std::vector<double> values(n, 1.0);
+            values.front() = -big;
+            values.back() = big;
+            const auto bytes = encode(DType::F64, values);
+            const TensorStats s = computeStats(DType::F64, bytes, StatsOptions{16, false});
+            uint64_t counted = 0;
+            for (uint64_t c : s.histogram)
+                counted += c;
+            const QByteArray what = "f64 of " + QByteArray::number(qulonglong(n)) + " values from -DBL_MAX to DBL_MAX";
+            CHECK(s.histogram.size() == 16 && counted == n, what + ": every value is counted in one of the 16 bins");
+        }
+    }
+
     void tensorsSpanningManyChunks()
     {
         // Larger than any chunk the implementation may split a tensor into, with a drift so that

@@ -139,7 +139,11 @@ template<class R>
             }
             for (; j < m; ++j) {
                 const double x = R::get(load<S>(q + j * sizeof(S)));
-                const double position = std::min((x - r.lo) * r.scale, last);
+                // as the vector loops do it: a NaN position (an infinite x - lo times a zero scale, when
+                // the range is wider than a double) goes to the last bin, where std::min would keep it
+                // NaN and the conversion to an index would be undefined
+                const double scaled = (x - r.lo) * r.scale;
+                const double position = scaled < last ? scaled : last;
                 idx[j] = std::fabs(x) <= MaxFinite ? uint32_t(int32_t(position)) : dropped;
             }
         } else {
