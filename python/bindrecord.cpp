@@ -7,6 +7,7 @@
 #include "app/workers/parallelfor.h"
 #include "core/edit/edit.h"
 #include "core/export/export.h"
+#include "core/open/formats.h"
 #include "core/open/saveas.h"
 #include "core/report/recordjson.h"
 

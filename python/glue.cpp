@@ -7,6 +7,7 @@
 #include "core/diff/diff.h"
 #include "core/diff/graphdiff.h"
 #include "core/graph/checkpointfiles.h"
+#include "core/open/formats.h"
 #include "core/open/sniff.h"
 #include "core/report/diffjson.h"
 #include "core/report/graphdiffjson.h"

@@ -16,7 +16,6 @@
 #include "core/edit/edit.h"
 #include "core/io/bytes.h"
 #include "core/optim/forensics.h"
-#include "core/pack/burnpack.h"
 #include "core/open/formats.h"
 #include "core/record/bincoderecord.h"
 #include "core/record/record.h"

@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-// CBOR (RFC 8949), the pieces the burnpack container (core/pack) and the CAR block store
+// CBOR (RFC 8949), the pieces the container formats (core/pack) and the CAR block store
 // (core/graph/car) share: the initial byte and argument of an item, the ciborium 0.2.2-exact writer,
 // and a pull decoder that mirrors ciborium 0.2.2's serde Deserializer function by function.
 //

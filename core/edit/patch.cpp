@@ -9,8 +9,6 @@
 #include "core/codec/json.h"
 #include "core/graph/sha256.h"
 #include "core/io/bytes.h"
-#include "core/pack/burnpack.h"
-#include "core/pack/burnpackrecord.h"
 #include "core/model/fieldreader.h"
 #include "core/model/schedule.h"
 #include "core/open/formats.h"

@@ -20,8 +20,9 @@ namespace ckpt {
 /**
  * The files to open for one checkpoint made of \a files (as a run lists them: a record; burn-train's
  * model, optim and scheduler; a GradientCheckpoint's JSON and CAR), in their order. A CAR is opened
- * with its JSON, not on its own; burn-train 0.22's burnpack model-N opens its epoch's triple as one
- * record (OpenOptions::burnpackTriple), so its optim-N and scheduler-N are not opened a second time.
+ * with its JSON, not on its own; a checkpoint written as several files (burn-train 0.22's model-N,
+ * optim-N, scheduler-N) opens as one record through its first file (OpenOptions::wholeCheckpoint),
+ * so its other files are not opened a second time.
  * The one rule every "open this checkpoint" follows: the functions below and the app use it.
  */
 std::vector<std::string> filesToOpen(const std::vector<std::string>& files);

@@ -1,9 +1,10 @@
 // SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
 // SPDX-License-Identifier: GPL-3.0-or-later
-// core/record/schedule: Burn's scheduler formulas, the schedule read from a ckpt-train caller state,
+// core/model/schedule: Burn's scheduler formulas, the schedule read from a ckpt-train caller state,
 // and the promise that the predicted curve is exactly the `lr=` a resumed ckpt-train prints.
 #include "core/model/schedule.h"
 #include "core/open/formats.h"
+#include "core/record/record.h"
 
 #include <QDir>
 #include <QFileInfo>
