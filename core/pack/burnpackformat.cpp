@@ -64,6 +64,7 @@ void partJson(TapeBuilder& b, const Record& r, const RecordPart& part)
         }
     }
     std::vector<std::string> warnings;
+    warnings.reserve(f.warnings.size());
     for (const auto& w : f.warnings)
         warnings.push_back("offset " + std::to_string(w.offset) + ": " + w.what);
     putStrings(b, "warnings", warnings);
