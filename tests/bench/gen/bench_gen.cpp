@@ -21,9 +21,10 @@
 #include "core/graph/checkpoint.h"
 #include "core/io/bytes.h"
 #include "core/model/paramid.h"
-#include "core/record/record.h"
 #include "core/model/recorder.h"
+#include "core/record/record.h"
 #include "core/value/tape.h"
+#include "tests/common/syntheticgraph.h"
 
 #include <algorithm>
 #include <cmath>
@@ -162,22 +163,12 @@ Tape buildRecord(uint64_t bytes, uint64_t seed, uint64_t* paramBytes, uint64_t* 
     return std::move(b).finish();
 }
 
-/// Network-like DAG: the generator of tests/bench/graph/bench_layout.cpp (spine, short and far skips).
+/// Network-like DAG: the graph the layout bench and tst_layout use (tests/common/syntheticgraph.h).
 GradientCheckpoint buildCheckpoint(uint32_t n)
 {
     std::mt19937 rng(7);
     std::vector<std::pair<uint32_t, uint32_t>> edges;
-    for (uint32_t i = 1; i < n; ++i) {
-        const uint32_t kind = rng() % 10;
-        if (kind < 6)
-            edges.push_back({i - 1, i});
-        else if (kind < 8)
-            edges.push_back({uint32_t(i - 1 - rng() % std::min<uint32_t>(i, 8)), i});
-        else
-            edges.push_back({uint32_t(rng() % i), i});
-        if (rng() % 4 == 0)
-            edges.push_back({uint32_t(i - 1 - rng() % std::min<uint32_t>(i, 3)), i});
-    }
+    testing::appendNetworkEdges(rng, n, true, edges);
     static const char* const ops[] = {"matmul", "relu", "add", "softmax", "layernorm"};
     GradientCheckpoint c;
     c.step = 1000;
