@@ -11,6 +11,7 @@
 #include "ui/widgets/optimizerpanel.h"
 
 #include "core/edit/edit.h"
+#include "core/model/recorder.h"
 
 #include <QAction>
 #include <QDockWidget>
@@ -31,14 +32,21 @@ namespace ckpt::ui {
 namespace {
 Setting<QStringList> s_recent{"mainwindow/recentFiles"};
 constexpr int MaxRecent = 10;
-/** The names of the files the Open and Compare dialogs list: burnpack, every Recorder's, any gzip member. */
-constexpr const char* kRecordPatterns = "*.bpk *.mpk *.mpk.gz *.json *.json.gz *.bin *.bin.gz *.gz";
+/** The names of the files the Open and Compare dialogs list: every record format's, any gzip member. */
+QString recordPatterns()
+{
+    QStringList patterns;
+    for (std::string_view ext : recordExtensions())
+        patterns << QStringLiteral("*.") + qs(ext);
+    patterns << QStringLiteral("*.gz");
+    return patterns.join(u' ');
+}
 } // namespace
 
 void MainWindow::createActions()
 {
     auto* file = menuBar()->addMenu(tr("&File"));
-    const QString recordsFilter = tr("Records (%1);;All files (*)").arg(QLatin1String(kRecordPatterns));
+    const QString recordsFilter = tr("Records (%1);;All files (*)").arg(recordPatterns());
     auto* open = file->addAction(tr("&Open…"), this, [this, recordsFilter] {
         const QStringList files = QFileDialog::getOpenFileNames(this, tr("Open records"), QString(), recordsFilter);
         if (!files.isEmpty())
@@ -58,7 +66,7 @@ void MainWindow::createActions()
     });
     file->addAction(tr("&Compare…"), this, [this] {
         // Two records or two GradientCheckpoints: picked one after the other, A first.
-        const QString filter = tr("Records and GradientCheckpoints (%1);;All files (*)").arg(QLatin1String(kRecordPatterns));
+        const QString filter = tr("Records and GradientCheckpoints (%1);;All files (*)").arg(recordPatterns());
         const QString a = QFileDialog::getOpenFileName(this, tr("Compare: A"), QString(), filter);
         const QString b = a.isEmpty() ? QString() : QFileDialog::getOpenFileName(this, tr("Compare %1 with: B").arg(a), QString(), filter);
         if (!b.isEmpty())
@@ -188,7 +196,7 @@ void MainWindow::buildSurgeryMenu(QMenu* surgery)
         if (record < 0)
             return logMessage(tr("Surgery: no record is open."), true);
         const QString from = QFileDialog::getOpenFileName(this, tr("Transplant from"), QFileInfo(m_doc->workspace().records[size_t(record)].path).path(),
-            tr("Records (%1);;All files (*)").arg(QLatin1String(kRecordPatterns)));
+            tr("Records (%1);;All files (*)").arg(recordPatterns()));
         if (from.isEmpty())
             return;
         bool ok = false;

@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/model/recorder.h"
 
+#include "core/codec/json.h"
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -48,18 +50,41 @@ std::optional<Recorder> recorderFromName(std::string_view name)
     return std::nullopt;
 }
 
+const std::vector<std::string_view>& recordExtensions()
+{
+    static const std::vector<std::string_view> extensions = [] {
+        std::vector<std::string_view> out;
+        for (const auto& i : kRecorders)
+            out.push_back(i.ext);
+        // longest first, so that "mpk.gz" is not taken for "gz"
+        std::stable_sort(out.begin(), out.end(), [](std::string_view a, std::string_view b) { return a.size() > b.size(); });
+        return out;
+    }();
+    return extensions;
+}
+
+namespace {
+/** The record extension \a name ends with after a dot (compared without case), if any. */
+std::optional<std::string_view> recordExtensionOf(std::string_view name)
+{
+    const std::string n = lower(name);
+    for (std::string_view ext : recordExtensions())
+        if (n.size() > ext.size() + 1 && n.ends_with(ext) && n[n.size() - ext.size() - 1] == '.')
+            return ext;
+    return std::nullopt;
+}
+} // namespace
+
+std::string_view withoutRecordExtension(std::string_view name)
+{
+    const auto ext = recordExtensionOf(name);
+    return ext ? name.substr(0, name.size() - ext->size() - 1) : name;
+}
+
 std::optional<Recorder> recorderFromPath(std::string_view path)
 {
-    const std::string p = lower(path);
-    auto ends = [&](std::string_view suffix) { return p.size() > suffix.size() && p.ends_with(suffix); };
-    // Longest extensions first, so ".mpk.gz" is not taken for ".gz".
-    for (auto ext : {".mpk.gz", ".json.gz", ".bin.gz"})
-        if (ends(ext))
-            return recorderFromName(std::string_view(ext).substr(1));
-    for (auto ext : {".mpk", ".json", ".bin", ".bpk"})
-        if (ends(ext))
-            return recorderFromName(std::string_view(ext).substr(1));
-    return std::nullopt;
+    const auto ext = recordExtensionOf(path);
+    return ext ? recorderFromName(*ext) : std::nullopt;
 }
 
 std::string_view precisionName(Precision p)
@@ -118,22 +143,22 @@ std::optional<Precision> precisionFromMetadata(const Metadata& m)
     return std::nullopt;
 }
 
+void putMetadata(TapeBuilder& b, const Metadata& m)
+{
+    b.beginMap();
+    putStr(b, "float", m.floatType);
+    putStr(b, "int", m.intType);
+    putStr(b, "format", m.format);
+    putStr(b, "version", m.version);
+    putStr(b, "settings", m.settings);
+    b.end();
+}
+
 void beginEnvelope(TapeBuilder& b, const Metadata& m)
 {
     b.beginMap();
     b.key("metadata");
-    b.beginMap();
-    b.key("float");
-    b.str(m.floatType);
-    b.key("int");
-    b.str(m.intType);
-    b.key("format");
-    b.str(m.format);
-    b.key("version");
-    b.str(m.version);
-    b.key("settings");
-    b.str(m.settings);
-    b.end();
+    putMetadata(b, m);
     b.key("item");
 }
 

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ckpt {
 
@@ -22,6 +23,14 @@ std::string_view recorderName(Recorder r);              ///< "NamedMpk", ...
 std::optional<Recorder> recorderFromName(std::string_view name); ///< accepts the names, case-insensitive, and "mpk", "json.gz", ...
 std::string_view recorderExtension(Recorder r);         ///< "mpk", "mpk.gz", "json", "json.gz", "bin", "bin.gz"
 std::optional<Recorder> recorderFromPath(std::string_view path); ///< by the file's extension(s)
+/**
+ * The extensions of every record file the recorders (and burnpack) write, without the dot and longest
+ * first ("mpk.gz" before "mpk"): the one list the file dialogs, the run scan and the names shown are
+ * made from.
+ */
+const std::vector<std::string_view>& recordExtensions();
+/** \a name without the record extension it ends with (the longest of recordExtensions()), or as it is. */
+std::string_view withoutRecordExtension(std::string_view name);
 bool isGzipped(Recorder r);
 std::string_view precisionName(Precision p);            ///< "full", "half", "double"
 std::optional<Precision> precisionFromName(std::string_view name);
@@ -39,6 +48,9 @@ struct Metadata {
 Metadata makeMetadata(Recorder r, Precision p, std::string_view version = "0.21.0", bool ruda = false);
 /** The precision metadata names (settings first, then the float type); nullopt when unknown. */
 std::optional<Precision> precisionFromMetadata(const Metadata& m);
+
+/** Appends BurnMetadata as Burn's envelope holds it: {float, int, format, version, settings}. */
+void putMetadata(TapeBuilder& b, const Metadata& m);
 
 /**
  * Appends an envelope map {metadata, item, _b} to \a b; the caller writes the item between

@@ -126,7 +126,7 @@ CheckpointPlace checkpointPlaceOf(const std::string& path)
     CheckpointPlace place;
     const fs::path file(path);
     const std::string name = file.filename().string();
-    static const std::regex kRecordName(run_detail::kCheckpointNamePattern);
+    static const std::regex kRecordName(run_detail::checkpointNamePattern());
     std::smatch m;
     uint64_t n = 0;
     if (std::regex_match(name, m, kRecordName) && parseU64(m[2].str(), n)) {
@@ -177,7 +177,7 @@ Result<RunCheckpoints> listRunCheckpoints(const std::string& dir)
         run.points.push_back(std::move(p));
     };
 
-    static const std::regex kRecordName(run_detail::kCheckpointNamePattern);
+    static const std::regex kRecordName(run_detail::checkpointNamePattern());
     const fs::path cp = root / "checkpoint";
     std::map<uint64_t, std::vector<fs::path>> records;
     std::map<uint64_t, std::map<std::string, fs::path>> epochs;
@@ -233,7 +233,7 @@ Result<RunCheckpoints> listRunCheckpoints(const std::string& dir)
         }
     } else {
         // A plain folder of records: ordered by the last number in the name, names without one last.
-        static const std::regex kRecordFile(run_detail::kRecordExtensionPattern);
+        static const std::regex kRecordFile(run_detail::recordExtensionPattern());
         static const std::regex kLastNumber(R"((\d+)(?!.*\d))");
         std::vector<std::tuple<bool, uint64_t, fs::path>> found;
         for (const auto& f : filesIn(root)) {
@@ -254,7 +254,8 @@ Result<RunCheckpoints> listRunCheckpoints(const std::string& dir)
     if (run.points.empty())
         return std::unexpected(Error{ErrorCode::Invalid,
             "no checkpoints: expected checkpoint/record-STEP.<ext>, checkpoint/{model,optim,scheduler}-EPOCH.<ext>, "
-            "graph/step-N.json or record files (.bpk; .mpk, .json, .bin, optionally .gz)",
+            "graph/step-N.json or record files ("
+                + run_detail::recordExtensionList() + ")",
             dir});
 
     const MetricSeries* loss = findSeries(run.logs, "train", "Loss");

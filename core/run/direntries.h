@@ -6,6 +6,7 @@
 // runpolicy.cpp's newest graph) and the checkpoint names they look for; not part of the public interface.
 
 #include <filesystem>
+#include <string>
 #include <vector>
 
 namespace ckpt::run_detail {
@@ -19,16 +20,18 @@ std::vector<std::filesystem::directory_entry> entriesOf(const std::filesystem::p
 
 /**
  * A checkpoint in a run's checkpoint/ folder (std::regex ECMAScript): burn-train's
- * {model,optim,scheduler}-EPOCH or a record-STEP, as .bpk (burn-train >= 0.22) or as a
- * Recorder file (.mpk, .json, .bin, optionally .gz). Group 1 is the kind, group 2 the number.
+ * {model,optim,scheduler}-EPOCH or a record-STEP, with a record extension (core/model/recorder's
+ * recordExtensions()). Group 1 is the kind, group 2 the number.
  */
-inline constexpr const char* kCheckpointNamePattern =
-    R"(^(model|optim|scheduler|record)-(\d+)\.(bpk|mpk|mpk\.gz|json|json\.gz|bin|bin\.gz)$)";
+std::string checkpointNamePattern();
 
 /** A GradientCheckpoint in a run's graph/ folder, as ckpt-train writes it; group 1 is the step. */
 inline constexpr const char* kGraphNamePattern = R"(^step-(\d+)\.json$)";
 
-/** The extension of a record file of any of those formats (a folder of records, no checkpoint/). */
-inline constexpr const char* kRecordExtensionPattern = R"(\.(bpk|mpk|mpk\.gz|json|json\.gz|bin|bin\.gz)$)";
+/** The extension of a record file of any format (a folder of records, no checkpoint/), as a regex. */
+std::string recordExtensionPattern();
+
+/** The record extensions as a message lists them: ".bin, .bin.gz, .bpk, .json, ...". */
+std::string recordExtensionList();
 
 } // namespace ckpt::run_detail

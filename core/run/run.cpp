@@ -19,15 +19,6 @@ namespace fs = std::filesystem;
 
 namespace ckpt {
 
-std::vector<fs::directory_entry> run_detail::entriesOf(const fs::path& dir)
-{
-    std::vector<fs::directory_entry> out;
-    std::error_code ec;
-    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
-        out.push_back(*it);
-    return out;
-}
-
 using run_detail::entriesOf;
 
 std::vector<std::pair<uint32_t, double>> MetricSeries::epochMeans() const
@@ -178,7 +169,7 @@ Result<RunDirectory> openRunDirectory(const std::string& path)
     RunDirectory run;
     run.path = path;
 
-    static const std::regex kCheckpoint(run_detail::kCheckpointNamePattern);
+    static const std::regex kCheckpoint(run_detail::checkpointNamePattern());
     const fs::path cp = fs::path(path) / "checkpoint";
     if (fs::is_directory(cp, ec)) {
         for (const auto& e : entriesOf(cp)) {

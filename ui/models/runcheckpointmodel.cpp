@@ -6,6 +6,8 @@
 
 #include "ui/models/formatting.h"
 
+#include "core/model/recorder.h"
+
 #include <QBrush>
 #include <QColor>
 #include <QFileInfo>
@@ -23,11 +25,8 @@ RunCheckpointModel::RunCheckpointModel(QObject* parent)
 
 QString RunCheckpointModel::checkpointName(const RunPoint& p)
 {
-    QString name = QFileInfo(qs(p.file)).fileName();
-    for (const char* ext : {".gz", ".mpk", ".json", ".bin", ".car", ".bpk"})
-        if (name.endsWith(QLatin1String(ext)))
-            name.chop(qsizetype(std::char_traits<char>::length(ext)));
-    return name;
+    const std::string name = QFileInfo(qs(p.file)).fileName().toStdString();
+    return qs(withoutRecordExtension(name));
 }
 
 void RunCheckpointModel::setPoints(const std::vector<RunPoint>& points)
