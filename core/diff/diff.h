@@ -81,9 +81,13 @@ struct PrecisionChange {
     bool roundingOnly = false;           ///< every tensor difference is explained by the narrower dtype's rounding
 };
 
-struct RecordDiff {
+/** What every diff counts, whatever it compares: the files and their entries added, removed, changed, unchanged. */
+struct DiffCounts {
     std::string a, b;
     uint64_t added = 0, removed = 0, changed = 0, unchanged = 0;
+};
+
+struct RecordDiff : DiffCounts {
     uint64_t renamed = 0;                ///< pairs matched by parameter id across a path change (counted in changed/unchanged too)
     std::vector<TensorDiff> entries;     ///< in A's tensor order, then B's additions
     std::vector<StateDiff> state;

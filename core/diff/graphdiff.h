@@ -50,12 +50,11 @@ struct BlobDiff {
     std::optional<uint64_t> counterA, counterB;      ///< 8-byte `step` counters, exact
 };
 
-struct GraphDiff {
-    std::string a, b;
+struct GraphDiff : DiffCounts {
     uint64_t stepA = 0, stepB = 0, timestampA = 0, timestampB = 0;
     std::optional<std::string> lossCidA, lossCidB;
     std::optional<TensorDiff> lossValues;            ///< when both loss blocks are in the CARs
-    uint64_t added = 0, removed = 0, changed = 0, unchanged = 0, matchedByPosition = 0;
+    uint64_t matchedByPosition = 0;
     std::vector<NodeDiff> nodes;                     ///< A's nodes in topological order, then B's additions
     std::vector<std::pair<std::string, std::string>> edgesAdded;   ///< B's keys
     std::vector<std::pair<std::string, std::string>> edgesRemoved; ///< A's keys

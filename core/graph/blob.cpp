@@ -128,19 +128,7 @@ Result<BlobStats> blobStats(std::span<const uint8_t> bytes, BlobView view)
         return std::unexpected(r.error());
     StatsOptions options;
     options.histogramBins = 0;
-    const TensorStats t = computeStats(blobViewDType(view), bytes, options);
-    BlobStats s;
-    s.count = t.count;
-    s.min = t.min;
-    s.max = t.max;
-    s.mean = t.mean;
-    s.std = t.std;
-    s.sum = t.sum;
-    s.l2 = t.l2;
-    s.nan = t.nan;
-    s.inf = t.inf;
-    s.zeros = t.zeros;
-    return s;
+    return computeStats(blobViewDType(view), bytes, options);
 }
 
 Result<std::vector<double>> blobValues(std::span<const uint8_t> bytes, BlobView view, size_t limit)

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/tensor/dtype.h"
+#include "core/tensor/stats.h"
 #include "core/util/error.h"
 
 #include <cstdint>
@@ -36,12 +37,8 @@ DType blobViewDType(BlobView v);
  */
 BlobView inferBlobView(std::string_view key, size_t byteLength);
 
-/** Statistics over the values of a view, accumulated in double precision. */
-struct BlobStats {
-    uint64_t count = 0;
-    double min = 0, max = 0, mean = 0, std = 0, sum = 0, l2 = 0;
-    uint64_t nan = 0, inf = 0, zeros = 0;
-};
+/** Statistics over the values of a view: a tensor's (core/tensor/stats), without the histogram. */
+using BlobStats = TensorStats;
 
 /** Fails (Invalid) when the length is not a multiple of the view's element width. */
 Result<BlobStats> blobStats(std::span<const uint8_t> bytes, BlobView view);

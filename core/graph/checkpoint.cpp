@@ -537,14 +537,6 @@ private:
 
 // ---- writing ---------------------------------------------------------------------------------
 
-void putOptString(TapeBuilder& b, const std::optional<std::string>& s)
-{
-    if (s)
-        b.str(*s);
-    else
-        b.nil();
-}
-
 void putGraph(TapeBuilder& b, const ComputationGraphStore& g)
 {
     b.beginMap();
@@ -553,19 +545,11 @@ void putGraph(TapeBuilder& b, const ComputationGraphStore& g)
     for (const auto& [key, n] : g.nodes) {
         b.key(key);
         b.beginMap();
-        b.key("id");
-        b.str(n.id);
-        b.key("op");
-        b.str(n.op);
-        b.key("input_cids");
-        b.beginArray();
-        for (const auto& c : n.inputCids)
-            b.str(c);
-        b.end();
-        b.key("output_cid");
-        putOptString(b, n.outputCid);
-        b.key("gradient_cid");
-        putOptString(b, n.gradientCid);
+        putStr(b, "id", n.id);
+        putStr(b, "op", n.op);
+        putStrings(b, "input_cids", n.inputCids);
+        putOpt(b, "output_cid", n.outputCid);
+        putOpt(b, "gradient_cid", n.gradientCid);
         b.key("metadata");
         b.beginMap();
         for (const auto& [k, v] : n.metadata) {
@@ -675,10 +659,8 @@ Tape gradientCheckpointToTape(const GradientCheckpoint& c)
     b.beginMap();
     b.key("graph");
     putGraph(b, c.graph);
-    b.key("step");
-    b.uinteger(c.step);
-    b.key("loss_cid");
-    putOptString(b, c.lossCid);
+    putU(b, "step", c.step);
+    putOpt(b, "loss_cid", c.lossCid);
     b.key("optimizer_state");
     b.beginMap();
     for (const auto& blob : c.optimizerState) {
@@ -687,8 +669,7 @@ Tape gradientCheckpointToTape(const GradientCheckpoint& c)
         b.bin(blob.bytes, 0, FromJsonArray);
     }
     b.end();
-    b.key("timestamp");
-    b.uinteger(c.timestamp);
+    putU(b, "timestamp", c.timestamp);
     b.end();
     return std::move(b).finish();
 }

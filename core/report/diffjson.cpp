@@ -55,18 +55,23 @@ void stateValueJson(TapeBuilder& b, const std::optional<std::string>& v)
 }
 } // namespace
 
+void beginDiffSummary(TapeBuilder& b, const DiffCounts& d)
+{
+    putStr(b, "a", d.a);
+    putStr(b, "b", d.b);
+    b.key("summary");
+    b.beginMap();
+    putU(b, "added", d.added);
+    putU(b, "removed", d.removed);
+    putU(b, "changed", d.changed);
+    putU(b, "unchanged", d.unchanged);
+}
+
 std::string diffJson(const RecordDiff& d, const Record& a, const Record& b)
 {
     TapeBuilder j;
     j.beginMap();
-    putStr(j, "a", d.a);
-    putStr(j, "b", d.b);
-    j.key("summary");
-    j.beginMap();
-    putU(j, "added", d.added);
-    putU(j, "removed", d.removed);
-    putU(j, "changed", d.changed);
-    putU(j, "unchanged", d.unchanged);
+    beginDiffSummary(j, d);
     putU(j, "renamed", d.renamed);
     j.end();
     if (d.precision) {

@@ -6,10 +6,17 @@
 
 #include "core/diff/diff.h"
 #include "core/record/record.h"
+#include "core/value/tape.h"
 
 #include <string>
 
 namespace ckpt {
+
+/**
+ * The members every diff document starts with: `a`, `b` and `summary` opened with its four counts.
+ * The caller adds its own counts and ends the summary.
+ */
+void beginDiffSummary(TapeBuilder& b, const DiffCounts& d);
 
 /** `ckpt diff --json`. */
 std::string diffJson(const RecordDiff& d, const Record& a, const Record& b);

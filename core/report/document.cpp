@@ -21,16 +21,6 @@ void putShape(TapeBuilder& b, std::string_view k, const std::vector<uint64_t>& s
     b.end();
 }
 
-void metadataJson(TapeBuilder& b, const Metadata& m)
-{
-    b.beginMap();
-    putStr(b, "float", m.floatType);
-    putStr(b, "int", m.intType);
-    putStr(b, "format", m.format);
-    putStr(b, "version", m.version);
-    putStr(b, "settings", m.settings);
-    b.end();
-}
 
 void copyJsonValue(TapeBuilder& b, const Tape& t, uint32_t node)
 {

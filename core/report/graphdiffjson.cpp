@@ -4,6 +4,7 @@
 
 #include "core/codec/json.h"
 #include "core/diff/graphdiff.h"
+#include "core/report/diffjson.h"
 #include "core/report/document.h"
 
 namespace ckpt {
@@ -54,14 +55,7 @@ std::string graphDiffJson(const GraphDiff& d)
     TapeBuilder b;
     b.beginMap();
     putStr(b, "kind", "gradient_checkpoint");
-    putStr(b, "a", d.a);
-    putStr(b, "b", d.b);
-    b.key("summary");
-    b.beginMap();
-    putU(b, "added", d.added);
-    putU(b, "removed", d.removed);
-    putU(b, "changed", d.changed);
-    putU(b, "unchanged", d.unchanged);
+    beginDiffSummary(b, d);
     putU(b, "matched_by_position", d.matchedByPosition);
     putU(b, "edges_added", d.edgesAdded.size());
     putU(b, "edges_removed", d.edgesRemoved.size());

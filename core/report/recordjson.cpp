@@ -4,9 +4,10 @@
 
 #include "core/codec/json.h"
 #include "core/edit/edit.h"
+#include "core/model/recorder.h"
+#include "core/open/formats.h"
 #include "core/report/document.h"
 #include "core/util/text.h"
-#include "core/open/formats.h"
 
 #include <cstdio>
 
@@ -22,7 +23,7 @@ std::string infoJson(const Record& r)
     putStr(b, "precision", r.precisionText());
     if (r.parts.empty()) {
         b.key("metadata");
-        metadataJson(b, r.metadata);
+        putMetadata(b, r.metadata);
     } else {
         putNil(b, "metadata"); // Burn >= 0.22 writes no recorder metadata: the file's own is under the format's member
     }

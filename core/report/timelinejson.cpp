@@ -19,20 +19,12 @@ namespace ckpt {
 
 namespace {
 
-void putOptU64(TapeBuilder& b, std::string_view k, const std::optional<uint64_t>& v)
-{
-    b.key(k);
-    v ? (void)b.uinteger(*v) : (void)b.nil();
-}
-
-
 void putCheckpointRef(TapeBuilder& b, const RunPoint& p)
 {
-    b.key("index");
-    b.uinteger(p.index);
+    putU(b, "index", p.index);
     putStr(b, "file", p.file);
-    putOptU64(b, "step", p.step);
-    putOptU64(b, "epoch", p.epoch);
+    putOptU(b, "step", p.step);
+    putOptU(b, "epoch", p.epoch);
 }
 
 std::string fmt(double v)
@@ -108,6 +100,32 @@ public:
         element();
         m_out += b ? "true" : "false";
     }
+    // A member: its key, then its value.
+    void str(std::string_view k, std::string_view v)
+    {
+        key(k);
+        str(v);
+    }
+    void u64(std::string_view k, uint64_t v)
+    {
+        key(k);
+        u64(v);
+    }
+    void u64(std::string_view k, const std::optional<uint64_t>& v)
+    {
+        key(k);
+        v ? u64(*v) : nil();
+    }
+    void f64(std::string_view k, std::optional<double> v)
+    {
+        key(k);
+        f64(v);
+    }
+    void boolean(std::string_view k, bool v)
+    {
+        key(k);
+        boolean(v);
+    }
 
 private:
     void open(char c)
@@ -170,31 +188,22 @@ void writeTimelineJson(const Timeline& t, const std::function<void(std::string_v
     };
     PrettyJson w(out);
     w.beginMap();
-    w.key("run");
-    w.str(t.run);
+    w.str("run", t.run);
     w.key("checkpoints");
     w.beginArray();
     for (const auto& c : t.checkpoints) {
         w.beginMap();
-        w.key("index");
-        w.u64(c.point.index);
-        w.key("file");
-        w.str(c.point.file);
-        w.key("step");
-        c.point.step ? w.u64(*c.point.step) : w.nil();
-        w.key("epoch");
-        c.point.epoch ? w.u64(*c.point.epoch) : w.nil();
-        w.key("bytes");
-        w.u64(c.point.bytes);
-        w.key("valid");
-        w.boolean(c.valid);
+        w.u64("index", c.point.index);
+        w.str("file", c.point.file);
+        w.u64("step", c.point.step);
+        w.u64("epoch", c.point.epoch);
+        w.u64("bytes", c.point.bytes);
+        w.boolean("valid", c.valid);
         w.key("error");
         c.valid ? w.nil() : w.str(c.error);
         // additions to the contract's object: the loss and learning rate logged at that point
-        w.key("loss");
-        w.f64(c.point.loss);
-        w.key("lr");
-        w.f64(c.point.lr);
+        w.f64("loss", c.point.loss);
+        w.f64("lr", c.point.lr);
         w.end();
     }
     w.end();
@@ -202,38 +211,25 @@ void writeTimelineJson(const Timeline& t, const std::function<void(std::string_v
     w.beginArray();
     for (const auto& s : t.series) {
         w.beginMap();
-        w.key("path");
-        w.str(s.path);
-        w.key("role");
-        w.str(tensorRoleName(s.role));
+        w.str("path", s.path);
+        w.str("role", tensorRoleName(s.role));
         w.key("param_id");
         s.paramId.empty() ? w.nil() : w.str(s.paramId);
-        w.key("dtype");
-        w.str(s.dtype);
+        w.str("dtype", s.dtype);
         w.key("points");
         w.beginArray();
         for (const auto& p : s.points) {
             w.beginMap();
-            w.key("checkpoint");
-            w.u64(p.checkpoint);
-            w.key("l2");
-            w.f64(p.l2);
-            w.key("max_abs");
-            w.f64(p.maxAbs);
-            w.key("mean");
-            w.f64(p.mean);
-            w.key("std");
-            w.f64(p.std);
-            w.key("nan");
-            w.u64(p.nan);
-            w.key("inf");
-            w.u64(p.inf);
-            w.key("zeros");
-            w.u64(p.zeros);
-            w.key("update_l2");
-            w.f64(p.updateL2);
-            w.key("update_ratio");
-            w.f64(p.updateRatio);
+            w.u64("checkpoint", p.checkpoint);
+            w.f64("l2", p.l2);
+            w.f64("max_abs", p.maxAbs);
+            w.f64("mean", p.mean);
+            w.f64("std", p.std);
+            w.u64("nan", p.nan);
+            w.u64("inf", p.inf);
+            w.u64("zeros", p.zeros);
+            w.f64("update_l2", p.updateL2);
+            w.f64("update_ratio", p.updateRatio);
             w.end();
             flush(false);
         }
@@ -245,23 +241,17 @@ void writeTimelineJson(const Timeline& t, const std::function<void(std::string_v
     w.beginArray();
     for (const auto& e : t.events) {
         w.beginMap();
-        w.key("kind");
-        w.str(timelineEventKindName(e.kind));
-        w.key("checkpoint");
-        w.u64(e.checkpoint);
-        w.key("path");
-        w.str(e.path);
-        w.key("detail");
-        w.str(e.detail);
+        w.str("kind", timelineEventKindName(e.kind));
+        w.u64("checkpoint", e.checkpoint);
+        w.str("path", e.path);
+        w.str("detail", e.detail);
         w.end();
     }
     w.end();
     w.key("cache");
     w.beginMap();
-    w.key("read");
-    w.u64(t.read);
-    w.key("reused");
-    w.u64(t.reused);
+    w.u64("read", t.read);
+    w.u64("reused", t.reused);
     w.end();
     w.end();
     flush(true);
