@@ -84,22 +84,30 @@ struct CheckpointPlace {
 CheckpointPlace checkpointPlaceOf(const std::string& path);
 
 /** One tensor at one checkpoint. Statistics follow `ckpt tensors` (finite values; non-finite counted). */
-struct TimelinePoint {
-    uint32_t checkpoint = 0;              ///< RunPoint::index
+/** The numbers a series has at one checkpoint: what the scan stores and the timeline shows. */
+struct PointStats {
     double l2 = 0, maxAbs = 0, mean = 0, std = 0; ///< NaN where no finite value (mean/std), 0 for an empty l2
     uint64_t nan = 0, inf = 0, zeros = 0, count = 0;
     std::optional<double> updateL2;       ///< ||w_i - w_prev||2 over pairs finite on both sides; none at the first point
     std::optional<double> updateRatio;    ///< updateL2 / ||w_prev||2; none when that norm is 0
 };
 
-/** One tensor across the run, followed from checkpoint to checkpoint as the diff pairs tensors (path, parameter id). */
-struct TimelineSeries {
+struct TimelinePoint : PointStats {
+    uint32_t checkpoint = 0;              ///< RunPoint::index
+};
+
+/** Which tensor a series follows: what a series is without its points (the app sends it ahead of them). */
+struct SeriesIdentity {
     std::string path;                     ///< path at its first checkpoint
     TensorRole role = TensorRole::Other;
     std::string paramId;                  ///< "" if none
     std::string stateName;                ///< optimizer state ("moment_1", ...)
     std::string owner;                    ///< the module path of the parameter it belongs to (its own path for a parameter): groups moments beside their parameter
     std::string dtype;                    ///< "F32", ...
+};
+
+/** One tensor across the run, followed from checkpoint to checkpoint as the diff pairs tensors (path, parameter id). */
+struct TimelineSeries : SeriesIdentity {
     std::vector<TimelinePoint> points;    ///< one per checkpoint that has the tensor, in checkpoint order
 };
 

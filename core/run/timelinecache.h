@@ -48,13 +48,10 @@ private:
 };
 
 /** One tensor of one checkpoint as scanned: everything the timeline needs, nothing that needs the file again. */
-struct TensorScan {
+struct TensorScan : PointStats {
     uint32_t path = 0, paramId = 0, stateName = 0, owner = 0, dtype = 0; ///< StringPool ids
     uint32_t cid = 0;        ///< GradientCheckpoint blocks: an unchanged CID needs no read
     TensorRole role = TensorRole::Other;
-    double l2 = 0, maxAbs = 0, mean = 0, std = 0;
-    uint64_t nan = 0, inf = 0, zeros = 0, count = 0;
-    std::optional<double> updateL2, updateRatio;
     uint32_t linkBack = 0;   ///< how many checkpoints back its predecessor is (0: none)
     uint32_t linkTensor = 0; ///< the predecessor's index in that checkpoint's scan
 };

@@ -78,17 +78,8 @@ void Assembler::add(size_t index, const CheckpointScan& scan)
         mine[k] = series;
         m_lastPoint[series] = index;
         TimelinePoint p;
+        static_cast<PointStats&>(p) = s;
         p.checkpoint = uint32_t(index);
-        p.l2 = s.l2;
-        p.maxAbs = s.maxAbs;
-        p.mean = s.mean;
-        p.std = s.std;
-        p.nan = s.nan;
-        p.inf = s.inf;
-        p.zeros = s.zeros;
-        p.count = s.count;
-        p.updateL2 = s.updateL2;
-        p.updateRatio = s.updateRatio;
         m_t.series[series].points.push_back(p);
         events(series, p);
     }

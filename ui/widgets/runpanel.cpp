@@ -105,12 +105,7 @@ RunCheckpointModel::Optimizer optimizerRow(const CheckpointForensics& f)
 TimelineSeries withoutPoints(const TimelineSeries& s)
 {
     TimelineSeries m;
-    m.path = s.path;
-    m.role = s.role;
-    m.paramId = s.paramId;
-    m.stateName = s.stateName;
-    m.owner = s.owner;
-    m.dtype = s.dtype;
+    static_cast<SeriesIdentity&>(m) = s;
     return m;
 }
 
