@@ -534,17 +534,12 @@ Result<void> Decoder::deAny(const std::string& path)
 Result<void> Decoder::anyContainer(const Head& c, const std::string& path)
 {
     const int valuesPerEntry = c.type == Type::Map ? 2 : 1; // a map entry is a key and a value
-    MapIter it{c, c.arg};
-    for (;;) {
-        auto more = nextEntry(it, path);
-        if (!more)
-            return std::unexpected(more.error());
-        if (!*more)
-            return {};
+    return forEachEntry(c, path, [&]() -> Result<void> {
         for (int k = 0; k < valuesPerEntry; ++k)
             if (auto r = deAny(path); !r)
                 return r;
-    }
+        return {};
+    });
 }
 
 } // namespace ckpt::cbor

@@ -178,6 +178,21 @@ public:
         uint64_t left = 0;
     };
     Result<bool> nextEntry(MapIter& m, const std::string& path);
+    /** Calls \a entry (which reads one entry, Result<void>) for each entry of the container \a head opens. */
+    template<class F>
+    Result<void> forEachEntry(const Head& head, const std::string& path, F&& entry)
+    {
+        MapIter it{head, head.arg};
+        for (;;) {
+            auto more = nextEntry(it, path);
+            if (!more)
+                return std::unexpected(more.error());
+            if (!*more)
+                return {};
+            if (auto r = entry(); !r)
+                return r;
+        }
+    }
     /** deserialize_map / deserialize_struct: tags skipped, a map expected (\a what names it in the error). */
     Result<Head> mapHead(const std::string& path, std::string_view what);
 

@@ -87,6 +87,54 @@ std::optional<DTypeTable> dtypeTableFromName(std::string_view name)
 // ---------------------------------------------------------------------------------------------
 // Building
 
+SchemaNode SchemaNode::of(SchemaKind kind, std::vector<uint32_t> elements)
+{
+    SchemaNode n;
+    n.kind = kind;
+    n.elements = std::move(elements);
+    return n;
+}
+
+SchemaNode SchemaNode::option(uint32_t inner, bool maybeBare, bool preferBare)
+{
+    SchemaNode n = of(SchemaKind::Option, {inner});
+    n.maybeBare = maybeBare;
+    n.preferAlternative = maybeBare && preferBare;
+    return n;
+}
+
+SchemaNode SchemaNode::seq(uint32_t element, bool maybeTuple, uint32_t arity, bool preferTuple)
+{
+    SchemaNode n = of(SchemaKind::Seq, {element});
+    n.maybeTuple = maybeTuple;
+    n.tupleArity = maybeTuple ? arity : 0;
+    n.preferAlternative = maybeTuple && preferTuple;
+    return n;
+}
+
+SchemaNode SchemaNode::structure(std::string name, std::vector<SchemaField> fields)
+{
+    SchemaNode n = of(SchemaKind::Struct);
+    n.name = std::move(name);
+    n.fields = std::move(fields);
+    return n;
+}
+
+SchemaNode SchemaNode::enumeration(std::string name, std::vector<SchemaVariant> variants)
+{
+    SchemaNode n = of(SchemaKind::Enum);
+    n.name = std::move(name);
+    n.variants = std::move(variants);
+    return n;
+}
+
+SchemaNode SchemaNode::dtype(DTypeTable table)
+{
+    SchemaNode n = of(SchemaKind::DType);
+    n.dtypeTable = table;
+    return n;
+}
+
 uint32_t BincodeSchema::add(SchemaNode n)
 {
     nodes.push_back(std::move(n));
@@ -95,69 +143,37 @@ uint32_t BincodeSchema::add(SchemaNode n)
 
 uint32_t BincodeSchema::primitive(SchemaKind k)
 {
-    SchemaNode n;
-    n.kind = k;
-    return add(std::move(n));
+    return add(SchemaNode::of(k));
 }
-
 uint32_t BincodeSchema::option(uint32_t inner, bool maybeBare, bool preferBare)
 {
-    SchemaNode n;
-    n.kind = SchemaKind::Option;
-    n.elements = {inner};
-    n.maybeBare = maybeBare;
-    n.preferAlternative = maybeBare && preferBare;
-    return add(std::move(n));
+    return add(SchemaNode::option(inner, maybeBare, preferBare));
 }
-
 uint32_t BincodeSchema::seq(uint32_t element)
 {
-    SchemaNode n;
-    n.kind = SchemaKind::Seq;
-    n.elements = {element};
-    return add(std::move(n));
+    return add(SchemaNode::seq(element));
 }
-
 uint32_t BincodeSchema::map(uint32_t key, uint32_t value)
 {
-    SchemaNode n;
-    n.kind = SchemaKind::Map;
-    n.elements = {key, value};
-    return add(std::move(n));
+    return add(SchemaNode::of(SchemaKind::Map, {key, value}));
 }
-
 uint32_t BincodeSchema::tuple(std::vector<uint32_t> elements)
 {
-    SchemaNode n;
-    n.kind = SchemaKind::Tuple;
-    n.elements = std::move(elements);
-    return add(std::move(n));
+    return add(SchemaNode::of(SchemaKind::Tuple, std::move(elements)));
+}
+uint32_t BincodeSchema::dtype(DTypeTable table)
+{
+    return add(SchemaNode::dtype(table));
 }
 
 uint32_t BincodeSchema::structure(std::string name, std::vector<SchemaField> fields)
 {
-    SchemaNode n;
-    n.kind = SchemaKind::Struct;
-    n.name = std::move(name);
-    n.fields = std::move(fields);
-    return add(std::move(n));
+    return add(SchemaNode::structure(std::move(name), std::move(fields)));
 }
 
 uint32_t BincodeSchema::enumeration(std::string name, std::vector<SchemaVariant> variants)
 {
-    SchemaNode n;
-    n.kind = SchemaKind::Enum;
-    n.name = std::move(name);
-    n.variants = std::move(variants);
-    return add(std::move(n));
-}
-
-uint32_t BincodeSchema::dtype(DTypeTable table)
-{
-    SchemaNode n;
-    n.kind = SchemaKind::DType;
-    n.dtypeTable = table;
-    return add(std::move(n));
+    return add(SchemaNode::enumeration(std::move(name), std::move(variants)));
 }
 
 // ---------------------------------------------------------------------------------------------

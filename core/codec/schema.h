@@ -84,6 +84,15 @@ struct SchemaNode {
     bool maybeTuple = false;              ///< Seq only
     bool preferAlternative = false;
     uint32_t tupleArity = 0;              ///< Seq with maybeTuple
+
+    // The one way to make each kind of node: the builder below, the JSON reader and the twin's
+    // deriver all start from these.
+    static SchemaNode of(SchemaKind kind, std::vector<uint32_t> elements = {});
+    static SchemaNode option(uint32_t inner, bool maybeBare = false, bool preferBare = false);
+    static SchemaNode seq(uint32_t element, bool maybeTuple = false, uint32_t arity = 0, bool preferTuple = false);
+    static SchemaNode structure(std::string name, std::vector<SchemaField> fields);
+    static SchemaNode enumeration(std::string name, std::vector<SchemaVariant> variants);
+    static SchemaNode dtype(DTypeTable table);
 };
 
 /**

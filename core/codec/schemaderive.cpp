@@ -76,13 +76,12 @@ public:
             m_halfFloat = m_t.str(*f).find("f16") != std::string_view::npos;
 
         const uint32_t str = prim(SchemaKind::Str);
-        const uint32_t metadata = intern(structNode("BurnMetadata",
-            {{"float", str}, {"int", str}, {"format", str}, {"version", str}, {"settings", str}}));
+        const uint32_t metadata =
+            intern(SchemaNode::structure("BurnMetadata", {{"float", str}, {"int", str}, {"format", str}, {"version", str}, {"settings", str}}));
         auto itemType = derivItem(*item);
         if (!itemType)
             return std::unexpected(itemType.error());
-        const uint32_t root2 = intern(structNode("BurnRecord",
-            {{"metadata", metadata}, {"item", *itemType}, {"_b", prim(SchemaKind::UnitStruct)}}));
+        const uint32_t root2 = intern(SchemaNode::structure("BurnRecord", {{"metadata", metadata}, {"item", *itemType}, {"_b", prim(SchemaKind::UnitStruct)}}));
         m_s.root = root2;
         if (auto v = m_s.validate(); !v)
             return std::unexpected(v.error());
@@ -100,15 +99,6 @@ public:
 
 private:
     void note(const std::string& path, const std::string& what) { m_notes.push_back((path.empty() ? "item" : path) + ": " + what); }
-
-    static SchemaNode structNode(std::string name, std::vector<SchemaField> fields)
-    {
-        SchemaNode n;
-        n.kind = SchemaKind::Struct;
-        n.name = std::move(name);
-        n.fields = std::move(fields);
-        return n;
-    }
 
     /** Hash-consing: structurally identical nodes share one index, so the JSON stays small. */
     uint32_t intern(SchemaNode n)
@@ -130,55 +120,18 @@ private:
         m_interned.emplace(std::move(key), i);
         return i;
     }
-    uint32_t prim(SchemaKind k)
-    {
-        SchemaNode n;
-        n.kind = k;
-        return intern(std::move(n));
-    }
-    uint32_t option(uint32_t inner, bool maybeBare = false, bool preferBare = false)
-    {
-        SchemaNode n;
-        n.kind = SchemaKind::Option;
-        n.elements = {inner};
-        n.maybeBare = maybeBare;
-        n.preferAlternative = maybeBare && preferBare;
-        return intern(std::move(n));
-    }
+    uint32_t prim(SchemaKind k) { return intern(SchemaNode::of(k)); }
+    uint32_t option(uint32_t inner, bool maybeBare = false, bool preferBare = false) { return intern(SchemaNode::option(inner, maybeBare, preferBare)); }
     uint32_t seq(uint32_t element, bool maybeTuple = false, uint32_t arity = 0, bool preferTuple = false)
     {
-        SchemaNode n;
-        n.kind = SchemaKind::Seq;
-        n.elements = {element};
-        n.maybeTuple = maybeTuple;
-        n.tupleArity = maybeTuple ? arity : 0;
-        n.preferAlternative = maybeTuple && preferTuple;
-        return intern(std::move(n));
+        return intern(SchemaNode::seq(element, maybeTuple, arity, preferTuple));
     }
-    uint32_t tuple(std::vector<uint32_t> elements)
-    {
-        SchemaNode n;
-        n.kind = SchemaKind::Tuple;
-        n.elements = std::move(elements);
-        return intern(std::move(n));
-    }
-    uint32_t map(uint32_t k, uint32_t v)
-    {
-        SchemaNode n;
-        n.kind = SchemaKind::Map;
-        n.elements = {k, v};
-        return intern(std::move(n));
-    }
-    uint32_t dtype()
-    {
-        SchemaNode n;
-        n.kind = SchemaKind::DType;
-        n.dtypeTable = m_table;
-        return intern(std::move(n));
-    }
+    uint32_t tuple(std::vector<uint32_t> elements) { return intern(SchemaNode::of(SchemaKind::Tuple, std::move(elements))); }
+    uint32_t map(uint32_t k, uint32_t v) { return intern(SchemaNode::of(SchemaKind::Map, {k, v})); }
+    uint32_t dtype() { return intern(SchemaNode::dtype(m_table)); }
     uint32_t tensorData()
     {
-        return intern(structNode("TensorData", {{"bytes", prim(SchemaKind::Bytes)}, {"shape", seq(prim(SchemaKind::Usize))}, {"dtype", dtype()}}));
+        return intern(SchemaNode::structure("TensorData", {{"bytes", prim(SchemaKind::Bytes)}, {"shape", seq(prim(SchemaKind::Usize))}, {"dtype", dtype()}}));
     }
 
     bool hasExactKeys(uint32_t v, std::initializer_list<std::string_view> keys) const
@@ -264,13 +217,13 @@ private:
     uint32_t parameterContract()
     {
         const uint32_t entry = tuple({prim(SchemaKind::U64), seq(prim(SchemaKind::Usize)), dtype()});
-        return intern(structNode("TrainableParameterContract", {{"entries", seq(entry)}}));
+        return intern(SchemaNode::structure("TrainableParameterContract", {{"entries", seq(entry)}}));
     }
 
     uint32_t gradients()
     {
         const uint32_t entry = tuple({prim(SchemaKind::U64), dtype(), tensorData()});
-        return intern(structNode("GradientsParamsRecord", {{"gradients", seq(entry)}}));
+        return intern(SchemaNode::structure("GradientsParamsRecord", {{"gradients", seq(entry)}}));
     }
 
     uint32_t scheduler(uint32_t v, const std::string& path)
@@ -286,15 +239,10 @@ private:
             return prim(SchemaKind::Unit);
         if (hasExactKeys(v, {"schedulers"})) {
             const uint32_t usize = prim(SchemaKind::Usize);
-            const uint32_t e = intern([&] {
-                SchemaNode n;
-                n.kind = SchemaKind::Enum;
-                n.name = "LrSchedulerRecord";
-                n.variants = {{"Linear", VariantKind::Newtype, usize}, {"Cosine", VariantKind::Newtype, usize},
-                    {"Exponential", VariantKind::Newtype, prim(SchemaKind::F64)}, {"Noam", VariantKind::Newtype, usize}};
-                return n;
-            }());
-            return intern(structNode("ComposedLrSchedulerRecord", {{"schedulers", seq(e)}}));
+            const uint32_t e = intern(SchemaNode::enumeration("LrSchedulerRecord",
+                {{"Linear", VariantKind::Newtype, usize}, {"Cosine", VariantKind::Newtype, usize}, {"Exponential", VariantKind::Newtype, prim(SchemaKind::F64)},
+                    {"Noam", VariantKind::Newtype, usize}}));
+            return intern(SchemaNode::structure("ComposedLrSchedulerRecord", {{"schedulers", seq(e)}}));
         }
         switch (m_t[v].kind) {
         case Kind::Nil: note(path, "nil scheduler record taken as () (ConstantLr: zero bytes in bincode)"); return prim(SchemaKind::Unit);
@@ -347,7 +295,7 @@ private:
         if (n.kind == Kind::Nil) {
             if (fieldName == "momentum") {
                 // SgdState.momentum: Option<MomentumState{velocity}> (RmsProp's would be {buf}).
-                return option(intern(structNode("MomentumState", {{"velocity", tensorData()}})));
+                return option(intern(SchemaNode::structure("MomentumState", {{"velocity", tensorData()}})));
             }
             if (fieldName == "t" || fieldName == "prev_loss")
                 return option(prim(SchemaKind::F64));
@@ -376,7 +324,7 @@ private:
             std::string structName;
             if (hasExactKeys(v, {"momentum"}))
                 structName = "State";
-            const uint32_t st = intern(structNode(structName, std::move(fields)));
+            const uint32_t st = intern(SchemaNode::structure(structName, std::move(fields)));
             if (fieldName == "momentum" && m_t.find(v, "buf"))
                 return option(st); // RmsProp momentum: Option<RmsPropMomentumState>
             if (fieldName == "momentum" && hasExactKeys(v, {"velocity"})) {
@@ -403,7 +351,7 @@ private:
         }
         if (elem == SchemaKind::U16)
             note(path, "legacy integer tensor values taken as half-precision floats (u16 bits)");
-        return intern(structNode("DataSerialize", {{"value", seq(prim(elem))}, {"shape", seq(prim(SchemaKind::Usize))}}));
+        return intern(SchemaNode::structure("DataSerialize", {{"value", seq(prim(elem))}, {"shape", seq(prim(SchemaKind::Usize))}}));
     }
 
     uint32_t tensorPayload(uint32_t v, const std::string& path)
@@ -436,7 +384,7 @@ private:
         case Kind::Map: {
             if (isParam(v)) {
                 const uint32_t param = tensorPayload(*m_t.find(v, "param"), appendKeyToPath(path, "param"));
-                const uint32_t ps = intern(structNode("ParamSerde", {{"id", prim(SchemaKind::Str)}, {"param", param}}));
+                const uint32_t ps = intern(SchemaNode::structure("ParamSerde", {{"id", prim(SchemaKind::Str)}, {"param", param}}));
                 // A ParamSerde starts with the id length (0a/0d/24), never 00/01, so Option-or-not is
                 // settled by the first byte for free; `bias` is an Option in every Burn layer.
                 return optionAt(path, ps, fieldName != "bias");
@@ -452,7 +400,7 @@ private:
                 const std::string name(m_t.str(k));
                 fields.push_back({name, module(val, appendKeyToPath(path, name), name)});
             });
-            const uint32_t st = intern(structNode("", std::move(fields)));
+            const uint32_t st = intern(SchemaNode::structure("", std::move(fields)));
             if (path == "item" || path == "item[0]" || path == "item[1]")
                 return st;
             // A sub-module may be an Option<M>; Some(M) looks exactly like M in MessagePack. Each field
@@ -470,21 +418,15 @@ private:
      */
     uint32_t optionAt(const std::string& path, uint32_t inner, bool preferBare)
     {
-        SchemaNode n;
-        n.kind = SchemaKind::Option;
+        SchemaNode n = SchemaNode::option(inner, true, preferBare);
         n.name = path;
-        n.elements = {inner};
-        n.maybeBare = true;
-        n.preferAlternative = preferBare;
         return intern(std::move(n));
     }
     /** Two readings of one value, the first tried first; named after its path like optionAt. */
     uint32_t eitherAt(const std::string& path, uint32_t preferred, uint32_t other)
     {
-        SchemaNode n;
-        n.kind = SchemaKind::Either;
+        SchemaNode n = SchemaNode::of(SchemaKind::Either, {preferred, other});
         n.name = path;
-        n.elements = {preferred, other};
         return intern(std::move(n));
     }
     /**
@@ -590,7 +532,7 @@ private:
                     return std::nullopt;
                 fields[k].type = *f;
             }
-            return intern(structNode(A.name, std::move(fields)));
+            return intern(SchemaNode::structure(A.name, std::move(fields)));
         }
         if (A.kind == SchemaKind::Tuple && B.kind == SchemaKind::Tuple && A.elements.size() == B.elements.size()) {
             std::vector<uint32_t> elems = A.elements;
@@ -679,7 +621,7 @@ private:
         case Kind::Array: {
             if (n.count == 2 && hasExactKeys(v + 1, {"entries"})) { // (ModuleDTypeRecord, U)
                 const uint32_t entry = tuple({prim(SchemaKind::U64), prim(SchemaKind::Bool), dtype()});
-                const uint32_t rec = intern(structNode("ModuleDTypeRecord", {{"entries", seq(entry)}}));
+                const uint32_t rec = intern(SchemaNode::structure("ModuleDTypeRecord", {{"entries", seq(entry)}}));
                 return tuple({rec, generic(m_t[v + 1].end, appendIndexToPath(path, 1))});
             }
             if (n.count == 0) {
@@ -719,8 +661,9 @@ private:
             if (isTensorData(v))
                 return tensorData();
             if (hasExactKeys(v, {"dtype", "loss_scale", "total_weight", "microbatches"}))
-                return intern(structNode("WeightedAccumulationState", {{"dtype", dtype()}, {"loss_scale", prim(SchemaKind::F64)},
-                    {"total_weight", prim(SchemaKind::F64)}, {"microbatches", prim(SchemaKind::U64)}}));
+                return intern(SchemaNode::structure("WeightedAccumulationState",
+                    {{"dtype", dtype()}, {"loss_scale", prim(SchemaKind::F64)}, {"total_weight", prim(SchemaKind::F64)},
+                        {"microbatches", prim(SchemaKind::U64)}}));
             return genericMap(v, path);
         }
         }
@@ -762,7 +705,7 @@ private:
             const uint32_t key = boolKeys ? prim(SchemaKind::Bool) : integer(keyRange, keyPath);
             return map(key, value ? *value : prim(SchemaKind::Empty));
         }
-        const uint32_t st = intern(structNode("", std::move(fields)));
+        const uint32_t st = intern(SchemaNode::structure("", std::move(fields)));
         if (!value) // values of different types: only a struct (maybe with renamed or non-ASCII field names)
             return st;
         const uint32_t m = map(prim(SchemaKind::Str), *value);

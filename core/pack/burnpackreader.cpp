@@ -192,44 +192,39 @@ Result<void> deParamId(Decoder& d, const std::string& p, RawTensor& t)
     return {};
 }
 
+// Moves a decoded value into its place, or passes its error on.
+template<class V, class T>
+Result<void> store(Result<V> v, T& to)
+{
+    if (!v)
+        return std::unexpected(v.error());
+    to = std::move(*v);
+    return {};
+}
+
+// Reads field \a key with \a read unless it was seen before: Burn's derived Deserialize refuses a
+// field given twice.
+template<class Read>
+Result<void> readOnce(Decoder& d, bool& seen, const std::string& key, uint64_t at, const std::string& path, Read&& read)
+{
+    if (seen)
+        return d.err(ErrorCode::Invalid, "duplicate field `" + key + "`", at, path);
+    seen = true;
+    return read();
+}
+
 // One field of a TensorDescriptor: \a key at \a at.
 Result<void> deDescriptorField(Decoder& d, const std::string& path, const std::string& key, uint64_t at, RawTensor& t)
 {
-    auto dup = [&](bool& seen) -> Result<void> {
-        if (seen)
-            return d.err(ErrorCode::Invalid, "duplicate field `" + key + "`", at, path);
-        seen = true;
-        return {};
-    };
     const std::string p = path + "." + key;
-    if (key == "dtype") {
-        if (auto x = dup(t.haveDtype); !x)
-            return x;
-        auto v = deDType(d, p);
-        if (!v)
-            return std::unexpected(v.error());
-        t.t.dtype = std::move(*v);
-        return {};
-    }
-    if (key == "shape") {
-        if (auto x = dup(t.haveShape); !x)
-            return x;
-        auto v = d.deSeqU64(p, std::nullopt);
-        if (!v)
-            return std::unexpected(v.error());
-        t.t.shape = std::move(*v);
-        return {};
-    }
-    if (key == "data_offsets") {
-        if (auto x = dup(t.haveOffsets); !x)
-            return x;
-        return deDataOffsets(d, p, t);
-    }
-    if (key == "param_id") {
-        if (auto x = dup(t.haveParam); !x)
-            return x;
-        return deParamId(d, p, t);
-    }
+    if (key == "dtype")
+        return readOnce(d, t.haveDtype, key, at, path, [&] { return store(deDType(d, p), t.t.dtype); });
+    if (key == "shape")
+        return readOnce(d, t.haveShape, key, at, path, [&] { return store(d.deSeqU64(p, std::nullopt), t.t.shape); });
+    if (key == "data_offsets")
+        return readOnce(d, t.haveOffsets, key, at, path, [&] { return deDataOffsets(d, p, t); });
+    if (key == "param_id")
+        return readOnce(d, t.haveParam, key, at, path, [&] { return deParamId(d, p, t); });
     d.warn(at, "unknown descriptor key " + quoted(key) + " (ignored by Burn)");
     return d.deAny(p);
 }
@@ -243,20 +238,15 @@ Result<RawTensor> deDescriptor(Decoder& d, const std::string& path)
     t.t.descriptorOffset = h->at;
     const Head head = *h;
     auto r = d.recurse(head.at, path, [&]() -> Result<void> {
-        Decoder::MapIter it{head, head.arg};
-        for (;;) {
-            auto more = d.nextEntry(it, path);
-            if (!more)
-                return std::unexpected(more.error());
-            if (!*more)
-                break;
+        auto fields = d.forEachEntry(head, path, [&]() -> Result<void> {
             uint64_t at = 0;
             auto key = d.deIdentifier(path, &at);
             if (!key)
                 return std::unexpected(key.error());
-            if (auto x = deDescriptorField(d, path, *key, at, t); !x)
-                return x;
-        }
+            return deDescriptorField(d, path, *key, at, t);
+        });
+        if (!fields)
+            return fields;
         for (auto [seen, name] : {std::pair{t.haveDtype, "dtype"}, {t.haveShape, "shape"}, {t.haveOffsets, "data_offsets"}})
             if (!seen)
                 return d.err(ErrorCode::Invalid, std::string("missing field `") + name + "`", head.at, path);
@@ -284,13 +274,7 @@ Result<void> deStringMap(Decoder& d, const std::string& path, std::string_view w
         return std::unexpected(h.error());
     const Head head = *h;
     return d.recurse(head.at, path, [&]() -> Result<void> {
-        Decoder::MapIter it{head, head.arg};
-        for (;;) {
-            auto more = d.nextEntry(it, path);
-            if (!more)
-                return std::unexpected(more.error());
-            if (!*more)
-                return {};
+        return d.forEachEntry(head, path, [&]() -> Result<void> {
             const uint64_t at = d.here();
             auto key = d.deString(path);
             if (!key)
@@ -301,35 +285,25 @@ Result<void> deStringMap(Decoder& d, const std::string& path, std::string_view w
             auto [pos, inserted] = out.insert_or_assign(*key, std::move(*v));
             if (!inserted)
                 d.warn(at, "repeated key " + quoted(*key) + " in " + path + ": Burn keeps this last entry");
-        }
+            return {};
+        });
     });
 }
 
 // One field of the Metadata struct: \a key at \a at.
 Result<void> deMetadataField(Decoder& d, const std::string& key, uint64_t at, ParsedMetadata& m, bool& haveTensors, bool& haveMetadata)
 {
-    auto dup = [&](bool& seen) -> Result<void> {
-        if (seen)
-            return d.err(ErrorCode::Invalid, "duplicate field `" + key + "`", at);
-        seen = true;
-        return {};
-    };
-    if (key == "tensors") {
-        if (auto x = dup(haveTensors); !x)
-            return x;
-        m.tensorsAt = d.here();
-        return deStringMap(d, "tensors", "a map of tensor descriptors", m.tensors, [&](const std::string& p) { return deDescriptor(d, p); });
-    }
-    if (key == "metadata") {
-        if (auto x = dup(haveMetadata); !x)
-            return x;
-        return deStringMap(d, "metadata", "a map of strings", m.metadata, [&](const std::string& p) { return d.deString(p); });
-    }
-    if (key == "scalars") {
-        if (auto x = dup(m.hasScalars); !x)
-            return x;
-        return deStringMap(d, "scalars", "a map of scalars", m.scalars, [&](const std::string& p) { return deScalar(d, p); });
-    }
+    if (key == "tensors")
+        return readOnce(d, haveTensors, key, at, "", [&] {
+            m.tensorsAt = d.here();
+            return deStringMap(d, "tensors", "a map of tensor descriptors", m.tensors, [&](const std::string& p) { return deDescriptor(d, p); });
+        });
+    if (key == "metadata")
+        return readOnce(d, haveMetadata, key, at, "",
+            [&] { return deStringMap(d, "metadata", "a map of strings", m.metadata, [&](const std::string& p) { return d.deString(p); }); });
+    if (key == "scalars")
+        return readOnce(d, m.hasScalars, key, at, "",
+            [&] { return deStringMap(d, "scalars", "a map of scalars", m.scalars, [&](const std::string& p) { return deScalar(d, p); }); });
     d.warn(at, "unknown top-level key " + quoted(key) + " (ignored by Burn)");
     return d.deAny(key);
 }
@@ -343,20 +317,15 @@ Result<ParsedMetadata> deMetadata(Decoder& d)
     const Head head = *h;
     bool haveTensors = false, haveMetadata = false;
     auto r = d.recurse(head.at, "", [&]() -> Result<void> {
-        Decoder::MapIter it{head, head.arg};
-        for (;;) {
-            auto more = d.nextEntry(it, "");
-            if (!more)
-                return std::unexpected(more.error());
-            if (!*more)
-                break;
+        auto fields = d.forEachEntry(head, "", [&]() -> Result<void> {
             uint64_t at = 0;
             auto key = d.deIdentifier("", &at);
             if (!key)
                 return std::unexpected(key.error());
-            if (auto x = deMetadataField(d, *key, at, m, haveTensors, haveMetadata); !x)
-                return x;
-        }
+            return deMetadataField(d, *key, at, m, haveTensors, haveMetadata);
+        });
+        if (!fields)
+            return fields;
         if (!haveTensors)
             return d.err(ErrorCode::Invalid, "missing field `tensors`", head.at);
         return {};
