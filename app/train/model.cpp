@@ -119,36 +119,43 @@ Mlp<T> Mlp<T>::create(const TrainConfig& c)
 }
 
 template<class T>
-T Mlp<T>::forwardBackward(const Batch<T>& b)
+T Mlp<T>::lossOf(const Batch<T>& b, Mat<T>* dOut) const
 {
-    forward(b.x);
     const Eigen::Index n = b.x.rows(), out = m_out.cols();
     T loss = 0;
-    Mat<T> dOut(n, out);
     if (task == Task::Regression) {
         const T scale = T(2) / T(n * out);
         for (Eigen::Index r = 0; r < n; ++r)
             for (Eigen::Index j = 0; j < out; ++j) {
                 const T d = m_out(r, j) - b.y(r, j);
                 loss += d * d;
-                dOut(r, j) = d * scale;
+                if (dOut)
+                    (*dOut)(r, j) = d * scale;
             }
-        loss /= T(n * out);
-    } else {
-        for (Eigen::Index r = 0; r < n; ++r) {
-            T mx = m_out(r, 0);
-            for (Eigen::Index j = 1; j < out; ++j)
-                mx = std::max(mx, m_out(r, j));
-            T sum = 0;
-            for (Eigen::Index j = 0; j < out; ++j)
-                sum += std::exp(m_out(r, j) - mx);
-            const T logSum = std::log(sum) + mx;
-            loss += logSum - m_out(r, b.label[r]);
-            for (Eigen::Index j = 0; j < out; ++j)
-                dOut(r, j) = (std::exp(m_out(r, j) - logSum) - (j == Eigen::Index(b.label[r]) ? T(1) : T(0))) / T(n);
-        }
-        loss /= T(n);
+        return loss / T(n * out);
     }
+    for (Eigen::Index r = 0; r < n; ++r) {
+        T mx = m_out(r, 0);
+        for (Eigen::Index j = 1; j < out; ++j)
+            mx = std::max(mx, m_out(r, j));
+        T sum = 0;
+        for (Eigen::Index j = 0; j < out; ++j)
+            sum += std::exp(m_out(r, j) - mx);
+        const T logSum = std::log(sum) + mx;
+        loss += logSum - m_out(r, b.label[r]);
+        if (dOut)
+            for (Eigen::Index j = 0; j < out; ++j)
+                (*dOut)(r, j) = (std::exp(m_out(r, j) - logSum) - (j == Eigen::Index(b.label[r]) ? T(1) : T(0))) / T(n);
+    }
+    return loss / T(n);
+}
+
+template<class T>
+T Mlp<T>::forwardBackward(const Batch<T>& b)
+{
+    forward(b.x);
+    Mat<T> dOut(b.x.rows(), m_out.cols());
+    const T loss = lossOf(b, &dOut);
     backward(b.x, dOut);
     return loss;
 }
@@ -157,25 +164,7 @@ template<class T>
 T Mlp<T>::evaluate(const Batch<T>& b)
 {
     forward(b.x);
-    const Eigen::Index n = b.x.rows(), out = m_out.cols();
-    T loss = 0;
-    for (Eigen::Index r = 0; r < n; ++r) {
-        if (task == Task::Regression) {
-            for (Eigen::Index j = 0; j < out; ++j) {
-                const T d = m_out(r, j) - b.y(r, j);
-                loss += d * d;
-            }
-        } else {
-            T mx = m_out(r, 0);
-            for (Eigen::Index j = 1; j < out; ++j)
-                mx = std::max(mx, m_out(r, j));
-            T sum = 0;
-            for (Eigen::Index j = 0; j < out; ++j)
-                sum += std::exp(m_out(r, j) - mx);
-            loss += std::log(sum) + mx - m_out(r, b.label[r]);
-        }
-    }
-    return task == Task::Regression ? loss / T(n * out) : loss / T(n);
+    return lossOf(b, nullptr);
 }
 
 template<class T>

@@ -98,6 +98,9 @@ public:
     const Mat<T>& output() const { return m_out; }
 
 private:
+    /** The mean loss of the last forward pass against \a b and, when \a dOut is given, its gradient there. */
+    T lossOf(const Batch<T>& b, Mat<T>* dOut) const;
+
     static void addRow(Mat<T>& m, const Mat<T>& row);
     static void columnSums(const Mat<T>& m, Mat<T>& out);
     static T gelu(T x) { return x * T(0.5) * (T(1) + std::erf(x / std::numbers::sqrt2_v<T>)); }

@@ -66,13 +66,19 @@ void Trainer<T>::writeParam(TapeBuilder& b, const Param<T>& p, Precision pr)
 }
 
 template<class T>
+void Trainer<T>::writeParams(TapeBuilder& b, std::initializer_list<std::pair<std::string_view, const Param<T>*>> fields, Precision pr)
+{
+    for (const auto& [name, p] : fields) {
+        b.key(name);
+        writeParam(b, *p, pr);
+    }
+}
+
+template<class T>
 void Trainer<T>::writeLinear(TapeBuilder& b, const Param<T>& weight, const Param<T>& bias, Precision pr)
 {
     b.beginMap();
-    b.key("weight");
-    writeParam(b, weight, pr);
-    b.key("bias");
-    writeParam(b, bias, pr);
+    writeParams(b, {{"weight", &weight}, {"bias", &bias}}, pr);
     b.end();
 }
 
@@ -80,10 +86,7 @@ template<class T>
 void Trainer<T>::writeLayerNorm(TapeBuilder& b, const Param<T>& gamma, const Param<T>& beta, Precision pr)
 {
     b.beginMap();
-    b.key("gamma");
-    writeParam(b, gamma, pr);
-    b.key("beta");
-    writeParam(b, beta, pr);
+    writeParams(b, {{"gamma", &gamma}, {"beta", &beta}}, pr);
     b.key("epsilon");
     b.nil(); // a plain f64 field: EmptyRecord
     b.end();

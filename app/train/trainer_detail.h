@@ -18,8 +18,11 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <initializer_list>
 #include <span>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 namespace ckpt::train::detail {
@@ -85,6 +88,8 @@ private:
 
     void writeParam(TapeBuilder& b, const Param<T>& p, Precision pr);
 
+    /** The members \a fields of a module's record, in their order: each a name and its Param. */
+    void writeParams(TapeBuilder& b, std::initializer_list<std::pair<std::string_view, const Param<T>*>> fields, Precision pr);
     void writeLinear(TapeBuilder& b, const Param<T>& weight, const Param<T>& bias, Precision pr);
 
     void writeLayerNorm(TapeBuilder& b, const Param<T>& gamma, const Param<T>& beta, Precision pr);
