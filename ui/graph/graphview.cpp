@@ -336,12 +336,7 @@ void GraphView::pushScope(QString title, std::vector<uint32_t> nodes)
     sub->budget = overviewBudget(true);
     sub->cut = HierarchyCut(*sub->hierarchy, sub->budget);
     m_scopes.push_back(std::move(sub));
-    updateBreadcrumbs();
-    rebuildScene();
-    m_canvas->setAutoFit(true);
-    m_canvas->fit();
-    if (m_selected >= 0 && scope().localOf(uint32_t(m_selected)) != UINT32_MAX)
-        selectLocal(scope().localOf(uint32_t(m_selected)));
+    enterScope();
 }
 
 bool GraphView::showNeighbourhood(int node, int hops)
@@ -435,10 +430,16 @@ void GraphView::popTo(int depth)
     if (depth < 0 || size_t(depth) + 1 >= m_scopes.size())
         return;
     m_scopes.resize(size_t(depth) + 1);
+    enterScope();
+}
+
+void GraphView::enterScope()
+{
     updateBreadcrumbs();
     rebuildScene();
     m_canvas->setAutoFit(true);
     m_canvas->fit();
+    // the selection stays where the new scope still shows it
     if (m_selected >= 0 && scope().localOf(uint32_t(m_selected)) != UINT32_MAX)
         selectLocal(scope().localOf(uint32_t(m_selected)));
 }

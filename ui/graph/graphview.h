@@ -150,6 +150,8 @@ private:
     QSize canvasSize() const;
     void updateHighlights();
     void updateBreadcrumbs();
+    /** Shows the innermost scope after a push or pop: breadcrumbs, scene, fit, selection kept. */
+    void enterScope();
     void openAround(const std::function<bool()>& change, int keepCluster);
     void selectLocal(uint32_t local);
     void showNode(int index);

@@ -1,6 +1,7 @@
 // SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/plots/forensicsplot.h"
+#include "ui/plots/axisscale.h"
 
 #include "ui/models/runcheckpointmodel.h"
 
@@ -17,8 +18,7 @@ RunForensicsPlot::RunForensicsPlot(QWidget* parent)
     setMinimumHeight(150);
     setToolTip(tr("Optimizer forensics per checkpoint: the largest first-moment RMS against its parameter's "
                   "(exploded_moments at 1e3) and the largest Adam effective step |m̂|/(√v̂+ε)"));
-    yAxis->setScaleType(QCPAxis::stLogarithmic);
-    yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+    setAxisLogScale(yAxis, true);
     yAxis->setNumberFormat(QStringLiteral("eb"));
     yAxis->setNumberPrecision(0);
     yAxis->setLabel(tr("optimizer"));

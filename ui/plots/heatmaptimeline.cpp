@@ -1,6 +1,7 @@
 // SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/plots/heatmaptimeline.h"
+#include "ui/plots/axisscale.h"
 
 #include "ui/async/deferredpaint.h"
 #include "ui/models/formatting.h"
@@ -362,11 +363,7 @@ void TimelineHeatmap::setRun(const RunCheckpoints& run)
         // a loss that blew up by decades is read on a log axis: linear, everything before it is a flat line
         const auto [lo, hi] = std::ranges::minmax(lossY);
         const bool log = lo > 0 && hi / lo > 1e3;
-        yAxis->setScaleType(log ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
-        if (log)
-            yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
-        else
-            yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+        setAxisLogScale(yAxis, log);
         yAxis->ticker()->setTickCount(3);
         yAxis->setNumberFormat(log ? QStringLiteral("eb") : QStringLiteral("gb"));
         yAxis->setNumberPrecision(log ? 0 : 3);

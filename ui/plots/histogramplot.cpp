@@ -1,6 +1,7 @@
 // SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/plots/histogramplot.h"
+#include "ui/plots/axisscale.h"
 
 #include "ui/async/deferredpaint.h"
 
@@ -63,11 +64,7 @@ void HistogramPlot::clearStats(const QString& message)
 void HistogramPlot::setLogCounts(bool log)
 {
     m_logCounts = log;
-    yAxis->setScaleType(log ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
-    if (log)
-        yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
-    else
-        yAxis->setTicker(QSharedPointer<QCPAxisTicker>::create());
+    setAxisLogScale(yAxis, log);
 }
 
 } // namespace ckpt::ui

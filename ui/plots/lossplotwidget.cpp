@@ -1,6 +1,7 @@
 // SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/plots/lossplotwidget.h"
+#include "ui/plots/axisscale.h"
 
 #include "ui/async/deferredpaint.h"
 #include "ui/models/formatting.h"
@@ -169,11 +170,7 @@ void LossPlotWidget::rebuild()
         m_liveGraph->setData(m_live.x, m_live.y, true);
     }
     const bool log = m_log->isChecked();
-    m_plot->yAxis->setScaleType(log ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
-    if (log)
-        m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
-    else
-        m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTicker>::create());
+    setAxisLogScale(m_plot->yAxis, log);
     m_plot->rescaleAxes();
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }

@@ -1,6 +1,7 @@
 // SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/plots/lrcurvewidget.h"
+#include "ui/plots/axisscale.h"
 
 #include "ui/async/deferredpaint.h"
 
@@ -137,11 +138,7 @@ void LearningRateCurveWidget::rebuild()
     line->point1->setCoords(double(s.step), 0);
     line->point2->setCoords(double(s.step), 1);
 
-    m_plot->yAxis->setScaleType(log ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
-    if (log)
-        m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
-    else
-        m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTicker>::create());
+    setAxisLogScale(m_plot->yAxis, log);
     m_plot->rescaleAxes();
     // keep a flat curve (constant lr) visible and leave room around it
     const QCPRange y = m_plot->yAxis->range();
