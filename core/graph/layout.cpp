@@ -120,29 +120,25 @@ struct LayoutState {
 // ---- 1. cycle breaking: iterative DFS in node order; edges into a vertex on the stack are back edges.
 void breakCycles(LayoutState& s)
 {
-    const LayoutInput& input = s.input;
     const uint32_t n = s.n;
     const size_t m = s.m;
-    auto& discovery = s.discovery;
-    auto& reversed = s.reversed;
-    auto& selfLoop = s.selfLoop;
     std::vector<std::pair<uint32_t, uint32_t>> outPairs;
     outPairs.reserve(m);
     for (uint32_t i = 0; i < m; ++i)
-        outPairs.emplace_back(input.edges[i].first, i);
+        outPairs.emplace_back(s.input.edges[i].first, i);
     const Csr outEdges = Csr::build(n, outPairs); // vertex -> edge indices
     std::vector<uint8_t> state(n, 0);
-    discovery.assign(n, 0);
+    s.discovery.assign(n, 0);
     uint32_t discovered = 0;
-    reversed.assign(m, 0);
-    selfLoop.assign(m, 0);
+    s.reversed.assign(m, 0);
+    s.selfLoop.assign(m, 0);
     {
         std::vector<std::pair<uint32_t, uint32_t>> stack; // vertex, next edge slot
         for (uint32_t root = 0; root < n; ++root) {
             if (state[root])
                 continue;
             state[root] = 1;
-            discovery[root] = discovered++;
+            s.discovery[root] = discovered++;
             stack.emplace_back(root, outEdges.offset[root]);
             while (!stack.empty()) {
                 auto& [v, next] = stack.back();
@@ -152,27 +148,26 @@ void breakCycles(LayoutState& s)
                     continue;
                 }
                 const uint32_t e = outEdges.target[next++];
-                const uint32_t w = input.edges[e].second;
+                const uint32_t w = s.input.edges[e].second;
                 if (w == v) {
-                    selfLoop[e] = 1;
+                    s.selfLoop[e] = 1;
                 } else if (state[w] == 1) {
-                    reversed[e] = 1;
+                    s.reversed[e] = 1;
                 } else if (state[w] == 0) {
                     state[w] = 1;
-                    discovery[w] = discovered++;
+                    s.discovery[w] = discovered++;
                     stack.emplace_back(w, outEdges.offset[w]);
                 }
             }
         }
     }
-    LayoutResult& result = s.result;
     for (uint32_t e = 0; e < m; ++e) {
-        result.edges[e].from = input.edges[e].first;
-        result.edges[e].to = input.edges[e].second;
-        result.edges[e].reversed = reversed[e];
-        result.edges[e].selfLoop = selfLoop[e];
-        if (reversed[e] || selfLoop[e])
-            result.backEdges.push_back(e);
+        s.result.edges[e].from = s.input.edges[e].first;
+        s.result.edges[e].to = s.input.edges[e].second;
+        s.result.edges[e].reversed = s.reversed[e];
+        s.result.edges[e].selfLoop = s.selfLoop[e];
+        if (s.reversed[e] || s.selfLoop[e])
+            s.result.backEdges.push_back(e);
     }
 }
 
@@ -181,33 +176,29 @@ void rankLayers(LayoutState& s)
 {
     const uint32_t n = s.n;
     const size_t m = s.m;
-    auto& dagPairs = s.dagPairs;
-    auto& inDegree = s.inDegree;
-    auto& outDegree = s.outDegree;
-    auto& rank = s.rank;
-    dagPairs.reserve(m);
+    s.dagPairs.reserve(m);
     for (uint32_t e = 0; e < m; ++e)
         if (!s.selfLoop[e])
-            dagPairs.emplace_back(s.upper(e), s.lower(e));
-    const Csr succ = Csr::build(n, dagPairs);
-    inDegree.assign(n, 0);
-    outDegree.assign(n, 0);
-    for (const auto& [a, b] : dagPairs) {
-        ++inDegree[b];
-        ++outDegree[a];
+            s.dagPairs.emplace_back(s.upper(e), s.lower(e));
+    const Csr succ = Csr::build(n, s.dagPairs);
+    s.inDegree.assign(n, 0);
+    s.outDegree.assign(n, 0);
+    for (const auto& [a, b] : s.dagPairs) {
+        ++s.inDegree[b];
+        ++s.outDegree[a];
     }
-    rank.assign(n, 0);
+    s.rank.assign(n, 0);
     std::vector<uint32_t> topo;
     topo.reserve(n);
     {
-        std::vector<uint32_t> remaining = inDegree;
+        std::vector<uint32_t> remaining = s.inDegree;
         for (uint32_t v = 0; v < n; ++v)
             if (remaining[v] == 0)
                 topo.push_back(v);
         for (size_t i = 0; i < topo.size(); ++i) {
             const uint32_t v = topo[i];
             for (uint32_t w : succ.of(v)) {
-                rank[w] = std::max(rank[w], rank[v] + 1);
+                s.rank[w] = std::max(s.rank[w], s.rank[v] + 1);
                 if (--remaining[w] == 0)
                     topo.push_back(w);
             }
@@ -215,16 +206,16 @@ void rankLayers(LayoutState& s)
     }
     for (size_t i = topo.size(); i-- > 0;) {
         const uint32_t v = topo[i];
-        if (inDegree[v] == 0 && outDegree[v] > 0) {
+        if (s.inDegree[v] == 0 && s.outDegree[v] > 0) {
             uint32_t lowest = UINT32_MAX;
             for (uint32_t w : succ.of(v))
-                lowest = std::min(lowest, rank[w]);
-            rank[v] = lowest - 1;
+                lowest = std::min(lowest, s.rank[w]);
+            s.rank[v] = lowest - 1;
         }
     }
     uint32_t layers = n ? 1 : 0;
     for (uint32_t v = 0; v < n; ++v)
-        layers = std::max(layers, rank[v] + 1);
+        layers = std::max(layers, s.rank[v] + 1);
     s.layers = layers;
     s.result.layerCount = layers;
 }
@@ -242,72 +233,60 @@ void sortLayer(LayoutState& s, uint32_t r)
 // ---- 3. vertices: real nodes, then dummies for every layer a long edge crosses (within budget).
 void addVertices(LayoutState& s)
 {
-    const LayoutInput& input = s.input;
-    const LayoutOptions& options = s.options;
     const uint32_t n = s.n;
     const size_t m = s.m;
     const uint32_t layers = s.layers;
-    const auto& rank = s.rank;
-    const auto& discovery = s.discovery;
-    auto& vLayer = s.vLayer;
-    auto& vWidth = s.vWidth;
-    auto& vHeight = s.vHeight;
-    auto& vKey = s.vKey;
-    auto& segments = s.segments;
-    auto& chainStart = s.chainStart;
-    auto& chainLength = s.chainLength;
-    vLayer = rank;
-    vWidth.resize(n);
-    vHeight.resize(n);
-    vKey.resize(n); // initial in-layer order: DFS discovery
+    s.vLayer = s.rank;
+    s.vWidth.resize(n);
+    s.vHeight.resize(n);
+    s.vKey.resize(n); // initial in-layer order: DFS s.discovery
     for (uint32_t v = 0; v < n; ++v) {
-        vWidth[v] = input.nodes[v].width;
-        vHeight[v] = input.nodes[v].height;
-        vKey[v] = discovery[v];
+        s.vWidth[v] = s.input.nodes[v].width;
+        s.vHeight[v] = s.input.nodes[v].height;
+        s.vKey[v] = s.discovery[v];
     }
-    segments.reserve(m);
-    chainStart.assign(m, 0);
-    chainLength.assign(m, 0);
-    uint64_t budget = options.maxDummies;
+    s.segments.reserve(m);
+    s.chainStart.assign(m, 0);
+    s.chainLength.assign(m, 0);
+    uint64_t budget = s.options.maxDummies;
     for (uint32_t e = 0; e < m; ++e) {
         if (s.selfLoop[e])
             continue;
         const uint32_t a = s.upper(e), b = s.lower(e);
-        const uint32_t span = rank[b] - rank[a];
-        if (span > 1 && (uint64_t(span - 1) > budget || span > options.maxDummySpan)) {
+        const uint32_t span = s.rank[b] - s.rank[a];
+        if (span > 1 && (uint64_t(span - 1) > budget || span > s.options.maxDummySpan)) {
             s.result.edges[e].straight = true;
             continue;
         }
         uint32_t prev = a;
-        chainStart[e] = uint32_t(vLayer.size());
-        for (uint32_t r = rank[a] + 1; r < rank[b]; ++r) {
-            const uint32_t d = uint32_t(vLayer.size());
-            vLayer.push_back(r);
-            vWidth.push_back(options.dummyWidth);
-            vHeight.push_back(0);
-            vKey.push_back(discovery[a] + 0.5);
-            segments.emplace_back(prev, d);
+        s.chainStart[e] = uint32_t(s.vLayer.size());
+        for (uint32_t r = s.rank[a] + 1; r < s.rank[b]; ++r) {
+            const uint32_t d = uint32_t(s.vLayer.size());
+            s.vLayer.push_back(r);
+            s.vWidth.push_back(s.options.dummyWidth);
+            s.vHeight.push_back(0);
+            s.vKey.push_back(s.discovery[a] + 0.5);
+            s.segments.emplace_back(prev, d);
             prev = d;
         }
-        chainLength[e] = span - 1;
+        s.chainLength[e] = span - 1;
         budget -= span - 1;
-        segments.emplace_back(prev, b);
+        s.segments.emplace_back(prev, b);
     }
-    const uint32_t total = uint32_t(vLayer.size());
+    const uint32_t total = uint32_t(s.vLayer.size());
     s.total = total;
     s.result.dummyCount = total - n;
-    s.down = Csr::build(total, segments);
-    s.up = Csr::build(total, segments, /*reverse=*/true);
-    auto& layerVertices = s.layerVertices;
-    layerVertices.resize(layers);
+    s.down = Csr::build(total, s.segments);
+    s.up = Csr::build(total, s.segments, /*reverse=*/true);
+    s.layerVertices.resize(layers);
     {
         std::vector<uint32_t> count(layers, 0);
         for (uint32_t v = 0; v < total; ++v)
-            ++count[vLayer[v]];
+            ++count[s.vLayer[v]];
         for (uint32_t r = 0; r < layers; ++r)
-            layerVertices[r].reserve(count[r]);
+            s.layerVertices[r].reserve(count[r]);
         for (uint32_t v = 0; v < total; ++v)
-            layerVertices[vLayer[v]].push_back(v);
+            s.layerVertices[s.vLayer[v]].push_back(v);
     }
     s.pos.assign(total, 0);
     for (uint32_t r = 0; r < layers; ++r)
@@ -318,8 +297,6 @@ void addVertices(LayoutState& s)
 Result<void> reduceCrossings(LayoutState& s, const Progress& progress)
 {
     const uint32_t layers = s.layers;
-    auto& vKey = s.vKey;
-    const auto& pos = s.pos;
     for (int sweep = 0; sweep < s.options.crossingSweeps; ++sweep) {
         if (progress.cancelled())
             return fail(ErrorCode::Cancelled, "layout cancelled");
@@ -329,13 +306,13 @@ Result<void> reduceCrossings(LayoutState& s, const Progress& progress)
             for (uint32_t v : s.layerVertices[r]) {
                 const auto nb = downward ? s.up.of(v) : s.down.of(v);
                 if (nb.empty()) {
-                    vKey[v] = pos[v];
+                    s.vKey[v] = s.pos[v];
                     continue;
                 }
                 double sum = 0;
                 for (uint32_t u : nb)
-                    sum += pos[u];
-                vKey[v] = sum / double(nb.size());
+                    sum += s.pos[u];
+                s.vKey[v] = sum / double(nb.size());
             }
             sortLayer(s, r);
         }
@@ -346,51 +323,44 @@ Result<void> reduceCrossings(LayoutState& s, const Progress& progress)
 // ---- 5. coordinates: y per layer, x by least squares towards neighbours, order and spacing kept.
 Result<void> assignCoordinates(LayoutState& s, const Progress& progress)
 {
-    const LayoutOptions& options = s.options;
     const uint32_t n = s.n;
     const uint32_t layers = s.layers;
     const uint32_t total = s.total;
-    const auto& vLayer = s.vLayer;
-    const auto& vWidth = s.vWidth;
-    const auto& layerVertices = s.layerVertices;
-    auto& layerTop = s.layerTop;
-    auto& layerHeight = s.layerHeight;
-    auto& cx = s.cx;
-    layerTop.assign(layers, 0);
-    layerHeight.assign(layers, 0);
+    s.layerTop.assign(layers, 0);
+    s.layerHeight.assign(layers, 0);
     for (uint32_t v = 0; v < total; ++v)
-        layerHeight[vLayer[v]] = std::max(layerHeight[vLayer[v]], s.vHeight[v]);
+        s.layerHeight[s.vLayer[v]] = std::max(s.layerHeight[s.vLayer[v]], s.vHeight[v]);
     for (uint32_t r = 1; r < layers; ++r)
-        layerTop[r] = layerTop[r - 1] + layerHeight[r - 1] + options.layerGap;
-    cx.assign(total, 0);
+        s.layerTop[r] = s.layerTop[r - 1] + s.layerHeight[r - 1] + s.options.layerGap;
+    s.cx.assign(total, 0);
     std::vector<std::vector<double>> separation(layers);
     for (uint32_t r = 0; r < layers; ++r) {
-        const auto& lv = layerVertices[r];
+        const auto& lv = s.layerVertices[r];
         auto& sep = separation[r];
         sep.resize(lv.empty() ? 0 : lv.size() - 1);
         for (size_t i = 0; i + 1 < lv.size(); ++i) {
             const bool dummyPair = lv[i] >= n || lv[i + 1] >= n;
-            sep[i] = (vWidth[lv[i]] + vWidth[lv[i + 1]]) / 2 + (dummyPair ? options.nodeGap / 2 : options.nodeGap);
+            sep[i] = (s.vWidth[lv[i]] + s.vWidth[lv[i + 1]]) / 2 + (dummyPair ? s.options.nodeGap / 2 : s.options.nodeGap);
         }
         // Start packed and centred on 0, so that layers begin aligned around a common axis.
         double x = 0;
         for (size_t i = 0; i < lv.size(); ++i) {
             if (i)
                 x += sep[i - 1];
-            cx[lv[i]] = x;
+            s.cx[lv[i]] = x;
         }
         for (uint32_t v : lv)
-            cx[v] -= x / 2;
+            s.cx[v] -= x / 2;
     }
     std::vector<double> desired, placed;
-    for (int sweep = 0; sweep < options.coordinateSweeps; ++sweep) {
+    for (int sweep = 0; sweep < s.options.coordinateSweeps; ++sweep) {
         if (progress.cancelled())
             return fail(ErrorCode::Cancelled, "layout cancelled");
         const bool downward = sweep % 2 == 0;
-        const bool last = sweep + 1 == options.coordinateSweeps;
+        const bool last = sweep + 1 == s.options.coordinateSweeps;
         for (uint32_t step = 0; step < layers; ++step) {
             const uint32_t r = downward ? step : layers - 1 - step;
-            const auto& lv = layerVertices[r];
+            const auto& lv = s.layerVertices[r];
             desired.resize(lv.size());
             for (size_t i = 0; i < lv.size(); ++i) {
                 const uint32_t v = lv[i];
@@ -398,18 +368,18 @@ Result<void> assignCoordinates(LayoutState& s, const Progress& progress)
                 size_t c = 0;
                 auto take = [&](std::span<const uint32_t> nb) {
                     for (uint32_t u : nb)
-                        sum += cx[u];
+                        sum += s.cx[u];
                     c += nb.size();
                 };
                 if (last || downward)
                     take(s.up.of(v));
                 if (last || !downward)
                     take(s.down.of(v));
-                desired[i] = c ? sum / double(c) : cx[v];
+                desired[i] = c ? sum / double(c) : s.cx[v];
             }
             placeLayer(desired, separation[r], placed);
             for (size_t i = 0; i < lv.size(); ++i)
-                cx[lv[i]] = placed[i];
+                s.cx[lv[i]] = placed[i];
         }
     }
     return {};
@@ -418,20 +388,18 @@ Result<void> assignCoordinates(LayoutState& s, const Progress& progress)
 // Shift into [0, width].
 void shiftIntoBounds(LayoutState& s)
 {
-    auto& cx = s.cx;
-    const auto& vWidth = s.vWidth;
     const uint32_t total = s.total;
     const uint32_t layers = s.layers;
     double minX = 0, maxX = 0;
     bool any = false;
     for (uint32_t v = 0; v < total; ++v) {
-        const double l = cx[v] - vWidth[v] / 2, r = cx[v] + vWidth[v] / 2;
+        const double l = s.cx[v] - s.vWidth[v] / 2, r = s.cx[v] + s.vWidth[v] / 2;
         minX = any ? std::min(minX, l) : l;
         maxX = any ? std::max(maxX, r) : r;
         any = true;
     }
     for (uint32_t v = 0; v < total; ++v)
-        cx[v] -= minX;
+        s.cx[v] -= minX;
     s.result.width = any ? maxX - minX : 0;
     s.result.height = layers ? s.layerTop[layers - 1] + s.layerHeight[layers - 1] : 0;
 }
@@ -471,15 +439,6 @@ double bestRowWidth(const LayoutState& s, const std::vector<double>& left, const
 /** Wrapping: the layers wider than \a bestWidth cut into rows, each centred on its own; the rest centred as before. */
 void cutIntoRows(LayoutState& s, const std::vector<double>& left, const std::vector<double>& right, double rowGap, double bestWidth)
 {
-    const LayoutOptions& options = s.options;
-    LayoutResult& result = s.result;
-    const uint32_t layers = s.layers;
-    const auto& layerVertices = s.layerVertices;
-    const auto& vWidth = s.vWidth;
-    const auto& rowHeight = s.rowHeight;
-    auto& cx = s.cx;
-    auto& layerTop = s.layerTop;
-    auto& layerHeight = s.layerHeight;
     // rows: consecutive vertices by their place in the layer, cut every bestWidth
     struct Row {
         uint32_t layer, row;
@@ -487,10 +446,10 @@ void cutIntoRows(LayoutState& s, const std::vector<double>& left, const std::vec
         double left, right;
     };
     std::vector<Row> rows;
-    std::vector<uint32_t> rowCount(layers, 1);
+    std::vector<uint32_t> rowCount(s.layers, 1);
     double width = 0;
-    for (uint32_t r = 0; r < layers; ++r) {
-        const auto& lv = layerVertices[r];
+    for (uint32_t r = 0; r < s.layers; ++r) {
+        const auto& lv = s.layerVertices[r];
         const double w = right[r] - left[r];
         const uint32_t count = uint32_t(std::max(1.0, std::ceil(w / bestWidth - 1e-9)));
         if (count == 1) {
@@ -501,125 +460,112 @@ void cutIntoRows(LayoutState& s, const std::vector<double>& left, const std::vec
         uint32_t row = 0;
         for (size_t begin = 0; begin < lv.size(); ++row) {
             size_t end = begin + 1; // never an empty row
-            while (end < lv.size() && (row + 1 == count || cx[lv[end]] - left[r] < (row + 1) * pitch))
+            while (end < lv.size() && (row + 1 == count || s.cx[lv[end]] - left[r] < (row + 1) * pitch))
                 ++end;
-            rows.push_back({r, row, begin, end, cx[lv[begin]] - vWidth[lv[begin]] / 2, cx[lv[end - 1]] + vWidth[lv[end - 1]] / 2});
+            rows.push_back({r, row, begin, end, s.cx[lv[begin]] - s.vWidth[lv[begin]] / 2, s.cx[lv[end - 1]] + s.vWidth[lv[end - 1]] / 2});
             width = std::max(width, rows.back().right - rows.back().left);
             begin = end;
         }
         rowCount[r] = row;
     }
-    for (uint32_t r = 0; r < layers; ++r)
+    for (uint32_t r = 0; r < s.layers; ++r)
         if (rowCount[r] == 1) { // kept whole: centred as before, inside the new width
-            const double shift = std::clamp(width / 2 - result.width / 2, -left[r], width - right[r]);
-            for (uint32_t v : layerVertices[r])
-                cx[v] += shift;
+            const double shift = std::clamp(width / 2 - s.result.width / 2, -left[r], width - right[r]);
+            for (uint32_t v : s.layerVertices[r])
+                s.cx[v] += shift;
         } else {
-            layerHeight[r] = rowCount[r] * rowHeight[r] + (rowCount[r] - 1) * rowGap;
+            s.layerHeight[r] = rowCount[r] * s.rowHeight[r] + (rowCount[r] - 1) * rowGap;
         }
     for (const Row& row : rows) { // each row centred on its own
         const double shift = (width - (row.right - row.left)) / 2 - row.left;
         for (size_t i = row.begin; i < row.end; ++i) {
-            const uint32_t v = layerVertices[row.layer][i];
-            cx[v] += shift;
+            const uint32_t v = s.layerVertices[row.layer][i];
+            s.cx[v] += shift;
             s.vRow[v] = row.row;
-            s.vRowTop[v] = row.row * (rowHeight[row.layer] + rowGap);
+            s.vRowTop[v] = row.row * (s.rowHeight[row.layer] + rowGap);
         }
     }
-    for (uint32_t r = 1; r < layers; ++r)
-        layerTop[r] = layerTop[r - 1] + layerHeight[r - 1] + options.layerGap;
-    result.width = width;
-    result.height = layerTop[layers - 1] + layerHeight[layers - 1];
+    for (uint32_t r = 1; r < s.layers; ++r)
+        s.layerTop[r] = s.layerTop[r - 1] + s.layerHeight[r - 1] + s.options.layerGap;
+    s.result.width = width;
+    s.result.height = s.layerTop[s.layers - 1] + s.layerHeight[s.layers - 1];
 }
 
 // Wrapping: a graph much wider than tall (one input fanning out to thousands of branches) breaks
 // its wide layers into rows, like a paragraph, until width / height comes near foldAspect.
 void wrapWideLayers(LayoutState& s)
 {
-    const LayoutOptions& options = s.options;
-    const LayoutResult& result = s.result;
     const uint32_t layers = s.layers;
-    const auto& layerVertices = s.layerVertices;
     s.rowHeight = s.layerHeight;
     s.vRowTop.assign(s.total, 0);
     s.vRow.assign(s.total, 0);
     size_t widestLayer = 0;
-    for (const auto& lv : layerVertices)
+    for (const auto& lv : s.layerVertices)
         widestLayer = std::max(widestLayer, lv.size());
-    if (!(options.foldAspect > 0 && layers > 0 && result.height > 0 && result.width / result.height > 2 * options.foldAspect
-            && widestLayer > options.foldMinCount))
+    if (!(s.options.foldAspect > 0 && layers > 0 && s.result.height > 0 && s.result.width / s.result.height > 2 * s.options.foldAspect
+            && widestLayer > s.options.foldMinCount))
         return;
     std::vector<double> left(layers, 0), right(layers, 0);
     for (uint32_t r = 0; r < layers; ++r)
-        if (!layerVertices[r].empty()) {
-            left[r] = s.cx[layerVertices[r].front()] - s.vWidth[layerVertices[r].front()] / 2;
-            right[r] = s.cx[layerVertices[r].back()] + s.vWidth[layerVertices[r].back()] / 2;
+        if (!s.layerVertices[r].empty()) {
+            left[r] = s.cx[s.layerVertices[r].front()] - s.vWidth[s.layerVertices[r].front()] / 2;
+            right[r] = s.cx[s.layerVertices[r].back()] + s.vWidth[s.layerVertices[r].back()] / 2;
         }
-    const double rowGap = options.layerGap / 2;
+    const double rowGap = s.options.layerGap / 2;
     const double bestWidth = bestRowWidth(s, left, right, rowGap);
-    if (bestWidth < result.width)
+    if (bestWidth < s.result.width)
         cutIntoRows(s, left, right, rowGap, bestWidth);
 }
 
 // Folding: a deep graph wraps into columns of consecutive layers, like text into lines.
 void foldIntoColumns(LayoutState& s)
 {
-    const LayoutOptions& options = s.options;
-    LayoutResult& result = s.result;
     const uint32_t layers = s.layers;
-    auto& layerTop = s.layerTop;
-    const auto& layerHeight = s.layerHeight;
-    auto& layerColumn = s.layerColumn;
-    auto& columnBottom = s.columnBottom;
-    auto& pitch = s.pitch;
-    layerColumn.assign(layers, 0);
-    columnBottom.assign(1, result.height);
-    pitch = 0;
-    if (!(options.foldAspect > 0 && layers > 1 && layers > options.foldMinCount && result.width > 0))
+    s.layerColumn.assign(layers, 0);
+    s.columnBottom.assign(1, s.result.height);
+    s.pitch = 0;
+    if (!(s.options.foldAspect > 0 && layers > 1 && layers > s.options.foldMinCount && s.result.width > 0))
         return;
-    pitch = result.width + options.columnGap;
-    const double wanted = std::sqrt(options.foldAspect * result.height / pitch);
+    s.pitch = s.result.width + s.options.columnGap;
+    const double wanted = std::sqrt(s.options.foldAspect * s.result.height / s.pitch);
     if (wanted >= 1.5) {
-        const double columnHeight = result.height / std::round(wanted);
+        const double columnHeight = s.result.height / std::round(wanted);
         std::vector<double> columnX(layers, 0);
         double start = 0;
         uint32_t column = 0;
-        columnBottom.assign(1, 0);
+        s.columnBottom.assign(1, 0);
         for (uint32_t r = 0; r < layers; ++r) {
-            if (r > 0 && layerTop[r] + layerHeight[r] - start > columnHeight && layerTop[r] > start) {
+            if (r > 0 && s.layerTop[r] + s.layerHeight[r] - start > columnHeight && s.layerTop[r] > start) {
                 ++column;
-                start = layerTop[r];
-                columnBottom.push_back(0);
+                start = s.layerTop[r];
+                s.columnBottom.push_back(0);
             }
-            layerColumn[r] = column;
-            layerTop[r] -= start;
-            columnX[r] = column * pitch;
-            columnBottom[column] = layerTop[r] + layerHeight[r];
+            s.layerColumn[r] = column;
+            s.layerTop[r] -= start;
+            columnX[r] = column * s.pitch;
+            s.columnBottom[column] = s.layerTop[r] + s.layerHeight[r];
         }
         for (uint32_t v = 0; v < s.total; ++v)
             s.cx[v] += columnX[s.vLayer[v]];
-        result.columns = column + 1;
-        result.width = result.columns * pitch - options.columnGap;
-        result.height = *std::max_element(columnBottom.begin(), columnBottom.end());
+        s.result.columns = column + 1;
+        s.result.width = s.result.columns * s.pitch - s.options.columnGap;
+        s.result.height = *std::max_element(s.columnBottom.begin(), s.columnBottom.end());
     }
 }
 
 /** The boxes of the real nodes where the coordinates, the wrapping and the folding put them. */
 void placeNodes(LayoutState& s)
 {
-    const auto& cx = s.cx;
-    const auto& vWidth = s.vWidth;
-    const auto& vHeight = s.vHeight;
     for (uint32_t r = 0; r < s.layers; ++r)
         for (uint32_t i = 0; i < s.layerVertices[r].size(); ++i) {
             const uint32_t v = s.layerVertices[r][i];
             if (v >= s.n)
                 continue;
             auto& node = s.result.nodes[v];
-            node.width = vWidth[v];
-            node.height = vHeight[v];
-            node.x = cx[v] - vWidth[v] / 2;
-            node.y = s.layerTop[r] + s.vRowTop[v] + (s.rowHeight[r] - vHeight[v]) / 2;
+            node.width = s.vWidth[v];
+            node.height = s.vHeight[v];
+            node.x = s.cx[v] - s.vWidth[v] / 2;
+            node.y = s.layerTop[r] + s.vRowTop[v] + (s.rowHeight[r] - s.vHeight[v]) / 2;
             node.layer = r;
             node.order = i;
             node.row = s.vRow[v];
@@ -629,36 +575,32 @@ void placeNodes(LayoutState& s)
 // ---- 6. routing: bottom centre of the upper box, through the dummies, top centre of the lower box.
 void routeEdges(LayoutState& s)
 {
-    const LayoutOptions& options = s.options;
-    LayoutResult& result = s.result;
-    const auto& layerColumn = s.layerColumn;
-    const auto& vLayer = s.vLayer;
     for (uint32_t e = 0; e < s.m; ++e) {
-        auto& edge = result.edges[e];
+        auto& edge = s.result.edges[e];
         if (s.selfLoop[e])
             continue;
-        const auto& a = result.nodes[s.upper(e)];
-        const auto& b = result.nodes[s.lower(e)];
+        const auto& a = s.result.nodes[s.upper(e)];
+        const auto& b = s.result.nodes[s.lower(e)];
         edge.points.reserve(s.chainLength[e] + 2);
-        uint32_t column = layerColumn[a.layer];
+        uint32_t column = s.layerColumn[a.layer];
         // into a later column: down out of this one, along its foot to the gap beside it, up the gap
         // (no box there) and along the top to where the edge enters the next column
         auto add = [&](double x, double y, uint32_t layer) {
-            if (layerColumn[layer] != column) {
+            if (s.layerColumn[layer] != column) {
                 const auto [px, py] = edge.points.back();
-                const double foot = s.columnBottom[column] + options.layerGap / 2, gap = (column + 1) * s.pitch - options.columnGap / 2;
+                const double foot = s.columnBottom[column] + s.options.layerGap / 2, gap = (column + 1) * s.pitch - s.options.columnGap / 2;
                 edge.points.emplace_back(px, foot);
                 edge.points.emplace_back(gap, foot);
-                edge.points.emplace_back(gap, -options.layerGap / 2);
-                edge.points.emplace_back(x, -options.layerGap / 2);
-                column = layerColumn[layer];
+                edge.points.emplace_back(gap, -s.options.layerGap / 2);
+                edge.points.emplace_back(x, -s.options.layerGap / 2);
+                column = s.layerColumn[layer];
             }
             edge.points.emplace_back(x, y);
         };
         edge.points.emplace_back(a.x + a.width / 2, a.y + a.height);
         for (uint32_t k = 0; k < s.chainLength[e]; ++k) {
             const uint32_t d = s.chainStart[e] + k;
-            add(s.cx[d], s.layerTop[vLayer[d]] + s.vRowTop[d] + s.rowHeight[vLayer[d]] / 2, vLayer[d]);
+            add(s.cx[d], s.layerTop[s.vLayer[d]] + s.vRowTop[d] + s.rowHeight[s.vLayer[d]] / 2, s.vLayer[d]);
         }
         add(b.x + b.width / 2, b.y, b.layer);
         if (s.reversed[e])
@@ -670,7 +612,6 @@ void routeEdges(LayoutState& s)
 void collectChains(LayoutState& s)
 {
     const uint32_t n = s.n;
-    LayoutResult& result = s.result;
     std::vector<uint32_t> next(n, UINT32_MAX), prev(n, UINT32_MAX);
     for (const auto& [a, b] : s.dagPairs)
         if (s.outDegree[a] == 1 && s.inDegree[b] == 1) {
@@ -687,7 +628,7 @@ void collectChains(LayoutState& s)
             continue;
         double x0 = 1e300, y0 = 1e300, x1 = -1e300, y1 = -1e300;
         for (uint32_t w : g.nodes) {
-            const auto& b = result.nodes[w];
+            const auto& b = s.result.nodes[w];
             x0 = std::min(x0, b.x);
             y0 = std::min(y0, b.y);
             x1 = std::max(x1, b.x + b.width);
@@ -697,7 +638,7 @@ void collectChains(LayoutState& s)
         g.y = y0;
         g.width = x1 - x0;
         g.height = y1 - y0;
-        result.groups.push_back(std::move(g));
+        s.result.groups.push_back(std::move(g));
     }
 }
 
@@ -705,16 +646,15 @@ void collectChains(LayoutState& s)
 void countLayerCrossings(LayoutState& s)
 {
     const uint32_t layers = s.layers;
-    const auto& layerVertices = s.layerVertices;
     std::vector<uint32_t> order(s.total, 0);
     for (uint32_t r = 0; r < layers; ++r)
-        for (uint32_t i = 0; i < layerVertices[r].size(); ++i)
-            order[layerVertices[r][i]] = i;
+        for (uint32_t i = 0; i < s.layerVertices[r].size(); ++i)
+            order[s.layerVertices[r][i]] = i;
     std::vector<std::vector<std::pair<uint32_t, uint32_t>>> byLayer(layers);
     for (const auto& [a, b] : s.segments)
         byLayer[s.vLayer[a]].emplace_back(order[a], order[b]);
     for (uint32_t r = 0; r + 1 < layers; ++r)
-        s.result.crossings += countCrossings(byLayer[r], uint32_t(layerVertices[r + 1].size()));
+        s.result.crossings += countCrossings(byLayer[r], uint32_t(s.layerVertices[r + 1].size()));
 }
 
 } // namespace
