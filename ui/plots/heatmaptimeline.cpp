@@ -11,6 +11,7 @@
 #include <QToolTip>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <unordered_map>
@@ -386,14 +387,8 @@ void TimelineHeatmap::setRun(const RunCheckpoints& run)
     }
     m_loss->setVisible(!lossY.isEmpty());
     m_lr->setVisible(!lrY.isEmpty());
-    if (lossY.isEmpty())
-        m_loss->removeFromLegend();
-    else
-        m_loss->addToLegend();
-    if (lrY.isEmpty())
-        m_lr->removeFromLegend();
-    else
-        m_lr->addToLegend();
+    showInLegend(m_loss, !lossY.isEmpty());
+    showInLegend(m_lr, !lrY.isEmpty());
     m_tickKey.clear();
     updateXRange();
     updateOverlays();
@@ -518,10 +513,7 @@ void TimelineHeatmap::placeMarkers(const Timeline& timeline)
     }
     for (int k = 0; k < 3; ++k) {
         m_markers[k]->setData(mx[k], my[k], false);
-        if (mx[k].isEmpty())
-            m_markers[k]->removeFromLegend();
-        else
-            m_markers[k]->addToLegend();
+        showInLegend(m_markers[k], !mx[k].isEmpty());
     }
 
     // a white line between groups
@@ -597,11 +589,26 @@ void TimelineHeatmap::fillCells(const Timeline& timeline)
             mask->setCell(int(c), int(r), overlay && m_nonFinite[r * nx + c] ? 1.0 : NaN);
         }
     m_map->setDataRange(QCPRange(lo, hi));
-    if (overlay && std::ranges::any_of(m_nonFinite, [](uint64_t n) { return n > 0; }))
-        m_nonFiniteMap->addToLegend();
-    else
-        m_nonFiniteMap->removeFromLegend();
+    showInLegend(m_nonFiniteMap, overlay && std::ranges::any_of(m_nonFinite, [](uint64_t n) { return n > 0; }));
     m_scale->axis()->setLabel(metricName(m_metric) + tr(" (log)"));
+}
+
+void TimelineHeatmap::showInLegend(QCPAbstractPlottable* p, bool show)
+{
+    if (show == legend->hasItemWithPlottable(p))
+        return;
+    if (!show) {
+        p->removeFromLegend();
+        return;
+    }
+    p->addToLegend();
+    // taken out and put back in the one order: an entry that came late moves to its place
+    const std::array<QCPAbstractPlottable*, 6> order = {m_loss, m_lr, m_nonFiniteMap, m_markers[0], m_markers[1], m_markers[2]};
+    for (QCPAbstractPlottable* q : order)
+        if (legend->hasItemWithPlottable(q)) {
+            q->removeFromLegend();
+            q->addToLegend();
+        }
 }
 
 void TimelineHeatmap::updateXRange()

@@ -118,6 +118,11 @@ private:
     void updateTicks();
     void updateXRange();
     void updateOverlays();
+    /**
+     * Shows or hides \a p's legend entry, keeping the entries in one order (curves, the NaN/Inf mask,
+     * the event markers) whatever order the scan's results arrive in.
+     */
+    void showInLegend(QCPAbstractPlottable* p, bool show);
     QString cellToolTip(int row, size_t checkpoint) const;
 
     QCPAxisRect* m_curveRect;
