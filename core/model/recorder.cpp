@@ -54,6 +54,7 @@ const std::vector<std::string_view>& recordExtensions()
 {
     static const std::vector<std::string_view> extensions = [] {
         std::vector<std::string_view> out;
+        out.reserve(kRecorders.size());
         for (const auto& i : kRecorders)
             out.push_back(i.ext);
         // longest first, so that "mpk.gz" is not taken for "gz"
