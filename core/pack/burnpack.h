@@ -96,6 +96,12 @@ struct BurnpackTensor {
     uint64_t offsetsOffset = 0;           ///< file offset of its data_offsets value
     /** numel x elementSize, nullopt for QFloat or when the product overflows u64. */
     std::optional<uint64_t> expectedByteLength() const;
+    /**
+     * Why Burn 0.22.1 refuses this tensor's payload (its bytes are not numel x size, or numel
+     * overflows), when the file was read anyway (leniently, or a scheduler file that never takes
+     * its tensors); empty for a readable tensor. A refused tensor is shown, never read.
+     */
+    std::string refused;
 };
 
 /** Something Burn's reader accepts silently but a writer never produces (§6.4). */
@@ -118,6 +124,8 @@ struct BurnpackFile {
     std::vector<BurnpackWarning> warnings;
     /** The metadata bytes are exactly what our (ciborium 0.2.2-exact) encoder writes for this content. */
     bool canonicalMetadata = false;
+    /** Read with BurnpackReadOptions::lenient although Burn 0.22.1 rejects it: the first reason. Empty when valid. */
+    std::string damage;
 
     const BurnpackTensor* find(std::string_view name) const;
     /** Tensor indices in the writer's (physical) order: by (start, end), ties by name order. */
@@ -131,6 +139,12 @@ struct BurnpackReadOptions {
      * (a tensor whose range is broken then has an empty data span and a warning).
      */
     bool checkTensorRanges = true;
+    /**
+     * Salvage (OpenOptions::lenient): what Burn 0.22.1 rejects in the layout or in a tensor's size is a
+     * warning instead of an error; the tensor is refused (BurnpackTensor::refused) and
+     * BurnpackFile::damage says why.
+     */
+    bool lenient = false;
 };
 
 /**

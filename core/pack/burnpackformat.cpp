@@ -70,6 +70,14 @@ void partJson(TapeBuilder& b, const Record& r, const RecordPart& part)
     putStrings(b, "warnings", warnings);
 }
 
+/** A file read leniently although Burn rejects it is shown, not written again: its refused tensors have no bytes to write. */
+Result<void> refuseDamaged(const Record& record)
+{
+    if (record.damage.empty())
+        return {};
+    return fail(ErrorCode::Unsupported, "opened as a damaged file (" + record.damage + "): it is shown, not saved again");
+}
+
 class BurnpackFormat final : public RecordFormat {
 public:
     std::string_view description() const override { return "a burnpack file (Burn >= 0.19)"; }
@@ -87,17 +95,26 @@ public:
 
     bool opensWhole(const std::string& path) const override { return burnpackTripleOf(path).has_value(); }
 
-    Result<void> resave(const Record& record, const std::string& path) const override { return resaveBurnpack(record, path); }
+    Result<void> resave(const Record& record, const std::string& path) const override
+    {
+        if (auto damaged = refuseDamaged(record); !damaged)
+            return damaged;
+        return resaveBurnpack(record, path);
+    }
 
     Result<RecordPtr> edited(const Record& from, Tape edited) const override { return editedBurnpackRecord(from, edited); }
 
     Result<void> saveEdited(const Record& record, const Tape& edited, const std::string& path) const override
     {
+        if (auto damaged = refuseDamaged(record); !damaged)
+            return damaged;
         return saveEditedBurnpack(record, edited, path);
     }
 
     Result<RecordPtr> patched(const Record& record, const TensorPatch& patch, TensorPatchReport& report) const override
     {
+        if (auto damaged = refuseDamaged(record); !damaged)
+            return std::unexpected(damaged.error());
         auto content = patchedContent(record, patch, report);
         if (!content)
             return std::unexpected(content.error());
@@ -106,6 +123,8 @@ public:
 
     Result<void> savePatched(const Record& record, const TensorPatch& patch, const std::string& path) const override
     {
+        if (auto damaged = refuseDamaged(record); !damaged)
+            return damaged;
         TensorPatchReport report;
         auto content = patchedContent(record, patch, report);
         if (!content)
@@ -123,6 +142,8 @@ public:
     Result<SaveAsResult> saveAs(const Record& record, Recorder /*recorder*/, Precision /*precision*/, const std::string& path,
         const OpenOptions& /*layoutOptions*/) const override
     {
+        if (auto damaged = refuseDamaged(record); !damaged)
+            return std::unexpected(damaged.error());
         SaveAsResult result;
         if (auto w = resaveBurnpack(record, path); !w)
             return std::unexpected(Error(w.error()).withFile(path));

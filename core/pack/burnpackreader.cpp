@@ -540,13 +540,89 @@ Result<void> checkRanges(Reading& r, const BurnpackReadOptions& options)
     return {};
 }
 
-// What Burn tolerates in the tensors (§6.2, §6.4): sizes, alignment, overlaps
+// What becomes of something Burn 0.22.1 rejects: an error; read leniently, a warning and the file's
+// damage, so that it still shows; in a part Burn never takes (a scheduler file's tensors), a warning.
+enum class Rejection { Fail, Damage, Tolerate };
+
+Rejection rejection(const BurnpackReadOptions& options, bool takenByBurn)
+{
+    if (!takenByBurn)
+        return Rejection::Tolerate;
+    return options.lenient ? Rejection::Damage : Rejection::Fail;
+}
+
+Result<void> rejected(BurnpackFile& f, Rejection how, Error e)
+{
+    if (how == Rejection::Fail)
+        return std::unexpected(std::move(e));
+    if (how == Rejection::Damage && f.damage.empty())
+        f.damage = e.message();
+    f.warnings.push_back({e.offset.value_or(0), e.what});
+    return {};
+}
+
+std::string shapeText(const std::vector<uint64_t>& shape)
+{
+    std::string out = "[";
+    for (size_t i = 0; i < shape.size(); ++i)
+        out += (i ? ", " : "") + std::to_string(shape[i]);
+    return out + "]";
+}
+
+// 10 (Burn 0.22.1, cli-contract "burnpack"): a tensor's bytes are numel x size (QFloat aside) and its
+// element count fits in 64 bits. Older readers took such a tensor and read past or short of it;
+// statistics over a partial tensor are never computed: a refused tensor is shown, never read.
+Result<void> checkSizes(BurnpackFile& f, const BurnpackReadOptions& options)
+{
+    for (auto& t : f.tensors) {
+        const uint64_t size = t.dtype.elementSize();
+        if (size == 0 || !t.refused.empty() || t.end < t.start)
+            continue; // QFloat's packed payload; a range already refused
+        uint64_t numel = 1;
+        bool overflow = false;
+        for (uint64_t d : t.shape)
+            overflow = __builtin_mul_overflow(numel, d, &numel) || overflow;
+        const auto want = t.expectedByteLength();
+        if (!overflow && want && *want == t.end - t.start)
+            continue;
+        t.refused = overflow ? "shape " + shapeText(t.shape) + " has more than 2^64 elements"
+                             : std::to_string(t.end - t.start) + " bytes stored, shape " + shapeText(t.shape) + " of " + t.dtype.name() + " needs "
+                + (want ? std::to_string(*want) : std::string("more than 2^64"));
+        t.data = {};
+        Error e = failAt(ErrorCode::Invalid,
+            "Validation error: Tensor '" + t.name + "': " + t.refused + " (Burn 0.22.1 rejects it; older readers read a partial tensor)", t.offsetsOffset,
+            tensorPath(t.name) + ".data_offsets")
+                      .error();
+        if (auto r = rejected(f, rejection(options, options.checkTensorRanges), std::move(e)); !r)
+            return r;
+    }
+    return {};
+}
+
+// A file in 0.19's unaligned layout with what only Burn >= 0.21 writes (scalars, a {"Bool": store}
+// dtype): no Burn version reads it (0.19 and 0.20 do not know those, 0.21 and later read the data at
+// the aligned offsets).
+Result<void> checkLayoutAgainstVersion(const Reading& r, BurnpackFile& f, const BurnpackReadOptions& options)
+{
+    if (f.layout != BurnpackLayout::Unaligned || burnpackAlign(r.mend) == r.mend)
+        return {};
+    const bool boolStore = std::ranges::any_of(f.tensors,
+        [](const BurnpackTensor& t) { return t.dtype.kind == BurnpackDType::Kind::Bool && t.dtype.boolStore != BurnpackDType::BoolStore::Legacy; });
+    if (f.scalars.empty() && !boolStore)
+        return {};
+    return rejected(f, rejection(options, true),
+        failAt(ErrorCode::Invalid,
+            std::string("the data starts right after the metadata (Burn 0.19's layout) in a file with ")
+                + (f.scalars.empty() ? "a {\"Bool\": store} dtype" : "scalars")
+                + ", which only Burn >= 0.21 writes: no Burn version reads it (0.21 and later read the data 256-byte aligned)",
+            r.mend)
+            .error());
+}
+
+// What Burn tolerates in the tensors (§6.2, §6.4): alignment, overlaps
 void warnTensors(BurnpackFile& f)
 {
     for (const auto& t : f.tensors) {
-        if (auto want = t.expectedByteLength(); want && t.end >= t.start && *want != t.end - t.start)
-            f.warnings.push_back({t.offsetsOffset,
-                "tensor '" + t.name + "': " + std::to_string(t.end - t.start) + " bytes, shape x " + t.dtype.name() + " needs " + std::to_string(*want)});
         if (f.layout == BurnpackLayout::Aligned256 && t.start % kBurnpackAlignment != 0)
             f.warnings.push_back({t.offsetsOffset, "tensor '" + t.name + "' starts at " + std::to_string(t.start) + ", not a multiple of 256"});
     }
@@ -624,7 +700,11 @@ Result<BurnpackFile> readBurnpack(const BytesPtr& bytes, const BurnpackReadOptio
             if (auto x = phase(r); !x)
                 return std::unexpected(x.error());
         detectLayout(r);
+        if (auto x = checkLayoutAgainstVersion(r, r.f, options); !x)
+            return std::unexpected(x.error());
         if (auto x = checkRanges(r, options); !x)
+            return std::unexpected(x.error());
+        if (auto x = checkSizes(r.f, options); !x)
             return std::unexpected(x.error());
         warnTensors(r.f);
         warnBytes(r, r.f);

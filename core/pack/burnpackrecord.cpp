@@ -238,9 +238,14 @@ SchedulerInfo schedulerOf(const BurnpackFile& f, uint32_t node)
 }
 
 /// Indexes a part's tensors into \a r, and its optimizer state or scheduler position.
-void indexPart(Record& r, const RecordPart& part, const PartNodes& nodes, const std::vector<size_t>& order)
+void indexPart(Record& r, const RecordPart& part, const PartNodes& nodes, const std::vector<size_t>& physicalOrder)
 {
     const BurnpackFile& f = burnpackFileOf(part);
+    // a refused tensor (its bytes are not its shape's) stays in the tree, but no view reads it
+    std::vector<size_t> order;
+    for (size_t i : physicalOrder)
+        if (f.tensors[i].refused.empty())
+            order.push_back(i);
     switch (part.role) {
     case Role::Model:
         r.moduleNode = part.node;
@@ -332,6 +337,11 @@ void addWarnings(Record& r, const BurnpackFile& f, const std::string& file, bool
 {
     for (const auto& w : f.warnings)
         r.warnings.push_back((named ? file + ": " : std::string()) + "offset " + std::to_string(w.offset) + ": " + w.what);
+    // read leniently although Burn rejects it: a partial record, as a damaged envelope record is
+    if (!f.damage.empty() && r.damage.empty()) {
+        r.partial = true;
+        r.damage = file + ": " + f.damage;
+    }
 }
 
 RecordKind kindOf(Role role)
@@ -369,6 +379,7 @@ Result<std::shared_ptr<const Record>> openBurnpackRecord(const BytesPtr& bytes, 
     // A scheduler record never reads its tensors (LrSchedulerRecord ignores them): read it as Burn does.
     pack::BurnpackReadOptions ro;
     ro.checkTensorRanges = !fs::path(name).filename().string().starts_with("scheduler-");
+    ro.lenient = options.lenient;
     auto parsed = pack::readBurnpack(bytes, ro);
     if (!parsed)
         return std::unexpected(std::move(parsed.error()).withFile(name));
@@ -417,7 +428,7 @@ std::optional<BurnpackTriple> burnpackTripleOf(const std::string& modelPath)
     return t;
 }
 
-Result<std::shared_ptr<const Record>> openBurnpackTriple(const BurnpackTriple& triple, const OpenOptions&)
+Result<std::shared_ptr<const Record>> openBurnpackTriple(const BurnpackTriple& triple, const OpenOptions& options)
 {
     struct Loaded {
         Role role;
@@ -439,6 +450,7 @@ Result<std::shared_ptr<const Record>> openBurnpackTriple(const BurnpackTriple& t
         }
         pack::BurnpackReadOptions ro;
         ro.checkTensorRanges = role != Role::Scheduler;
+        ro.lenient = options.lenient;
         auto parsed = pack::readBurnpackFile(*path, ro);
         if (!parsed)
             return std::unexpected(std::move(parsed.error()));

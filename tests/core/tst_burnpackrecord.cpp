@@ -112,6 +112,43 @@ private Q_SLOTS:
         QVERIFY2(shown, shown ? "" : shown.error().message().c_str());
     }
 
+    void aTensorBurnRejectsOpensOnlyLeniently()
+    {
+        // Burn 0.22.1 rejects a tensor whose bytes are not numel x size: [961] F32 over 3,840 bytes.
+        // The metadata is nlohmann's CBOR, not ours; the layout is aligned, as every 0.22 writer's.
+        const nlohmann::json meta = {{"tensors",
+            {{"short", {{"dtype", "F32"}, {"shape", {961}}, {"data_offsets", {0, 3840}}, {"param_id", 1}}},
+                {"whole", {{"dtype", "U8"}, {"shape", {4}}, {"data_offsets", {3840, 3844}}, {"param_id", 2}}}}}};
+        const std::vector<uint8_t> cbor = nlohmann::json::to_cbor(meta);
+        QByteArray file("NRUB\x01\x00", 6);
+        const uint32_t m = uint32_t(cbor.size());
+        for (int k = 0; k < 4; ++k)
+            file.append(char((m >> (8 * k)) & 0xff));
+        file.append(reinterpret_cast<const char*>(cbor.data()), qsizetype(cbor.size()));
+        file.append(QByteArray((256 - file.size() % 256) % 256, '\0'));
+        file.append(QByteArray(3844, '\x01'));
+        const QString path = m_dir.filePath(QStringLiteral("model-1.bpk"));
+        QFile out(path);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(file);
+        out.close();
+
+        auto strict = openRecord(path.toStdString());
+        QVERIFY(!strict);
+        QVERIFY2(strict.error().message().find("3840 bytes stored, shape [961] of F32 needs 3844") != std::string::npos, strict.error().message().c_str());
+
+        OpenOptions lenient;
+        lenient.lenient = true;
+        auto r = open(path, lenient);
+        QVERIFY(r);
+        QVERIFY(r->partial);
+        QVERIFY2(r->damage.find("Burn 0.22.1 rejects it") != std::string::npos, r->damage.c_str());
+        // the refused tensor is in the tree, not among the tensors: nothing computes statistics over 960 of 961 values
+        QCOMPARE(r->tensors.size(), size_t(1));
+        QCOMPARE(QString::fromStdString(r->tensors[0].path), QStringLiteral("whole"));
+        QVERIFY(!resaveRecord(*r, m_dir.filePath(QStringLiteral("resaved.bpk")).toStdString()));
+    }
+
     void theGenuineFileResavesByteForByte()
     {
         auto r = open(genuine());
