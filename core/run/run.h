@@ -40,7 +40,7 @@ struct MetricSeries {
 
 /**
  * A checkpoint file of a run: checkpoint/{model,optim,scheduler}-EPOCH.<ext> or checkpoint/record-STEP.<ext>,
- * <ext> one of bpk (burn-train >= 0.22), mpk, json, bin, the last three optionally .gz.
+ * <ext> a record extension (core/model/recorder's recordExtensions()).
  */
 struct RunCheckpoint {
     std::string path;
