@@ -12,6 +12,7 @@
 #include "core/pack/burnpack.h"
 
 #include "core/codec/cbor.h"
+#include "core/tensor/shape.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -561,14 +562,6 @@ Result<void> rejected(BurnpackFile& f, Rejection how, Error e)
     return {};
 }
 
-std::string shapeText(const std::vector<uint64_t>& shape)
-{
-    std::string out = "[";
-    for (size_t i = 0; i < shape.size(); ++i)
-        out += (i ? ", " : "") + std::to_string(shape[i]);
-    return out + "]";
-}
-
 // 10 (Burn 0.22.1, cli-contract "burnpack"): a tensor's bytes are numel x size (QFloat aside) and its
 // element count fits in 64 bits. Older readers took such a tensor and read past or short of it;
 // statistics over a partial tensor are never computed: a refused tensor is shown, never read.
@@ -576,18 +569,19 @@ Result<void> checkSizes(BurnpackFile& f, const BurnpackReadOptions& options)
 {
     for (auto& t : f.tensors) {
         const uint64_t size = t.dtype.elementSize();
-        if (size == 0 || !t.refused.empty() || t.end < t.start)
-            continue; // QFloat's packed payload; a range already refused
+        if (size == 0 || t.end < t.start)
+            continue; // QFloat's packed payload; a range checkRanges reported
         uint64_t numel = 1;
         bool overflow = false;
         for (uint64_t d : t.shape)
             overflow = __builtin_mul_overflow(numel, d, &numel) || overflow;
-        const auto want = t.expectedByteLength();
-        if (!overflow && want && *want == t.end - t.start)
+        uint64_t want = 0;
+        const bool wantOverflows = overflow || __builtin_mul_overflow(numel, size, &want);
+        if (!wantOverflows && want == t.end - t.start)
             continue;
-        t.refused = overflow ? "shape " + shapeText(t.shape) + " has more than 2^64 elements"
-                             : std::to_string(t.end - t.start) + " bytes stored, shape " + shapeText(t.shape) + " of " + t.dtype.name() + " needs "
-                + (want ? std::to_string(*want) : std::string("more than 2^64"));
+        t.refused = overflow ? "shape " + shapeString(t.shape) + " has more than 2^64 elements"
+                             : std::to_string(t.end - t.start) + " bytes stored, shape " + shapeString(t.shape) + " of " + t.dtype.name() + " needs "
+                + (wantOverflows ? std::string("more than 2^64") : std::to_string(want));
         t.data = {};
         Error e = failAt(ErrorCode::Invalid,
             "Validation error: Tensor '" + t.name + "': " + t.refused + " (Burn 0.22.1 rejects it; older readers read a partial tensor)", t.offsetsOffset,
