@@ -31,15 +31,15 @@ void printText(const GraphDiff& d)
         d.a.c_str(), d.b.c_str(), static_cast<unsigned long long>(d.added), static_cast<unsigned long long>(d.removed),
         static_cast<unsigned long long>(d.changed), static_cast<unsigned long long>(d.unchanged),
         static_cast<unsigned long long>(d.matchedByPosition), d.edgesAdded.size(), d.edgesRemoved.size());
-    if (d.stepA != d.stepB)
-        std::printf("  step           %llu -> %llu\n", static_cast<unsigned long long>(d.stepA), static_cast<unsigned long long>(d.stepB));
-    if (d.lossCidA != d.lossCidB) {
-        std::printf("  loss           %s -> %s", brief(d.lossCidA).c_str(), brief(d.lossCidB).c_str());
+    if (d.sideA.step != d.sideB.step)
+        std::printf("  step           %llu -> %llu\n", static_cast<unsigned long long>(d.sideA.step), static_cast<unsigned long long>(d.sideB.step));
+    if (d.sideA.lossCid != d.sideB.lossCid) {
+        std::printf("  loss           %s -> %s", brief(d.sideA.lossCid).c_str(), brief(d.sideB.lossCid).c_str());
         if (d.lossValues && d.lossValues->maxAbs)
             std::printf(" max_abs=%s", fmt(*d.lossValues->maxAbs).c_str());
         std::printf("\n");
     }
-    std::printf("  CARs: %s, %s; %llu block bytes read\n", d.hasCarA ? "A" : "no A", d.hasCarB ? "B" : "no B",
+    std::printf("  CARs: %s, %s; %llu block bytes read\n", d.sideA.hasCar ? "A" : "no A", d.sideB.hasCar ? "B" : "no B",
         static_cast<unsigned long long>(d.blockBytesRead));
     for (const auto& n : d.nodes) {
         if (n.status == DiffStatus::Unchanged)

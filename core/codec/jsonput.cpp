@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The put* helpers: one member of an open map each, for the documents written with writeJson.
 #include "core/codec/json.h"
+#include "core/codec/jsonfields.h"
 
 namespace ckpt {
 
@@ -69,6 +70,40 @@ void putStrings(TapeBuilder& b, std::string_view key, const std::vector<std::str
     for (const auto& s : v)
         b.str(s);
     b.end();
+}
+
+// the overloads putFields picks by a member's type (jsonfields.h)
+void putMember(TapeBuilder& b, std::string_view key, const std::string& v)
+{
+    putStr(b, key, v);
+}
+void putMember(TapeBuilder& b, std::string_view key, uint64_t v)
+{
+    putU(b, key, v);
+}
+void putMember(TapeBuilder& b, std::string_view key, double v)
+{
+    putF(b, key, v);
+}
+void putMember(TapeBuilder& b, std::string_view key, bool v)
+{
+    putBool(b, key, v);
+}
+void putMember(TapeBuilder& b, std::string_view key, const std::optional<std::string>& v)
+{
+    putOpt(b, key, v);
+}
+void putMember(TapeBuilder& b, std::string_view key, const std::optional<uint64_t>& v)
+{
+    putOptU(b, key, v);
+}
+void putMember(TapeBuilder& b, std::string_view key, const std::optional<double>& v)
+{
+    putOptF(b, key, v);
+}
+void putMember(TapeBuilder& b, std::string_view key, const std::vector<std::string>& v)
+{
+    putStrings(b, key, v);
 }
 
 } // namespace ckpt

@@ -244,14 +244,8 @@ GraphDiff diffGradientCheckpoints(const GradientCheckpoint& a, const GradientChe
     const DiffOptions& options)
 {
     GraphDiff d;
-    d.stepA = a.step;
-    d.stepB = b.step;
-    d.timestampA = a.timestamp;
-    d.timestampB = b.timestamp;
-    d.lossCidA = a.lossCid;
-    d.lossCidB = b.lossCid;
-    d.hasCarA = carA != nullptr;
-    d.hasCarB = carB != nullptr;
+    d.sideA = {.step = a.step, .timestamp = a.timestamp, .lossCid = a.lossCid, .hasCar = carA != nullptr};
+    d.sideB = {.step = b.step, .timestamp = b.timestamp, .lossCid = b.lossCid, .hasCar = carB != nullptr};
     const BlockComparer blocks(carA, carB, options.tolerance, d.blockBytesRead);
 
     const auto keysA = orderedKeys(a.graph), keysB = orderedKeys(b.graph);

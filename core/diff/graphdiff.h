@@ -50,9 +50,15 @@ struct BlobDiff {
     std::optional<uint64_t> counterA, counterB;      ///< 8-byte `step` counters, exact
 };
 
+/** What the summary says of one checkpoint of the pair. */
+struct GraphDiffSide {
+    uint64_t step = 0, timestamp = 0;
+    std::optional<std::string> lossCid;
+    bool hasCar = false;                             ///< whether a CAR file was given (tensor values compared)
+};
+
 struct GraphDiff : DiffCounts {
-    uint64_t stepA = 0, stepB = 0, timestampA = 0, timestampB = 0;
-    std::optional<std::string> lossCidA, lossCidB;
+    GraphDiffSide sideA, sideB;
     std::optional<TensorDiff> lossValues;            ///< when both loss blocks are in the CARs
     uint64_t matchedByPosition = 0;
     std::vector<NodeDiff> nodes;                     ///< A's nodes in topological order, then B's additions
@@ -60,7 +66,6 @@ struct GraphDiff : DiffCounts {
     std::vector<std::pair<std::string, std::string>> edgesRemoved; ///< A's keys
     std::vector<BlobDiff> optimizer;
     uint64_t blockBytesRead = 0;                     ///< CAR block bytes touched (0 when every differing CID is unresolved)
-    bool hasCarA = false, hasCarB = false;           ///< whether a CAR file was given for A / B (tensor values compared)
 };
 
 /**

@@ -3,6 +3,7 @@
 #include "core/graph/checkpoint.h"
 
 #include "core/codec/json.h"
+#include "core/codec/jsonfields.h"
 
 #include <charconv>
 #include <cmath>
@@ -537,6 +538,10 @@ private:
 
 // ---- writing ---------------------------------------------------------------------------------
 
+// a node's members before its metadata map, in ipfrs's field order
+constexpr JsonField<ComputationNode> kNodeFields[] = {{"id", &ComputationNode::id}, {"op", &ComputationNode::op}, {"input_cids", &ComputationNode::inputCids},
+    {"output_cid", &ComputationNode::outputCid}, {"gradient_cid", &ComputationNode::gradientCid}};
+
 void putGraph(TapeBuilder& b, const ComputationGraphStore& g)
 {
     b.beginMap();
@@ -545,11 +550,7 @@ void putGraph(TapeBuilder& b, const ComputationGraphStore& g)
     for (const auto& [key, n] : g.nodes) {
         b.key(key);
         b.beginMap();
-        putStr(b, "id", n.id);
-        putStr(b, "op", n.op);
-        putStrings(b, "input_cids", n.inputCids);
-        putOpt(b, "output_cid", n.outputCid);
-        putOpt(b, "gradient_cid", n.gradientCid);
+        putFields(b, n, kNodeFields);
         b.key("metadata");
         b.beginMap();
         for (const auto& [k, v] : n.metadata) {

@@ -3,6 +3,7 @@
 #include "core/model/recorder.h"
 
 #include "core/codec/json.h"
+#include "core/codec/jsonfields.h"
 
 #include <algorithm>
 #include <array>
@@ -146,12 +147,10 @@ std::optional<Precision> precisionFromMetadata(const Metadata& m)
 
 void putMetadata(TapeBuilder& b, const Metadata& m)
 {
+    static constexpr JsonField<Metadata> kFields[] = {{"float", &Metadata::floatType}, {"int", &Metadata::intType}, {"format", &Metadata::format},
+        {"version", &Metadata::version}, {"settings", &Metadata::settings}};
     b.beginMap();
-    putStr(b, "float", m.floatType);
-    putStr(b, "int", m.intType);
-    putStr(b, "format", m.format);
-    putStr(b, "version", m.version);
-    putStr(b, "settings", m.settings);
+    putFields(b, m, kFields);
     b.end();
 }
 

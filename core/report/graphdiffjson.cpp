@@ -3,6 +3,7 @@
 #include "core/report/graphdiffjson.h"
 
 #include "core/codec/json.h"
+#include "core/codec/jsonfields.h"
 #include "core/diff/graphdiff.h"
 #include "core/report/diffjson.h"
 #include "core/report/document.h"
@@ -25,6 +26,16 @@ void putNumbers(TapeBuilder& b, std::string_view k, const std::optional<TensorDi
     tensorNumbersMembers(b, *t);
     b.end();
 }
+/** `"key": {"a": A's member, "b": B's member`, the map left open for what the document adds. */
+template<class M>
+void beginSides(TapeBuilder& b, std::string_view key, const GraphDiff& d, M GraphDiffSide::* member)
+{
+    b.key(key);
+    b.beginMap();
+    putMember(b, "a", d.sideA.*member);
+    putMember(b, "b", d.sideB.*member);
+}
+
 void edgesJson(TapeBuilder& b, std::string_view k, const std::vector<std::pair<std::string, std::string>>& edges)
 {
     b.key(k);
@@ -60,27 +71,15 @@ std::string graphDiffJson(const GraphDiff& d)
     putU(b, "edges_added", d.edgesAdded.size());
     putU(b, "edges_removed", d.edgesRemoved.size());
     b.end();
-    b.key("step");
-    b.beginMap();
-    putU(b, "a", d.stepA);
-    putU(b, "b", d.stepB);
+    beginSides(b, "step", d, &GraphDiffSide::step);
     b.end();
-    b.key("timestamp");
-    b.beginMap();
-    putU(b, "a", d.timestampA);
-    putU(b, "b", d.timestampB);
+    beginSides(b, "timestamp", d, &GraphDiffSide::timestamp);
     b.end();
-    b.key("loss");
-    b.beginMap();
-    putOpt(b, "a", d.lossCidA);
-    putOpt(b, "b", d.lossCidB);
-    putBool(b, "changed", d.lossCidA != d.lossCidB);
+    beginSides(b, "loss", d, &GraphDiffSide::lossCid);
+    putBool(b, "changed", d.sideA.lossCid != d.sideB.lossCid);
     putNumbers(b, "values", d.lossValues);
     b.end();
-    b.key("cars");
-    b.beginMap();
-    putBool(b, "a", d.hasCarA);
-    putBool(b, "b", d.hasCarB);
+    beginSides(b, "cars", d, &GraphDiffSide::hasCar);
     putU(b, "block_bytes_read", d.blockBytesRead);
     b.end();
     b.key("nodes");

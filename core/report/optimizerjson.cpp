@@ -7,6 +7,7 @@
 #include "core/report/optimizerjson.h"
 
 #include "core/codec/json.h"
+#include "core/codec/jsonfields.h"
 #include "core/optim/forensics.h"
 #include "core/record/record.h"
 #include "core/report/document.h"
@@ -15,14 +16,16 @@ namespace ckpt {
 
 namespace {
 
+using P = ParamForensics;
+// a parameter's members before and after its effective_step map, in the contract's order
+constexpr JsonField<P> kParamHead[] = {{"param_id", &P::paramId}, {"path", &P::path}, {"time", &P::time}, {"m_l2", &P::mL2}, {"v_l2", &P::vL2}};
+constexpr JsonField<P> kParamTail[] = {{"v_floor_fraction", &P::vFloorFraction}, {"dead_fraction", &P::deadFraction}, {"nonfinite", &P::nonfinite},
+    {"g2_over_v", &P::g2OverV}, {"param_rms", &P::paramRms}, {"m_hat_rms", &P::mHatRms}, {"step_bound", &P::stepBound}, {"flags", &P::flags}};
+
 void parameterJson(TapeBuilder& b, const ParamForensics& p)
 {
     b.beginMap();
-    putStr(b, "param_id", p.paramId);
-    putStr(b, "path", p.path);
-    putOptU(b, "time", p.time);
-    putOptF(b, "m_l2", p.mL2);
-    putOptF(b, "v_l2", p.vL2);
+    putFields(b, p, kParamHead);
     b.key("effective_step");
     if (p.effectiveStep) {
         b.beginMap();
@@ -33,14 +36,7 @@ void parameterJson(TapeBuilder& b, const ParamForensics& p)
     } else {
         b.nil();
     }
-    putOptF(b, "v_floor_fraction", p.vFloorFraction);
-    putOptF(b, "dead_fraction", p.deadFraction);
-    putU(b, "nonfinite", p.nonfinite);
-    putOptF(b, "g2_over_v", p.g2OverV);
-    putOptF(b, "param_rms", p.paramRms);
-    putOptF(b, "m_hat_rms", p.mHatRms);
-    putOptF(b, "step_bound", p.stepBound);
-    putStrings(b, "flags", p.flags);
+    putFields(b, p, kParamTail);
     b.end();
 }
 

@@ -3,6 +3,7 @@
 #include "core/report/recordjson.h"
 
 #include "core/codec/json.h"
+#include "core/codec/jsonfields.h"
 #include "core/edit/edit.h"
 #include "core/model/recorder.h"
 #include "core/open/formats.h"
@@ -89,18 +90,8 @@ std::vector<TensorRow> tensorRows(const Record& r, std::string_view filter, cons
 }
 
 namespace {
-void statsMembers(TapeBuilder& b, const TensorStats& s)
-{
-    putF(b, "sum", s.sum);
-    putF(b, "l2", s.l2);
-    putF(b, "min", s.min);
-    putF(b, "max", s.max);
-    putF(b, "mean", s.mean);
-    putF(b, "std", s.std);
-    putU(b, "nan", s.nan);
-    putU(b, "inf", s.inf);
-    putU(b, "zeros", s.zeros);
-}
+constexpr JsonField<TensorStats> kStatsFields[] = {{"sum", &TensorStats::sum}, {"l2", &TensorStats::l2}, {"min", &TensorStats::min}, {"max", &TensorStats::max},
+    {"mean", &TensorStats::mean}, {"std", &TensorStats::std}, {"nan", &TensorStats::nan}, {"inf", &TensorStats::inf}, {"zeros", &TensorStats::zeros}};
 
 /** The tensor members `tensors --json` and `show --json` share, in the contract's order. */
 void tensorMembers(TapeBuilder& b, const TensorEntry& t)
@@ -124,7 +115,7 @@ std::string tensorsJson(const Record& r, const std::vector<TensorRow>& rows)
     for (const auto& row : rows) {
         b.beginMap();
         tensorMembers(b, *row.entry);
-        statsMembers(b, row.stats);
+        putFields(b, row.stats, kStatsFields);
         if (!row.entry->stateName.empty())
             putStr(b, "state", row.entry->stateName);
         b.end();
@@ -276,7 +267,7 @@ Result<std::string> showJson(const Record& r, std::string_view path, uint64_t li
         so.histogramBins = 0;
         b.key("stats");
         b.beginMap();
-        statsMembers(b, r.stats(*te, so));
+        putFields(b, r.stats(*te, so), kStatsFields);
         b.end();
         b.key("values");
         b.beginArray();

@@ -6,18 +6,22 @@
 #include "core/report/verifyresumejson.h"
 
 #include "core/codec/json.h"
+#include "core/codec/jsonfields.h"
 #include "core/report/document.h"
 #include "core/run/resumeverify.h"
 
 namespace ckpt {
 
+namespace {
+using R = VerifyResumeReport;
+constexpr JsonField<R> kHead[] = {{"record", &R::record}, {"against", &R::against}, {"steps", &R::steps}};
+} // namespace
+
 std::string verifyResumeJson(const VerifyResumeReport& r, const ResumeJudgement& j)
 {
     TapeBuilder b;
     b.beginMap();
-    putStr(b, "record", r.record);
-    putStr(b, "against", r.against);
-    putU(b, "steps", r.steps);
+    putFields(b, r, kHead);
     putStr(b, "tolerance", resumeToleranceName(r.tolerance));
     putStr(b, "verdict", resumeVerdictName(j.verdict));
     b.key("differences");
@@ -33,14 +37,8 @@ std::string verifyResumeJson(const VerifyResumeReport& r, const ResumeJudgement&
         putBool(b, "above_tolerance", d.aboveTolerance);
         if (d.isState) {
             // JSON text of each side, as the diff reports it; null where the field is absent
-            if (d.later)
-                putStr(b, "later", *d.later);
-            else
-                putNil(b, "later");
-            if (d.resumed)
-                putStr(b, "resumed", *d.resumed);
-            else
-                putNil(b, "resumed");
+            putOpt(b, "later", d.later);
+            putOpt(b, "resumed", d.resumed);
         }
         b.end();
     }

@@ -792,9 +792,9 @@ private Q_SLOTS:
         b.checkpoint.graph.nodes[4].second.op = "l1_loss";
         const auto carA = a.car(), carB = b.car();
         auto d = diffGradientCheckpoints(a.checkpoint, b.checkpoint, &carA, &carB);
-        QCOMPARE(d.stepA, uint64_t(3));
-        QCOMPARE(d.stepB, uint64_t(6));
-        QVERIFY(d.lossCidA != d.lossCidB);
+        QCOMPARE(d.sideA.step, uint64_t(3));
+        QCOMPARE(d.sideB.step, uint64_t(6));
+        QVERIFY(d.sideA.lossCid != d.sideB.lossCid);
         QVERIFY(d.lossValues);
         QCOMPARE(*d.lossValues->maxAbs, 0.75 * 0.75 - 0.25);
         const auto* x = nodeOf(d, "n-x");
@@ -851,13 +851,13 @@ private Q_SLOTS:
         QCOMPARE(d.added + d.removed, uint64_t(0));
         QCOMPARE(d.matchedByPosition, uint64_t(a->graph.nodes.size())); // the trainer mints ids per step
         QVERIFY(d.edgesAdded.empty() && d.edgesRemoved.empty());
-        QCOMPARE(d.stepB - d.stepA, uint64_t(4));
+        QCOMPARE(d.sideB.step - d.sideA.step, uint64_t(4));
         QVERIFY(d.changed > 0 && d.lossValues);
         // The resumed run's graph at 8 is the straight run's: same ids, same CIDs, nothing read.
         auto same = diffGradientCheckpoints(*b, *r, &*cb, &*cr);
         QCOMPARE(same.changed + same.added + same.removed, uint64_t(0));
         QCOMPARE(same.blockBytesRead, uint64_t(0));
-        QVERIFY(same.lossCidA == same.lossCidB);
+        QVERIFY(same.sideA.lossCid == same.sideB.lossCid);
     }
 };
 

@@ -96,8 +96,8 @@ GraphJob loadAndDiffGraphs(const QString& pa, const QString& pb)
     job.diff->b = pb.toStdString();
     job.carA = cars[0];
     job.carB = cars[1];
-    job.lossA = lossValueOf(cars[0].get(), job.diff->lossCidA);
-    job.lossB = lossValueOf(cars[1].get(), job.diff->lossCidB);
+    job.lossA = lossValueOf(cars[0].get(), job.diff->sideA.lossCid);
+    job.lossB = lossValueOf(cars[1].get(), job.diff->sideB.lossCid);
 
     // the graph tab's data: both graphs laid out for the view (here, off the GUI thread), and the
     // colour of every node that moved, by its key on each side
@@ -430,11 +430,19 @@ void DiffPanel::compareGraphs(const QString& a, const QString& b)
         showRows(tr("<b>A</b> %1 (step %3)<br><b>B</b> %2 (step %4)<br>nodes: added %5 · removed %6 · changed %7 · unchanged %8 "
                     "(%9 matched by op and position) · edges +%10 −%11 · loss %12 → %13 · CARs %14 · %15 block bytes read")
                      .arg(qs(d.a).toHtmlEscaped(), qs(d.b).toHtmlEscaped())
-                     .arg(d.stepA).arg(d.stepB)
-                     .arg(d.added).arg(d.removed).arg(d.changed).arg(d.unchanged).arg(d.matchedByPosition)
-                     .arg(d.edgesAdded.size()).arg(d.edgesRemoved.size())
-                     .arg(lossText(d.lossCidA), lossText(d.lossCidB))
-                     .arg(d.hasCarA && d.hasCarB ? tr("both") : d.hasCarA || d.hasCarB ? tr("one") : tr("none"))
+                     .arg(d.sideA.step)
+                     .arg(d.sideB.step)
+                     .arg(d.added)
+                     .arg(d.removed)
+                     .arg(d.changed)
+                     .arg(d.unchanged)
+                     .arg(d.matchedByPosition)
+                     .arg(d.edgesAdded.size())
+                     .arg(d.edgesRemoved.size())
+                     .arg(lossText(d.sideA.lossCid), lossText(d.sideB.lossCid))
+                     .arg(d.sideA.hasCar && d.sideB.hasCar      ? tr("both")
+                             : d.sideA.hasCar || d.sideB.hasCar ? tr("one")
+                                                                : tr("none"))
                      .arg(formatBytes(d.blockBytesRead))
             + (job.carErrors.isEmpty() ? QString() : QStringLiteral("<br>") + job.carErrors.join(QStringLiteral("<br>")).toHtmlEscaped()));
     });
