@@ -37,14 +37,18 @@ std::vector<size_t> windowBounds(const std::vector<LoadedTensor>& tensors)
 
 void setStats(TensorScan& out, const TensorStats& s)
 {
-    out.l2 = s.l2;
-    out.maxAbs = s.finite > 0 ? std::max(std::abs(s.min), std::abs(s.max)) : 0.0;
-    out.mean = s.mean;
-    out.std = s.std;
-    out.nan = s.nan;
-    out.inf = s.inf;
-    out.zeros = s.zeros;
-    out.count = s.count;
+    const double maxAbs = s.finite > 0 ? std::max(std::abs(s.min), std::abs(s.max)) : 0.0;
+    // the update norms are left as they are: the scan fills them apart, from the pair of checkpoints
+    static_cast<PointStats&>(out) = {.l2 = s.l2,
+        .maxAbs = maxAbs,
+        .mean = s.mean,
+        .std = s.std,
+        .nan = s.nan,
+        .inf = s.inf,
+        .zeros = s.zeros,
+        .count = s.count,
+        .updateL2 = out.updateL2,
+        .updateRatio = out.updateRatio};
 }
 
 TensorScan scanOf(const LoadedTensor& t, const TensorStats& s, StringPool& pool)

@@ -38,6 +38,17 @@ double median(std::vector<double> v)
     return (*std::max_element(v.begin(), middle) + hi) / 2;
 }
 
+/** The series a scanned tensor starts: its names, out of the scan's string pool. */
+SeriesIdentity identityOf(const TensorScan& s, const StringPool& pool)
+{
+    return {.path = pool.at(s.path),
+        .role = s.role,
+        .paramId = pool.at(s.paramId),
+        .stateName = pool.at(s.stateName),
+        .owner = pool.at(s.owner),
+        .dtype = pool.at(s.dtype)};
+}
+
 std::string fmt(double v)
 {
     char buf[32];
@@ -64,14 +75,7 @@ void Assembler::add(size_t index, const CheckpointScan& scan)
         }
         if (series == npos || m_lastPoint[series] == index) {
             series = m_t.series.size();
-            TimelineSeries ts;
-            ts.path = m_pool.at(s.path);
-            ts.role = s.role;
-            ts.paramId = m_pool.at(s.paramId);
-            ts.stateName = m_pool.at(s.stateName);
-            ts.owner = m_pool.at(s.owner);
-            ts.dtype = m_pool.at(s.dtype);
-            m_t.series.push_back(std::move(ts));
+            m_t.series.push_back({identityOf(s, m_pool), {}});
             m_lastPoint.push_back(npos);
             m_state.emplace_back();
         }
