@@ -52,8 +52,7 @@ py::array recordArray(py::object self, const std::string& path)
     }
     const auto bytes = r.payload(t);
     if (bytes.size() != t.numel * (t.dtype == DType::BF16 ? 2 : py::dtype(descr).itemsize()))
-        raise(ErrorCode::Invalid, std::to_string(bytes.size()) + " payload bytes do not hold shape " + shapeString(t.shape) + " of " +
-                std::string(dtypeName(t.dtype)), r.file);
+        raise(ErrorCode::Invalid, std::to_string(bytes.size()) + " payload bytes do not hold shape " + shapeString(t.shape) + " of " + t.dtypeLabel(), r.file);
     if (t.dtype == DType::BF16) {
         // numpy has no bfloat16: widened to float32 (exact, but a copy).
         std::vector<float> wide(t.numel);

@@ -186,10 +186,9 @@ int cmdTensors(const std::vector<std::string>& argv)
     for (const auto& row : rows) {
         const auto& t = *row.entry;
         std::string p = t.path.size() > 60 ? "..." + t.path.substr(t.path.size() - 57) : t.path;
-        std::printf("%-60s %-9s %-5s %-16s %10llu %10s %11s %11s %11s %11s", p.c_str(), std::string(tensorRoleName(t.role)).c_str(),
-            std::string(dtypeName(t.dtype)).c_str(), shapeString(t.shape).c_str(), static_cast<unsigned long long>(t.numel),
-            humanBytes(t.bytes).c_str(), fmt(row.stats.min).c_str(), fmt(row.stats.max).c_str(), fmt(row.stats.mean).c_str(),
-            fmt(row.stats.std).c_str());
+        std::printf("%-60s %-9s %-5s %-16s %10llu %10s %11s %11s %11s %11s", p.c_str(), std::string(tensorRoleName(t.role)).c_str(), t.dtypeLabel().c_str(),
+            shapeString(t.shape).c_str(), static_cast<unsigned long long>(t.numel), humanBytes(t.bytes).c_str(), fmt(row.stats.min).c_str(),
+            fmt(row.stats.max).c_str(), fmt(row.stats.mean).c_str(), fmt(row.stats.std).c_str());
         if (row.stats.nan || row.stats.inf)
             std::printf("  nan=%llu inf=%llu", static_cast<unsigned long long>(row.stats.nan), static_cast<unsigned long long>(row.stats.inf));
         std::printf("\n");

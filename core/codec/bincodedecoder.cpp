@@ -19,8 +19,6 @@ using namespace bincode_detail;
 
 namespace {
 
-constexpr std::array<std::string_view, 3> kBoolStores = {"Native", "U8", "U32"};
-
 class Decoder {
     /** A reading chosen for an ambiguous node at its first occurrence; flippable while the other was never tried. */
     struct Decision {
@@ -531,11 +529,11 @@ private:
             auto store = varint("a BoolStore index", path);
             if (!store)
                 return std::unexpected(store.error());
-            if (*store >= kBoolStores.size())
+            if (*store > uint64_t(BoolStore::U32))
                 return error(ErrorCode::Invalid, "invalid BoolStore index " + std::to_string(*store), at, path);
             const uint32_t idx = pushNode(Kind::Map, 0, 0, at);
             pushName("Bool", at);
-            pushName(kBoolStores[*store], at);
+            pushName(boolStoreName(static_cast<BoolStore>(*store)), at);
             close(idx, 1);
             return {};
         }

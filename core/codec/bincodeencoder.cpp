@@ -344,16 +344,16 @@ private:
                 "DType '" + std::string(name) + "' cannot be written with the " + std::string(dtypeTableName(sn.dtypeTable)) + " table", ti, path);
         putVarint(m_out, *index);
         if (*d == DType::Bool && sn.dtypeTable == DTypeTable::Burn021) {
-            uint32_t storeIndex = 0; // a bare "Bool" of an older file means Native
+            BoolStore storeValue = BoolStore::Native; // a bare "Bool" of an older file means Native
             if (store) {
                 if (!m_t.isStr(*store))
                     return mismatch("a BoolStore name", *store, path);
-                const auto s = m_t.str(*store);
-                storeIndex = s == "Native" ? 0 : s == "U8" ? 1 : s == "U32" ? 2 : 3;
-                if (storeIndex == 3)
-                    return error(ErrorCode::Invalid, "unknown BoolStore '" + std::string(s) + "'", *store, path);
+                const auto s = boolStoreFromName(m_t.str(*store));
+                if (!s)
+                    return error(ErrorCode::Invalid, "unknown BoolStore '" + std::string(m_t.str(*store)) + "'", *store, path);
+                storeValue = *s;
             }
-            putVarint(m_out, storeIndex);
+            putVarint(m_out, uint64_t(storeValue));
         } else if (store) {
             return error(ErrorCode::Invalid, "Bool(BoolStore) cannot be written with the " + std::string(dtypeTableName(sn.dtypeTable)) + " table", ti, path);
         }

@@ -320,7 +320,7 @@ TensorKeys keysOf(const Record& r, const TensorEntry& t)
 /// Status of a compared pair from its numbers (or its dtype change).
 void settleStatus(const TensorEntry& ta, const TensorEntry& tb, TensorDiff& e)
 {
-    if (ta.dtype != tb.dtype)
+    if (ta.dtypeLabel() != tb.dtypeLabel()) // a Bool's store too: Bool(U8) -> Bool(U32) is a change of dtype
         e.status = DiffStatus::DTypeChanged;
     else
         e.status = e.differing > 0 ? DiffStatus::Changed : DiffStatus::Unchanged;
@@ -411,7 +411,9 @@ bool comparePairs(const Record& a, const Record& b, std::vector<TensorDiff>& ent
             const TensorEntry &ta = a.tensors[*entries[k].a], &tb = b.tensors[*entries[k].b];
             // a payload shorter than its shape says (a damaged record opened leniently) is read through
             // Record::values, which clamps to the bytes there are
-            const auto shortPayload = [](const Record& r, const TensorEntry& t) { return r.payload(t).size() / dtypeSize(t.dtype) < t.numel; };
+            const auto shortPayload = [](const Record& r, const TensorEntry& t) {
+                return r.payload(t).size() / dtypeSize(t.dtype, t.boolStore) < t.numel;
+            };
             if (ta.legacy || tb.legacy || ta.dtype == DType::QFloat || tb.dtype == DType::QFloat || shortPayload(a, ta) || shortPayload(b, tb)) {
                 whole.push_back(k);
                 continue;
@@ -424,7 +426,7 @@ bool comparePairs(const Record& a, const Record& b, std::vector<TensorDiff>& ent
             const TensorDiff& e = entries[c.entry];
             const TensorEntry &ta = a.tensors[*e.a], &tb = b.tensors[*e.b];
             c.partial.acc.tol = tol;
-            accumulateRange(ta.dtype, a.payload(ta), tb.dtype, b.payload(tb), c.first, c.count, c.partial);
+            accumulateRange(ta.elementType(), a.payload(ta), tb.elementType(), b.payload(tb), c.first, c.count, c.partial);
         };
         run(chunks.size() + whole.size(), [&](size_t j) {
             if (j >= chunks.size()) {
@@ -435,8 +437,8 @@ bool comparePairs(const Record& a, const Record& b, std::vector<TensorDiff>& ent
             Chunk& c = chunks[j];
             const TensorDiff& e = entries[c.entry];
             const TensorEntry &ta = a.tensors[*e.a], &tb = b.tensors[*e.b];
-            if (ta.dtype == tb.dtype && ta.bytes == tb.bytes) {
-                const size_t size = dtypeSize(ta.dtype);
+            if (ta.elementType() == tb.elementType() && ta.bytes == tb.bytes) {
+                const size_t size = dtypeSize(ta.elementType());
                 const auto pa = a.payload(ta).subspan(c.first * size, c.count * size), pb = b.payload(tb).subspan(c.first * size, c.count * size);
                 if (std::memcmp(pa.data(), pb.data(), pa.size()) == 0) {
                     c.equal = true;
@@ -474,7 +476,7 @@ bool comparePairs(const Record& a, const Record& b, std::vector<TensorDiff>& ent
                 setByteEqual(ta, e);
                 continue;
             }
-            finishPair(ta.dtype, tb.dtype, merged.at(k), e);
+            finishPair(ta.elementType(), tb.elementType(), merged.at(k), e);
             settleStatus(ta, tb, e);
         }
         doneBytes += batchBytes;

@@ -292,7 +292,7 @@ std::vector<ResumeCheck> checkResume(const Record& r)
                 if (isFloat(st.dtype) != isFloat(pt.dtype)) {
                     ++dtypeBad;
                     if (firstProblem.empty()) {
-                        firstProblem = st.path + " is " + std::string(dtypeName(st.dtype)) + " but its parameter is " + std::string(dtypeName(pt.dtype));
+                        firstProblem = st.path + " is " + st.dtypeLabel() + " but its parameter is " + pt.dtypeLabel();
                         where = {st.path, st.node};
                     }
                 }

@@ -268,8 +268,9 @@ Result<std::shared_ptr<const Record>> transplant(const Record& r, const PatchOp&
             return std::unexpected(opError(ErrorCode::Usage, op, donor.file + " has no tensor " + te.path + " (is it a checkpoint of the same model?)", te.path));
         const TensorEntry& dt = donor.tensors[*d];
         if (dt.shape != te.shape || dt.dtype != te.dtype)
-            return std::unexpected(opError(ErrorCode::Usage, op, "the donor's tensor is " + std::string(dtypeName(dt.dtype)) + " " + shapeString(dt.shape)
-                + ", this one is " + std::string(dtypeName(te.dtype)) + " " + shapeString(te.shape), te.path));
+            return std::unexpected(opError(ErrorCode::Usage, op,
+                "the donor's tensor is " + dt.dtypeLabel() + " " + shapeString(dt.shape) + ", this one is " + te.dtypeLabel() + " " + shapeString(te.shape),
+                te.path));
         if (dt.legacy != te.legacy)
             return std::unexpected(opError(ErrorCode::Unsupported, op, "one record stores the tensor as Burn <= 0.13's value list, the other as bytes", te.path));
         if (te.legacy)

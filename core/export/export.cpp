@@ -81,7 +81,7 @@ Result<std::string> safetensorsDtypeFor(const TensorEntry& t)
     case DType::U32: return std::string("U32");
     case DType::U16: return std::string("U16");
     case DType::U8: return std::string("U8");
-    case DType::Bool: return std::string(t.numel && t.bytes == t.numel * 4 ? "U32" : "BOOL");
+    case DType::Bool: return std::string(t.boolStore == BoolStore::U32 ? "U32" : "BOOL");
     case DType::QFloat: break;
     }
     Error e{ErrorCode::Unsupported, "a QFloat tensor (packed quantized layout) has no safetensors or numpy dtype"};

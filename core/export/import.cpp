@@ -43,7 +43,7 @@ Result<std::vector<std::pair<size_t, std::span<const uint8_t>>>> importPlan(cons
         if (!dtype)
             return std::unexpected(Error(dtype.error()).withFile(file.name));
         if (st.dtype != *dtype)
-            return bad(ErrorCode::Invalid, st.name, "expected dtype " + *dtype + " (the record's " + std::string(dtypeName(t.dtype)) + "), found " + st.dtype);
+            return bad(ErrorCode::Invalid, st.name, "expected dtype " + *dtype + " (the record's " + t.dtypeLabel() + "), found " + st.dtype);
         if (st.shape != t.shape)
             return bad(ErrorCode::Invalid, st.name, "expected shape " + shapeString(t.shape) + ", found " + shapeString(st.shape));
         if (t.legacy) {

@@ -96,8 +96,9 @@ Result<std::vector<Piece>> collect(const Record& r, const ExportSelection& what,
             p.bytes = r.payload(t);
         }
         if (t.numel > UINT64_MAX / p.elementSize || p.bytes.size() != t.numel * p.elementSize) {
-            Error e{ErrorCode::Invalid, std::to_string(p.bytes.size()) + " payload bytes, but shape " + shapeString(t.shape) + " of " +
-                    std::string(dtypeName(t.dtype)) + " needs " + std::to_string(t.numel * p.elementSize)};
+            Error e{ErrorCode::Invalid,
+                std::to_string(p.bytes.size()) + " payload bytes, but shape " + shapeString(t.shape) + " of " + t.dtypeLabel() + " needs "
+                    + std::to_string(t.numel * p.elementSize)};
             e.offset = t.offset;
             e.recordPath = t.path;
             return std::unexpected(std::move(e));

@@ -67,7 +67,7 @@ TensorStats Record::stats(const TensorEntry& t, const StatsOptions& options) con
         auto v = legacyValues(*this, t, 0, UINT64_MAX);
         return computeStats(std::span<const double>(v), options);
     }
-    return computeStats(t.dtype, payload(t), options);
+    return computeStats(t.elementType(), payload(t), options);
 }
 
 std::vector<TensorStats> Record::stats(std::span<const size_t> indices, const StatsOptions& options, const ParallelFor& parallel) const
@@ -84,7 +84,7 @@ std::vector<TensorStats> Record::stats(std::span<const size_t> indices, const St
             const auto& v = widened.back();
             inputs.push_back({DType::F64, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(v.data()), v.size() * sizeof(double))});
         } else {
-            inputs.push_back({t.dtype, payload(t)});
+            inputs.push_back({t.elementType(), payload(t)});
         }
     }
     return computeStatsMany(inputs, options, parallel);
@@ -94,7 +94,7 @@ std::vector<double> Record::values(const TensorEntry& t, uint64_t first, uint64_
 {
     if (t.legacy)
         return legacyValues(*this, t, first, count);
-    return elementsAsDouble(t.dtype, payload(t), first, count);
+    return elementsAsDouble(t.elementType(), payload(t), first, count);
 }
 
 uint64_t Record::tensorBytes() const
@@ -135,7 +135,10 @@ std::vector<size_t> Record::tensorsOfParam(std::string_view id) const
     return out;
 }
 
-void writeTensorData(TapeBuilder& b, std::string_view dtype, std::span<const uint64_t> shape, std::span<const uint8_t> bytes)
+namespace {
+/** {bytes, shape, dtype} in serde's field order, the dtype's value written by \a dtype. */
+template<class WriteDType>
+void tensorDataMap(TapeBuilder& b, std::span<const uint64_t> shape, std::span<const uint8_t> bytes, WriteDType&& dtype)
 {
     b.beginMap();
     b.key("bytes");
@@ -146,8 +149,28 @@ void writeTensorData(TapeBuilder& b, std::string_view dtype, std::span<const uin
         b.uinteger(d);
     b.end();
     b.key("dtype");
-    b.str(dtype);
+    dtype();
     b.end();
+}
+} // namespace
+
+void writeTensorData(TapeBuilder& b, std::string_view dtype, std::span<const uint64_t> shape, std::span<const uint8_t> bytes)
+{
+    tensorDataMap(b, shape, bytes, [&] { b.str(dtype); });
+}
+
+void writeTensorData(TapeBuilder& b, const TensorEntry& t, std::span<const uint8_t> bytes)
+{
+    tensorDataMap(b, t.shape, bytes, [&] {
+        if (t.dtype != DType::Bool) {
+            b.str(dtypeName(t.dtype));
+            return;
+        }
+        b.beginMap();
+        b.key("Bool");
+        b.str(boolStoreName(t.boolStore));
+        b.end();
+    });
 }
 
 } // namespace ckpt

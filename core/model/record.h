@@ -56,6 +56,8 @@ struct TensorEntry {
     std::string paramId;           ///< the parameter this tensor belongs to ("" if none)
     std::string stateName;         ///< optimizer: "moment_1", "velocity", ...; gradient: the native dtype
     DType dtype = DType::F32;
+    BoolStore boolStore = BoolStore::Native; ///< Bool only: Burn >= 0.21's Bool(U8) / Bool(U32)
+    std::string quant;             ///< QFloat only: the quantization scheme as stored, as compact JSON ("" if none)
     std::vector<uint64_t> shape;
     uint64_t numel = 0;
     uint64_t bytes = 0;            ///< payload length
@@ -65,6 +67,11 @@ struct TensorEntry {
     bool legacy = false;           ///< Burn <= 0.13 {value, shape}: values are numbers on the tape
     /** A container format's payload: this view into a file's mapping, not a Bin node (a record may span several files). */
     std::optional<std::span<const uint8_t>> view;
+
+    /** The contract's dtype name: "F32", "Bool", "Bool(U8)", "Bool(U32)", "QFloat", ... */
+    std::string dtypeLabel() const { return storedDTypeName(dtype, boolStore); }
+    /** What its payload's elements are read as (a Bool(U32) as U32: the same 0/1 values). */
+    DType elementType() const { return elementDType(dtype, boolStore); }
 };
 
 /** One parameter of the module record. */
@@ -181,5 +188,7 @@ struct OpenOptions {
 
 /** Writes Burn's TensorData map {bytes, shape, dtype} in serde's field order, \a bytes copied into the tape. */
 void writeTensorData(TapeBuilder& b, std::string_view dtype, std::span<const uint64_t> shape, std::span<const uint8_t> bytes);
+/** The same for Burn >= 0.21.0-pre.3, whose Bool is the newtype variant {"Bool": store}. */
+void writeTensorData(TapeBuilder& b, const TensorEntry& t, std::span<const uint8_t> bytes);
 
 } // namespace ckpt

@@ -41,28 +41,13 @@ std::optional<BurnpackDType::Kind> BurnpackDType::unitKind(std::string_view name
 
 uint64_t BurnpackDType::elementSize() const
 {
-    switch (kind) {
-    case Kind::F64: case Kind::I64: case Kind::U64: return 8;
-    case Kind::F32: case Kind::Flex32: case Kind::I32: case Kind::U32: return 4;
-    case Kind::F16: case Kind::BF16: case Kind::I16: case Kind::U16: return 2;
-    case Kind::I8: case Kind::U8: return 1;
-    case Kind::Bool: return boolStore == BoolStore::U32 ? 4 : 1;
-    case Kind::QFloat: return 0;
-    }
-    return 0;
+    return dtypeSize(dtype(), store());
 }
 
 std::string BurnpackDType::name() const
 {
     switch (kind) {
-    case Kind::Bool:
-        switch (boolStore) {
-        case BoolStore::Legacy: return "Bool";
-        case BoolStore::Native: return "Bool(Native)";
-        case BoolStore::U8: return "Bool(U8)";
-        case BoolStore::U32: return "Bool(U32)";
-        }
-        return "Bool";
+    case Kind::Bool: return legacyBool ? "Bool" : "Bool(" + std::string(boolStoreName(boolStore)) + ")";
     case Kind::QFloat: return "QFloat";
     default:
         for (const auto& [n, k] : kUnitDTypes)
@@ -98,7 +83,6 @@ std::optional<BurnpackDType> BurnpackDType::of(DType d)
     for (const auto& [k, dt] : kKindDTypes)
         if (dt == d)
             out.kind = k;
-    out.boolStore = BoolStore::Native;
     return out;
 }
 

@@ -50,10 +50,10 @@ enum class BurnpackLayout { Aligned256, Unaligned };
 /** A Burn DType as burnpack's metadata spells it (§3.3). */
 struct BurnpackDType {
     enum class Kind { F64, F32, Flex32, F16, BF16, I64, I32, I16, I8, U64, U32, U16, U8, Bool, QFloat };
-    /** Bool only: the 0.19-0.21.0-pre.2 unit variant `"Bool"` (Legacy) or `{"Bool": store}` (0.21.0-pre.3+). */
-    enum class BoolStore { Legacy, Native, U8, U32 };
     Kind kind = Kind::F32;
-    BoolStore boolStore = BoolStore::Native;
+    /** Bool only: the 0.19-0.21.0-pre.2 unit variant `"Bool"` rather than `{"Bool": store}` (0.21.0-pre.3+). */
+    bool legacyBool = false;
+    BoolStore boolStore = BoolStore::Native; ///< Bool only, unless legacyBool
     /** QFloat only: the scheme's CBOR bytes exactly as stored (written back verbatim; layout is opaque). */
     std::vector<uint8_t> qfloatScheme;
 
@@ -65,6 +65,8 @@ struct BurnpackDType {
     static std::optional<Kind> unitKind(std::string_view name);
     /** The tensor dtype it stores (every Bool store is DType::Bool). */
     DType dtype() const;
+    /** How its elements are stored: the BoolStore of a Bool (Native for the legacy spelling), else Native. */
+    BoolStore store() const { return kind == Kind::Bool && !legacyBool ? boolStore : BoolStore::Native; }
     /** What Burn 0.22's record layer writes for a tensor of \a d (Bool: the native store); nullopt for QFloat. */
     static std::optional<BurnpackDType> of(DType d);
     bool operator==(const BurnpackDType&) const = default;

@@ -69,7 +69,7 @@ Result<void> deBoolStore(Decoder& d, const std::string& path, bool asMap, uint64
 {
     out.kind = BurnpackDType::Kind::Bool;
     if (!asMap) {
-        out.boolStore = BurnpackDType::BoolStore::Legacy;
+        out.legacyBool = true;
         d.warn(at,
             "bool dtype in the Burn 0.19 - 0.21.0-pre.2 spelling \"Bool\": Burn >= 0.21.0-pre.3 rejects it "
             "(it reads the next item as the BoolStore)");
@@ -77,12 +77,8 @@ Result<void> deBoolStore(Decoder& d, const std::string& path, bool asMap, uint64
     }
     return d.deEnum(path + ".Bool", "a BoolStore (`Native`, `U8` or `U32`)",
         [&](const std::string& store, bool storeMap, uint64_t sat, const Head& shead) -> Result<void> {
-            if (store == "Native")
-                out.boolStore = BurnpackDType::BoolStore::Native;
-            else if (store == "U8")
-                out.boolStore = BurnpackDType::BoolStore::U8;
-            else if (store == "U32")
-                out.boolStore = BurnpackDType::BoolStore::U32;
+            if (auto s = boolStoreFromName(store))
+                out.boolStore = *s;
             else
                 return d.err(ErrorCode::Invalid, "unknown variant `" + store + "`, expected one of `Native`, `U8`, `U32`", sat, path + ".Bool");
             if (storeMap)
@@ -600,8 +596,8 @@ Result<void> checkLayoutAgainstVersion(const Reading& r, BurnpackFile& f, const 
 {
     if (f.layout != BurnpackLayout::Unaligned || burnpackAlign(r.mend) == r.mend)
         return {};
-    const bool boolStore = std::ranges::any_of(f.tensors,
-        [](const BurnpackTensor& t) { return t.dtype.kind == BurnpackDType::Kind::Bool && t.dtype.boolStore != BurnpackDType::BoolStore::Legacy; });
+    const bool boolStore =
+        std::ranges::any_of(f.tensors, [](const BurnpackTensor& t) { return t.dtype.kind == BurnpackDType::Kind::Bool && !t.dtype.legacyBool; });
     if (f.scalars.empty() && !boolStore)
         return {};
     return rejected(f, rejection(options, true),

@@ -11,6 +11,8 @@
 #include <regex>
 #include <unordered_map>
 
+#include <nlohmann/json.hpp>
+
 namespace ckpt {
 
 namespace fs = std::filesystem;
@@ -68,10 +70,10 @@ void putScalar(TapeBuilder& b, const BurnpackScalar& s)
 
 void putDType(TapeBuilder& b, const BurnpackDType& d)
 {
-    if (d.kind == BurnpackDType::Kind::Bool && d.boolStore != BurnpackDType::BoolStore::Legacy) {
+    if (d.kind == BurnpackDType::Kind::Bool && !d.legacyBool) {
         b.beginMap();
         b.key("Bool");
-        b.str(d.boolStore == BurnpackDType::BoolStore::Native ? "Native" : d.boolStore == BurnpackDType::BoolStore::U8 ? "U8" : "U32");
+        b.str(boolStoreName(d.boolStore));
         b.end();
         return;
     }
@@ -139,12 +141,28 @@ PartNodes putPart(TapeBuilder& b, const BurnpackFile& f)
     return out;
 }
 
+/**
+ * A QFloat's stored scheme as compact JSON in its stored key order, for showing it: both spellings
+ * (QuantLevel/QuantParam up to 0.21, BlockScale/ScaleDtype since burn PR 5262) and whatever a later
+ * cubecl writes, since the payload stays opaque either way. The reader has already walked these
+ * bytes within ciborium's recursion limit, so nlohmann's recursive parser meets no depth bomb here;
+ * "" for a scheme JSON cannot spell (a tag, a non-text key).
+ */
+std::string schemeJson(const std::vector<uint8_t>& cbor)
+{
+    const auto j = nlohmann::ordered_json::from_cbor(cbor.begin(), cbor.end(), true, false);
+    return j.is_discarded() ? std::string() : j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
 TensorEntry entryOf(const BurnpackFile& f, size_t i, const PartNodes& nodes)
 {
     const auto& t = f.tensors[i];
     TensorEntry e;
     e.path = t.name;
     e.dtype = t.dtype.dtype();
+    e.boolStore = t.dtype.store();
+    if (t.dtype.kind == BurnpackDType::Kind::QFloat)
+        e.quant = schemeJson(t.dtype.qfloatScheme);
     e.shape = t.shape;
     e.numel = 1;
     for (uint64_t d : t.shape)

@@ -21,12 +21,12 @@ void appendDType(std::vector<uint8_t>& out, const BurnpackDType& t)
     using K = BurnpackDType::Kind;
     switch (t.kind) {
     case K::Bool:
-        if (t.boolStore == BurnpackDType::BoolStore::Legacy) {
+        if (t.legacyBool) {
             cbor::appendText(out, "Bool");
         } else {
             cbor::appendHead(out, 5, 1);
             cbor::appendText(out, "Bool");
-            cbor::appendText(out, t.boolStore == BurnpackDType::BoolStore::Native ? "Native" : t.boolStore == BurnpackDType::BoolStore::U8 ? "U8" : "U32");
+            cbor::appendText(out, boolStoreName(t.boolStore));
         }
         return;
     case K::QFloat:

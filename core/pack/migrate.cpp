@@ -391,7 +391,7 @@ void writeTree(TapeBuilder& b, const Record& r, const NameTree& n, const std::fu
 
 void writeTensor(TapeBuilder& b, const Record& r, const TensorEntry& t)
 {
-    writeTensorData(b, dtypeName(t.dtype), t.shape, r.payload(t));
+    writeTensorData(b, t, r.payload(t)); // Burn 0.21: a Bool keeps its store
 }
 
 } // namespace

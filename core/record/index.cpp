@@ -4,6 +4,7 @@
 // optimizer entries, pending gradients, scheduler and caller state are (format spec §5 - §9).
 #include "core/record/index.h"
 
+#include "core/codec/json.h"
 #include "core/codec/msgpack.h"
 #include "core/record/errors.h"
 #include "core/record/record.h"
@@ -32,34 +33,39 @@ public:
     {
     }
 
-    /// The DType of a TensorData's dtype value: "F32", or {"Bool": store} / {"QFloat": scheme}.
-    Result<std::pair<DType, bool>> dtypeOf(uint32_t node, const std::string& path)
+    /// A TensorData's dtype value: "F32", or {"Bool": store} / {"QFloat": scheme}.
+    struct StoredDType {
+        DType dtype = DType::F32;
+        BoolStore store = BoolStore::Native;
+        std::optional<uint32_t> scheme; ///< QFloat: the scheme's node
+    };
+    Result<StoredDType> dtypeOf(uint32_t node, const std::string& path)
     {
         // rmp-serde also reads an enum from its variant index (serde_json does not).
         if (m_t[node].kind == Kind::UInt && (m_r.recorder == Recorder::NamedMpk || m_r.recorder == Recorder::NamedMpkGz)) {
             const auto d = m_t.u64(node) <= UINT32_MAX ? dtypeFromIndex(dtypeTableForVersion(m_r.metadata.version), uint32_t(m_t.u64(node))) : std::nullopt;
             if (d && *d != DType::QFloat && !(*d == DType::Bool && dtypeTableForVersion(m_r.metadata.version) == DTypeTable::Burn021))
-                return std::pair{*d, false};
+                return StoredDType{.dtype = *d};
         }
         if (auto name = serdeText(m_t, node)) { // a unit variant's name, matched by bytes (a bin too)
             auto d = dtypeFromName(*name);
             if (!d)
                 return std::unexpected(invalidAt(m_t, node, path, "unknown dtype \"" + std::string(*name) + "\": expected one of F64 F32 Flex32 F16 BF16 I64 I32 I16 I8 U64 U32 U16 U8 Bool QFloat"));
-            return std::pair{*d, false};
+            return StoredDType{.dtype = *d};
         }
         if (m_t.isMap(node) && m_t[node].count == 1) {
             const uint32_t k = node + 1;
             const uint32_t v = m_t[k].end;
             const std::string name = m_t.keyText(k);
             if (name == "Bool") {
-                const bool u32 = m_t.isStr(v) && m_t.str(v) == "U32";
-                return std::pair{DType::Bool, u32};
+                const auto store = m_t.isStr(v) ? boolStoreFromName(m_t.str(v)) : std::nullopt;
+                return StoredDType{.dtype = DType::Bool, .store = store.value_or(BoolStore::Native)};
             }
             if (name == "QFloat")
-                return std::pair{DType::QFloat, false};
+                return StoredDType{.dtype = DType::QFloat, .scheme = v};
             // {"F32": nil}: serde reads a unit variant from a one-entry map with a unit payload too.
             if (auto d = dtypeFromName(name); d && *d != DType::Bool && *d != DType::QFloat && m_t[v].kind == Kind::Nil)
-                return std::pair{*d, false};
+                return StoredDType{.dtype = *d};
             return std::unexpected(invalidAt(m_t, node, path, "unknown dtype variant \"" + name + "\""));
         }
         return std::unexpected(invalidAt(m_t, node, path, std::string("expected a dtype name, found a ") + kindName(m_t[node].kind)));
@@ -142,7 +148,10 @@ public:
             auto d = dtypeOf(dt, appendKeyToPath(path, "dtype"));
             if (!d)
                 return std::unexpected(d.error());
-            e.dtype = d->first;
+            e.dtype = d->dtype;
+            e.boolStore = d->store;
+            if (d->scheme)
+                e.quant = jsonText(m_t, *d->scheme, JsonStyle::Compact);
             e.dataNode = *m_t.find(node, "bytes");
             const Node& b = m_t[e.dataNode];
             if (b.kind == Kind::Bin || b.kind == Kind::Str) { // serde_bytes also takes a string's bytes
@@ -157,14 +166,13 @@ public:
                 return std::unexpected(invalidAt(m_t, e.dataNode, appendKeyToPath(path, "bytes"),
                     std::string("expected the tensor's bytes, found a ") + kindName(b.kind)));
             }
-            const uint32_t size = dtypeSize(e.dtype, d->second);
+            const uint32_t size = dtypeSize(e.dtype, d->store);
             if (size != 0) {
                 const bool overflow = e.numel != 0 && size > UINT64_MAX / e.numel;
                 if (overflow || e.numel * size != e.bytes)
                     return std::unexpected(invalidAt(m_t, e.dataNode, appendKeyToPath(path, "bytes"),
-                        "tensor of shape " + shapeString(e.shape) + " and dtype " + std::string(dtypeName(e.dtype)) + " needs "
-                            + (overflow ? std::string("more than 2^64") : std::to_string(e.numel * size)) + " bytes, found "
-                            + std::to_string(e.bytes)));
+                        "tensor of shape " + shapeString(e.shape) + " and dtype " + e.dtypeLabel() + " needs "
+                            + (overflow ? std::string("more than 2^64") : std::to_string(e.numel * size)) + " bytes, found " + std::to_string(e.bytes)));
             }
         }
         m_r.tensors.push_back(std::move(e));
@@ -350,12 +358,12 @@ public:
                 res = std::unexpected(invalidAt(m_t, tNode, appendIndexToPath(ep, 2), "expected a TensorData {bytes, shape, dtype}"));
                 return;
             }
-            auto t = addTensor(tNode, appendIndexToPath(ep, 2), TensorRole::Gradient, paramIdFromU64(*id), std::string(dtypeName(native->first)));
+            auto t = addTensor(tNode, appendIndexToPath(ep, 2), TensorRole::Gradient, paramIdFromU64(*id), std::string(dtypeName(native->dtype)));
             if (!t) {
                 res = std::unexpected(t.error());
                 return;
             }
-            m_r.gradients.push_back({*id, paramIdFromU64(*id), std::string(dtypeName(native->first)), *t});
+            m_r.gradients.push_back({*id, paramIdFromU64(*id), std::string(dtypeName(native->dtype)), *t});
         });
         return res;
     }

@@ -124,7 +124,7 @@ public:
                 if (auto d = dtypeFromName(name); d && *d != DType::QFloat)
                     return *d;
             if (name == "Bool" && m_dtypes021) {
-                if (auto store = serdeText(m_t, payload); store && (*store == "Native" || *store == "U8" || *store == "U32"))
+                if (auto store = serdeText(m_t, payload); store && boolStoreFromName(*store))
                     return DType::Bool;
                 return std::unexpected(invalidAt(m_t, payload, appendKeyToPath(path, "Bool"), "expected a BoolStore (Native, U8, U32)"));
             }
@@ -167,7 +167,7 @@ public:
         if (!d)
             return d;
         const bool u32Bools = *d == DType::Bool && m_t.isMap(dt) && m_t.isStr(m_t[dt + 1].end) && m_t.str(m_t[dt + 1].end) == "U32";
-        const uint64_t size = dtypeSize(*d, u32Bools);
+        const uint64_t size = dtypeSize(*d, u32Bools ? BoolStore::U32 : BoolStore::Native);
         if (size != 0 && (overflow || numel > UINT64_MAX / size || numel * size != m_t[bytes].count))
             return std::unexpected(invalidAt(m_t, bytes, appendKeyToPath(path, "bytes"), "tensor of shape " + shapeString(shapeOf(shape))
                 + " and dtype " + std::string(dtypeName(*d)) + " needs " + (overflow ? std::string("more than 2^64") : std::to_string(numel * size))

@@ -98,8 +98,8 @@ std::string diffJson(const RecordDiff& d, const Record& a, const Record& b)
         putStr(j, "role", tensorRoleName(e.role));
         putOptStr(j, "param_id", e.paramId);
         putOptStr(j, "param_id_b", e.paramIdB);
-        putOptStr(j, "dtype_a", e.a ? dtypeName(a.tensors[*e.a].dtype) : std::string_view());
-        putOptStr(j, "dtype_b", e.b ? dtypeName(b.tensors[*e.b].dtype) : std::string_view());
+        putOptStr(j, "dtype_a", e.a ? a.tensors[*e.a].dtypeLabel() : std::string());
+        putOptStr(j, "dtype_b", e.b ? b.tensors[*e.b].dtypeLabel() : std::string());
         putBool(j, "byte_equal", e.byteEqual);
         putBool(j, "precision_change", e.precisionChange);
         j.key("histogram");

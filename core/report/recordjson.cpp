@@ -99,11 +99,24 @@ void tensorMembers(TapeBuilder& b, const TensorEntry& t)
     putStr(b, "path", t.path);
     putStr(b, "role", tensorRoleName(t.role));
     putOptStr(b, "param_id", t.paramId);
-    putStr(b, "dtype", dtypeName(t.dtype));
+    putStr(b, "dtype", t.dtypeLabel());
     putShape(b, "shape", t.shape);
     putU(b, "numel", t.numel);
     putU(b, "bytes", t.bytes);
     putOptU(b, "offset", t.offset);
+}
+
+/** A QFloat's `"quant"`: its scheme as stored, after the contract's members (nothing for other dtypes). */
+void putQuant(TapeBuilder& b, const TensorEntry& t)
+{
+    if (t.quant.empty())
+        return;
+    auto scheme = readJson(makeBytes(t.quant));
+    b.key("quant");
+    if (scheme)
+        copyJsonValue(b, *scheme, 0);
+    else
+        b.nil(); // not reached: the text is ours, written from a tape or by nlohmann
 }
 } // namespace
 
@@ -118,6 +131,7 @@ std::string tensorsJson(const Record& r, const std::vector<TensorRow>& rows)
         putFields(b, row.stats, kStatsFields);
         if (!row.entry->stateName.empty())
             putStr(b, "state", row.entry->stateName);
+        putQuant(b, *row.entry);
         b.end();
     }
     return reportDocument(std::move(b));
@@ -142,11 +156,12 @@ void treeNode(TapeBuilder& b, const Record& r, uint32_t node, const std::string&
     if (const auto* te = tensorAtNode(r, node)) {
         putStr(b, "kind", "tensor");
         putStr(b, "role", tensorRoleName(te->role));
-        putStr(b, "dtype", dtypeName(te->dtype));
+        putStr(b, "dtype", te->dtypeLabel());
         putShape(b, "shape", te->shape);
         putU(b, "bytes", te->bytes);
         if (!te->paramId.empty())
             putStr(b, "param_id", te->paramId);
+        putQuant(b, *te);
         b.end();
         return;
     }
@@ -191,7 +206,7 @@ void treeLines(const Record& r, uint32_t node, const std::string& label, int ind
     const Tape& t = r.tape;
     out += std::string(size_t(indent) * 2, ' ') + label;
     if (const auto* te = tensorAtNode(r, node)) {
-        out += ": " + std::string(dtypeName(te->dtype)) + " " + shapeString(te->shape) + " (" + humanBytes(te->bytes) + ")";
+        out += ": " + te->dtypeLabel() + " " + shapeString(te->shape) + " (" + humanBytes(te->bytes) + ")";
         if (te->role == TensorRole::Param)
             out += " param " + te->paramId;
         out += "\n";
@@ -274,6 +289,7 @@ Result<std::string> showJson(const Record& r, std::string_view path, uint64_t li
         for (double v : r.values(*te, 0, limit))
             b.f64(v);
         b.end();
+        putQuant(b, *te);
         b.end();
         return reportDocument(std::move(b));
     }
@@ -291,11 +307,12 @@ Result<std::string> showText(const Record& r, std::string_view path, uint64_t li
         so.histogramBins = 0;
         const auto s = r.stats(*te, so);
         char buf[512];
-        std::snprintf(buf, sizeof buf, "%s\n  role %s%s%s\n  %s %s, %llu elements, %s\n  min %.6g  max %.6g  mean %.6g  std %.6g\n  sum %.6g  l2 %.6g  nan %llu  inf %llu  zeros %llu\n",
+        std::snprintf(buf, sizeof buf,
+            "%s\n  role %s%s%s\n  %s %s, %llu elements, %s\n  min %.6g  max %.6g  mean %.6g  std %.6g\n  sum %.6g  l2 %.6g  nan %llu  inf %llu  zeros %llu\n",
             te->path.c_str(), std::string(tensorRoleName(te->role)).c_str(), te->paramId.empty() ? "" : ", param ", te->paramId.c_str(),
-            std::string(dtypeName(te->dtype)).c_str(), shapeString(te->shape).c_str(), static_cast<unsigned long long>(te->numel),
-            humanBytes(te->bytes).c_str(), s.min, s.max, s.mean, s.std, s.sum, s.l2, static_cast<unsigned long long>(s.nan),
-            static_cast<unsigned long long>(s.inf), static_cast<unsigned long long>(s.zeros));
+            te->dtypeLabel().c_str(), shapeString(te->shape).c_str(), static_cast<unsigned long long>(te->numel), humanBytes(te->bytes).c_str(), s.min, s.max,
+            s.mean, s.std, s.sum, s.l2, static_cast<unsigned long long>(s.nan), static_cast<unsigned long long>(s.inf),
+            static_cast<unsigned long long>(s.zeros));
         std::string out = buf;
         auto vals = r.values(*te, 0, limit);
         if (!vals.empty()) {

@@ -50,6 +50,7 @@ void addRecordTensors(LoadedCheckpoint& c, uint32_t part, const Record& r, const
         lt.stateName = t.stateName;
         lt.owner = ownerOf(r, t, model);
         lt.dtype = t.dtype;
+        lt.boolStore = t.boolStore;
         lt.numel = t.numel;
         lt.bytes = t.legacy ? std::span<const uint8_t>() : r.payload(t);
         lt.record = &r;
@@ -244,7 +245,7 @@ std::vector<TensorStats> statsOf(const LoadedCheckpoint& c, const std::vector<si
             out[k] = t.record->stats(t.record->tensors[t.entry], options); // legacy values on the tape
             continue;
         }
-        inputs.push_back({t.dtype, t.bytes});
+        inputs.push_back({t.elementType(), t.bytes});
         direct.push_back(k);
     }
     auto stats = computeStatsMany(inputs, options, parallel);
@@ -257,13 +258,14 @@ namespace {
 
 double sumSquaredAny(const LoadedTensor& a, const LoadedTensor& b, uint64_t first, uint64_t count)
 {
-    if (a.dtype == b.dtype && a.dtype == DType::F32)
+    const DType da = a.elementType(), db = b.elementType();
+    if (da == db && da == DType::F32)
         return kernels::active().sumSquaredF32(a.bytes.data() + 4 * first, b.bytes.data() + 4 * first, count);
-    if (a.dtype == b.dtype && a.dtype == DType::F64)
+    if (da == db && da == DType::F64)
         return kernels::active().sumSquaredF64(a.bytes.data() + 8 * first, b.bytes.data() + 8 * first, count);
     // Every other pair (half types, integers, a precision change) widens exactly to double first.
-    const auto va = elementsAsDouble(a.dtype, a.bytes, first, count);
-    const auto vb = elementsAsDouble(b.dtype, b.bytes, first, count);
+    const auto va = elementsAsDouble(da, a.bytes, first, count);
+    const auto vb = elementsAsDouble(db, b.bytes, first, count);
     double s = 0;
     for (size_t k = 0; k < va.size() && k < vb.size(); ++k) {
         const double d = vb[k] - va[k];

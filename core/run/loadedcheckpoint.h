@@ -21,12 +21,16 @@ struct LoadedTensor {
     TensorRole role = TensorRole::Other;
     std::string paramId, stateName, owner;
     DType dtype = DType::F32;
+    BoolStore boolStore = BoolStore::Native; ///< TensorEntry::boolStore
     uint64_t numel = 0;
     std::span<const uint8_t> bytes;      ///< empty for legacy {value, shape} tensors
     const Record* record = nullptr;      ///< the record part holding it (legacy statistics); null for CAR blocks
     size_t entry = 0;                    ///< index into record->tensors
     uint32_t part = 0;                   ///< 0 model/record, 1 optimizer, 2 scheduler; 0 for a GradientCheckpoint
     std::string cid;                     ///< GradientCheckpoint tensors: the CID the bytes were resolved from
+
+    /** What the bytes' elements are read as (TensorEntry::elementType). */
+    DType elementType() const { return elementDType(dtype, boolStore); }
 };
 
 struct LoadedCheckpoint {

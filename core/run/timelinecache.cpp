@@ -27,7 +27,8 @@ namespace {
 
 // One file per run directory, named by a hash of its absolute path; binary, every value
 // length-checked when read back (a damaged or foreign cache is ignored, never trusted).
-constexpr char kCacheMagic[8] = {'C', 'K', 'P', 'T', 'T', 'L', '0', '3'};
+// 04: a Bool(U32) tensor's statistics are over its u32 elements (03 read them as bytes), its dtype named by its store
+constexpr char kCacheMagic[8] = {'C', 'K', 'P', 'T', 'T', 'L', '0', '4'};
 
 } // namespace
 

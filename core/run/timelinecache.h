@@ -3,7 +3,7 @@
 #pragma once
 
 // What the timeline keeps of one checkpoint, its scan, and the byte form it is stored in: the
-// persistent cache file (CKPTTL03) and, scan by scan, the partials of cluster shares
+// persistent cache file (CKPTTL04) and, scan by scan, the partials of cluster shares
 // (core/run/timelinepartial.h). Shared by the timeline's files (timelinescan, timelineseries,
 // timelineshares, timelinemerge); not part of the public interface (core/run/timeline.h).
 
@@ -274,7 +274,7 @@ CheckpointScan readScan(ByteReader& r, Ref&& ref)
     return s;
 }
 
-/** The cache file's bytes (CKPTTL03): the run's path, the string pool, the scans in checkpoint order. */
+/** The cache file's bytes (CKPTTL04): the run's path, the string pool, the scans in checkpoint order. */
 std::vector<uint8_t> encodeCache(const std::string& runPath, const std::vector<const CheckpointScan*>& scans, const StringPool& pool);
 
 /** The cached scans by their first file's path, strings into \a pool; empty (with a warning) when the file is unusable. */

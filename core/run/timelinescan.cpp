@@ -59,7 +59,7 @@ TensorScan scanOf(const LoadedTensor& t, const TensorStats& s, StringPool& pool)
     out.paramId = pool.id(t.paramId);
     out.stateName = pool.id(t.stateName);
     out.owner = pool.id(t.owner);
-    out.dtype = pool.id(dtypeName(t.dtype));
+    out.dtype = pool.id(storedDTypeName(t.dtype, t.boolStore));
     out.cid = pool.id(t.cid);
     setStats(out, s);
     return out;

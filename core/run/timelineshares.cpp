@@ -22,7 +22,7 @@ namespace run_detail {
 bool chunkSplittable(const LoadedTensor& t)
 {
     // computeStats chunks the bytes by the dtype's size, updateNorms the elements by numel: they must agree
-    const uint32_t size = t.dtype == DType::QFloat ? 0 : dtypeSize(t.dtype);
+    const uint32_t size = dtypeSize(t.dtype, t.boolStore);
     return size > 0 && t.cid.empty() && t.numel > StatsChunkElements && t.bytes.size() == t.numel * size;
 }
 
@@ -68,7 +68,7 @@ std::vector<TensorShares> SharePlan::tensorShares(size_t i, const LoadedCheckpoi
         TensorShares& ts = out[k];
         ts.first = ts.last = shareOf(before, size);
         if (chunkSplittable(t) && shareOf(before, 0) != shareOf(before + size - 1, 0)) {
-            const uint64_t elementSize = dtypeSize(t.dtype);
+            const uint64_t elementSize = dtypeSize(t.dtype, t.boolStore);
             for (size_t ch = 0; ch < statsChunkCount(t.numel); ++ch) {
                 const uint64_t from = uint64_t(ch) * StatsChunkElements;
                 const U128 offset = static_cast<U128>(from) * elementSize;
@@ -126,7 +126,7 @@ void computeSharedChunks(const ShareWork& w, PartialPiece& piece, size_t from, s
             continue;
         const LoadedTensor& t = w.c->tensors[sc.tensor];
         const size_t chunks = sc.moments.size();
-        sc.moments = computeChunkMoments(t.dtype, t.bytes, sc.firstChunk, chunks, parallel);
+        sc.moments = computeChunkMoments(t.elementType(), t.bytes, sc.firstChunk, chunks, parallel);
         if (w.sharedPair[j])
             sc.updateSums = updateChunkSums(*w.sharedPair[j], sc.firstChunk, chunks, parallel);
     }

@@ -41,14 +41,43 @@ std::optional<DType> dtypeFromName(std::string_view name)
     return std::nullopt;
 }
 
-uint32_t dtypeSize(DType d, bool boolStoreU32)
+namespace {
+constexpr std::array<std::string_view, 3> kBoolStores = {"Native", "U8", "U32"};
+}
+
+std::string_view boolStoreName(BoolStore s)
+{
+    return kBoolStores[static_cast<size_t>(s)];
+}
+
+std::optional<BoolStore> boolStoreFromName(std::string_view name)
+{
+    for (size_t i = 0; i < kBoolStores.size(); ++i)
+        if (kBoolStores[i] == name)
+            return static_cast<BoolStore>(i);
+    return std::nullopt;
+}
+
+std::string storedDTypeName(DType d, BoolStore store)
+{
+    if (d == D::Bool && store != BoolStore::Native)
+        return "Bool(" + std::string(boolStoreName(store)) + ")";
+    return std::string(dtypeName(d));
+}
+
+DType elementDType(DType d, BoolStore store)
+{
+    return d == D::Bool && store == BoolStore::U32 ? D::U32 : d;
+}
+
+uint32_t dtypeSize(DType d, BoolStore store)
 {
     switch (d) {
     case D::F64: case D::I64: case D::U64: return 8;
     case D::F32: case D::Flex32: case D::I32: case D::U32: return 4;
     case D::F16: case D::BF16: case D::I16: case D::U16: return 2;
     case D::I8: case D::U8: return 1;
-    case D::Bool: return boolStoreU32 ? 4 : 1;
+    case D::Bool: return store == BoolStore::U32 ? 4 : 1;
     case D::QFloat: return 0;
     }
     return 0;

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace ckpt {
@@ -15,8 +16,22 @@ enum class DType : uint8_t { F64, F32, Flex32, F16, BF16, I64, I32, I16, I8, U64
 std::string_view dtypeName(DType d);
 /** Parses a variant name; "Bool" also stands for 0.21's Bool(BoolStore). */
 std::optional<DType> dtypeFromName(std::string_view name);
-/** Element size in bytes; 0 for QFloat (opaque packed layout). Bool is 1 (Native/U8) unless \a boolStoreU32. */
-uint32_t dtypeSize(DType d, bool boolStoreU32 = false);
+/**
+ * How a Burn >= 0.21 Bool tensor stores its elements (`DType::Bool(BoolStore)`): Native and U8 a byte
+ * each, U32 a little-endian u32 each (0 or 1). Native for every other tensor and for older Burn, whose
+ * bare `Bool` is a byte too. The values are Burn's variant indices (bincode writes them).
+ */
+enum class BoolStore : uint8_t { Native, U8, U32 };
+/** "Native", "U8", "U32" (BoolStore's variant names). */
+std::string_view boolStoreName(BoolStore s);
+std::optional<BoolStore> boolStoreFromName(std::string_view name);
+/** The contract's name of a stored dtype: "Bool(U8)" and "Bool(U32)" for those stores, else dtypeName (Native stays "Bool"). */
+std::string storedDTypeName(DType d, BoolStore store);
+/** What a payload's elements are read as: U32 for a Bool(U32) (the same 0/1 values), else \a d. */
+DType elementDType(DType d, BoolStore store);
+
+/** Element size in bytes; 0 for QFloat (opaque packed layout). Bool is 1 unless stored as U32. */
+uint32_t dtypeSize(DType d, BoolStore store = BoolStore::Native);
 bool isFloat(DType d);
 
 /**

@@ -15,6 +15,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
@@ -36,6 +37,21 @@ std::shared_ptr<const Record> open(const QString& path, OpenOptions options = {}
     if (!r)
         qWarning("%s", r.error().message().c_str());
     return r ? *r : nullptr;
+}
+
+/// A burnpack file at \a path: \a meta as nlohmann's CBOR (not ours), the aligned layout every 0.22 writer uses, \a data.
+bool writeBurnpack(const QString& path, const nlohmann::ordered_json& meta, const QByteArray& data)
+{
+    const std::vector<uint8_t> cbor = nlohmann::ordered_json::to_cbor(meta);
+    QByteArray file("NRUB\x01\x00", 6);
+    const uint32_t m = uint32_t(cbor.size());
+    for (int k = 0; k < 4; ++k)
+        file.append(char((m >> (8 * k)) & 0xff));
+    file.append(reinterpret_cast<const char*>(cbor.data()), qsizetype(cbor.size()));
+    file.append(QByteArray((256 - file.size() % 256) % 256, '\0'));
+    file.append(data);
+    QFile out(path);
+    return out.open(QIODevice::WriteOnly) && out.write(file) == file.size();
 }
 
 QByteArray bytesOf(const QString& path)
@@ -116,22 +132,11 @@ private Q_SLOTS:
     {
         // Burn 0.22.1 rejects a tensor whose bytes are not numel x size: [961] F32 over 3,840 bytes.
         // The metadata is nlohmann's CBOR, not ours; the layout is aligned, as every 0.22 writer's.
-        const nlohmann::json meta = {{"tensors",
+        const nlohmann::ordered_json meta = {{"tensors",
             {{"short", {{"dtype", "F32"}, {"shape", {961}}, {"data_offsets", {0, 3840}}, {"param_id", 1}}},
                 {"whole", {{"dtype", "U8"}, {"shape", {4}}, {"data_offsets", {3840, 3844}}, {"param_id", 2}}}}}};
-        const std::vector<uint8_t> cbor = nlohmann::json::to_cbor(meta);
-        QByteArray file("NRUB\x01\x00", 6);
-        const uint32_t m = uint32_t(cbor.size());
-        for (int k = 0; k < 4; ++k)
-            file.append(char((m >> (8 * k)) & 0xff));
-        file.append(reinterpret_cast<const char*>(cbor.data()), qsizetype(cbor.size()));
-        file.append(QByteArray((256 - file.size() % 256) % 256, '\0'));
-        file.append(QByteArray(3844, '\x01'));
         const QString path = m_dir.filePath(QStringLiteral("model-1.bpk"));
-        QFile out(path);
-        QVERIFY(out.open(QIODevice::WriteOnly));
-        out.write(file);
-        out.close();
+        QVERIFY(writeBurnpack(path, meta, QByteArray(3844, '\x01')));
 
         auto strict = openRecord(path.toStdString());
         QVERIFY(!strict);
@@ -147,6 +152,77 @@ private Q_SLOTS:
         QCOMPARE(r->tensors.size(), size_t(1));
         QCOMPARE(QString::fromStdString(r->tensors[0].path), QStringLiteral("whole"));
         QVERIFY(!resaveRecord(*r, m_dir.filePath(QStringLiteral("resaved.bpk")).toStdString()));
+    }
+
+    void boolStoresAndBothQuantSpellingsAreNamed()
+    {
+        // Burn >= 0.21's three Bool stores, and QFloat in both spellings of its scheme: QuantLevel /
+        // QuantParam (cubecl-common <= 0.11) and the two-level BlockScale / ScaleDtype of burn PR 5262
+        // (Burn 0.22, still format version 1). The payloads of QFloat stay opaque; the scheme is shown.
+        using J = nlohmann::ordered_json;
+        const J oldScheme = {{"value", "Q8S"}, {"param", "F32"}, {"store", "Native"}, {"level", "Tensor"}, {"mode", "Symmetric"}};
+        const J newScheme = {{"value", "Q4F"}, {"store", {{"PackedU32", 0}}}, {"mode", "Symmetric"}, {"tensor", "F32"},
+            {"block", {{"size", {{"storage", {16, 1, 1, 1, 1}}, {"len", 1}}}, {"dtype", "UE4M3"}}}};
+        auto tensor = [](J dtype, uint64_t numel, uint64_t at, uint64_t bytes, int id) {
+            return J{{"dtype", std::move(dtype)}, {"shape", {numel}}, {"data_offsets", {at, at + bytes}}, {"param_id", id}};
+        };
+        const J meta = {{"tensors",
+            {{"mask", tensor({{"Bool", "Native"}}, 3, 0, 3, 1)}, {"mask_u32", tensor({{"Bool", "U32"}}, 3, 256, 12, 2)},
+                {"mask_u8", tensor({{"Bool", "U8"}}, 3, 512, 3, 3)}, {"q_new", tensor({{"QFloat", newScheme}}, 32, 768, 24, 4)},
+                {"q_old", tensor({{"QFloat", oldScheme}}, 4, 1024, 8, 5)}}}};
+        QByteArray data(1032, '\0');
+        auto put = [&](int at, std::initializer_list<int> bytes) {
+            for (int b : bytes)
+                data[at++] = char(b);
+        };
+        put(0, {1, 0, 1});
+        put(256, {1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0});
+        put(512, {0, 1, 1});
+        put(768, {0x12, 0x34, 0x56});
+        put(1024, {0x7f, 0x81});
+        const QString path = m_dir.filePath(QStringLiteral("stores/model-1.bpk"));
+        QVERIFY(QDir().mkpath(QFileInfo(path).path()));
+        QVERIFY(writeBurnpack(path, meta, data));
+
+        auto r = open(path);
+        QVERIFY(r);
+        QVERIFY2(r->warnings.empty(), r->warnings.empty() ? "" : r->warnings.front().c_str());
+        QCOMPARE(r->tensors.size(), size_t(5));
+        const std::vector<std::string> labels = {"Bool", "Bool(U32)", "Bool(U8)", "QFloat", "QFloat"};
+        for (size_t i = 0; i < labels.size(); ++i)
+            QCOMPARE(r->tensors[i].dtypeLabel(), labels[i]);
+        QCOMPARE(r->tensors[3].quant, newScheme.dump());
+        QCOMPARE(r->tensors[4].quant, oldScheme.dump());
+        for (size_t i : {0, 1, 2}) { // [1, 0, 1] natively and as u32, [0, 1, 1] as u8
+            const auto st = r->stats(r->tensors[i]);
+            QCOMPARE(st.count, uint64_t(3));
+            QCOMPARE(st.sum, 2.0);
+        }
+
+        const auto rows = nlohmann::ordered_json::parse(tensorsJson(*r, tensorRows(*r, "")));
+        QCOMPARE(rows[1]["dtype"].get<std::string>(), std::string("Bool(U32)"));
+        QCOMPARE(rows[3]["quant"].dump(), newScheme.dump());
+        QCOMPARE(rows[4]["quant"].dump(), oldScheme.dump());
+
+        // back to Burn 0.21, which spells every bool {"Bool": store} (a bare "Bool" it refuses): the stores stay
+        J masksOnly = meta;
+        masksOnly["tensors"].erase("q_new");
+        masksOnly["tensors"].erase("q_old");
+        const QString masksPath = m_dir.filePath(QStringLiteral("stores/masks/model-1.bpk"));
+        QVERIFY(QDir().mkpath(QFileInfo(masksPath).path()));
+        QVERIFY(writeBurnpack(masksPath, masksOnly, data.left(515)));
+        auto masks = open(masksPath);
+        QVERIFY(masks);
+        const QString back = m_dir.filePath(QStringLiteral("stores/masks.mpk"));
+        auto saved = saveRecordAs(*masks, Recorder::NamedMpk, Precision::Full, back.toStdString(), {});
+        QVERIFY2(saved, saved ? "" : saved.error().message().c_str());
+        auto again = open(back);
+        QVERIFY(again);
+        QCOMPARE(again->tensors.size(), size_t(3));
+        for (size_t i = 0; i < 3; ++i) {
+            QCOMPARE(again->tensors[i].dtypeLabel(), labels[i]);
+            QCOMPARE(again->values(again->tensors[i], 0, 3), masks->values(masks->tensors[i], 0, 3));
+        }
     }
 
     void theGenuineFileResavesByteForByte()

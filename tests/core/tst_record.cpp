@@ -16,9 +16,12 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <nlohmann/json.hpp>
+
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 
 using namespace ckpt;
 
@@ -225,6 +228,85 @@ private Q_SLOTS:
             QVERIFY(std::isfinite(x) && std::fabs(x) < 10);
         const std::string id = (*r)->params.front().id;
         QCOMPARE(id.size(), size_t(36)); // UUID-style ids of Burn <= 0.13
+    }
+
+    void boolStoresAndQuantSchemesAreNamed()
+    {
+        // Burn >= 0.21's TensorData dtype is Bool(BoolStore): a U32 store holds each element in four
+        // bytes. The contract names the stores Bool(U8) / Bool(U32) (Native stays Bool) and shows a
+        // QFloat's scheme as "quant"; statistics read a Bool(U32)'s elements as u32, not as bytes.
+        TapeBuilder b;
+        beginEnvelope(b, makeMetadata(Recorder::NamedMpk, Precision::Full, "0.21.0"));
+        auto tensor = [&](const char* name, std::vector<uint8_t> bytes, uint64_t numel, const std::function<void()>& dtype) {
+            b.key(name);
+            b.beginMap();
+            b.key("bytes");
+            b.bin(bytes);
+            b.key("shape");
+            b.beginArray();
+            b.uinteger(numel);
+            b.end();
+            b.key("dtype");
+            dtype();
+            b.end();
+        };
+        auto boolStore = [&](const char* store) {
+            return [&b, store] {
+                b.beginMap();
+                b.key("Bool");
+                b.str(store);
+                b.end();
+            };
+        };
+        b.beginMap();
+        tensor("mask", {1, 0, 1}, 3, boolStore("Native"));
+        tensor("mask_u8", {0, 1, 1}, 3, boolStore("U8"));
+        tensor("mask_u32", {1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0}, 3, boolStore("U32"));
+        tensor("q", {1, 2, 3, 4, 0, 0, 128, 63}, 4, [&] {
+            b.beginMap();
+            b.key("QFloat");
+            b.beginMap();
+            b.key("value");
+            b.str("Q8S");
+            b.key("level");
+            b.str("Tensor");
+            b.end();
+            b.end();
+        });
+        b.end();
+        endEnvelope(b);
+        auto r = indexRecord(std::move(b).finish(), Recorder::NamedMpk, "stores");
+        QVERIFY2(r, r ? "" : r.error().message().c_str());
+        const Record& rec = **r;
+        QCOMPARE(rec.tensors.size(), size_t(4));
+        QCOMPARE(rec.tensors[0].dtypeLabel(), std::string("Bool"));
+        QCOMPARE(rec.tensors[1].dtypeLabel(), std::string("Bool(U8)"));
+        QCOMPARE(rec.tensors[2].dtypeLabel(), std::string("Bool(U32)"));
+        QCOMPARE(rec.tensors[3].dtypeLabel(), std::string("QFloat"));
+        QCOMPARE(rec.tensors[3].quant, std::string(R"({"value":"Q8S","level":"Tensor"})"));
+        for (size_t i : {0, 1, 2}) { // the same three values, stored three ways: [1, 0, 1], [0, 1, 1], [1, 0, 1]
+            const auto st = rec.stats(rec.tensors[i]);
+            QCOMPARE(st.count, uint64_t(3));
+            QCOMPARE(st.sum, 2.0);
+            QCOMPARE(st.zeros, uint64_t(1));
+        }
+        QCOMPARE(rec.values(rec.tensors[2], 0, 3), (std::vector<double>{1, 0, 1}));
+
+        const auto rows = nlohmann::ordered_json::parse(tensorsJson(rec, tensorRows(rec, "")));
+        QCOMPARE(rows[2]["dtype"].get<std::string>(), std::string("Bool(U32)"));
+        QVERIFY(!rows[2].contains("quant"));
+        QCOMPARE(rows[3]["quant"].dump(), std::string(R"({"value":"Q8S","level":"Tensor"})"));
+
+        // a Bool(U32) needs four bytes an element, as Burn's own check says
+        b = TapeBuilder();
+        beginEnvelope(b, makeMetadata(Recorder::NamedMpk, Precision::Full, "0.21.0"));
+        b.beginMap();
+        tensor("mask_u32", {1, 0, 1}, 3, boolStore("U32"));
+        b.end();
+        endEnvelope(b);
+        auto bad = indexRecord(std::move(b).finish(), Recorder::NamedMpk, "short");
+        QVERIFY(!bad);
+        QVERIFY2(bad.error().message().find("dtype Bool(U32) needs 12 bytes, found 3") != std::string::npos, bad.error().message().c_str());
     }
 
     void halfPayloadsMatchFullPayloads()

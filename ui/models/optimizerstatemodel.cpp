@@ -131,8 +131,7 @@ QVariant OptimizerStateModel::data(const QModelIndex& index, int role) const
             return {};
         switch (index.column()) {
         case NameColumn: return te.stateName.empty() ? qs(te.path) : qs(te.stateName);
-        case DetailColumn:
-            return QString(qs(dtypeName(te.dtype)) + QLatin1Char(' ') + formatShape(te.shape));
+        case DetailColumn: return QString(qs(te.dtypeLabel()) + QLatin1Char(' ') + formatShape(te.shape));
         default: return {};
         }
     }

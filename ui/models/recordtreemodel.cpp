@@ -183,8 +183,8 @@ QVariant RecordTreeModel::data(const QModelIndex& index, int role) const
         case ValueColumn:
             if (tensor >= 0) {
                 const TensorEntry& t = rec.tensors[size_t(tensor)];
-                return QString(qs(dtypeName(t.dtype)) + QLatin1Char(' ') + formatShape(t.shape) + QLatin1Char(' ')
-                    + qs(tensorRoleName(t.role)) + (t.paramId.empty() ? QString() : QString(QStringLiteral(" id=") + qs(t.paramId))));
+                return QString(qs(t.dtypeLabel()) + QLatin1Char(' ') + formatShape(t.shape) + QLatin1Char(' ') + qs(tensorRoleName(t.role))
+                    + (t.paramId.empty() ? QString() : QString(QStringLiteral(" id=") + qs(t.paramId))));
             }
             switch (n.kind) {
             case Kind::Map: return tr("{%n entries}", "", int(n.count));

@@ -103,7 +103,7 @@ QVariant TensorTableModel::data(const QModelIndex& index, int role) const
             return p;
         }
         case RoleColumn: return qs(tensorRoleName(t.role)); // the state's name is part of NameColumn
-        case DTypeColumn: return qs(dtypeName(t.dtype));
+        case DTypeColumn: return qs(t.dtypeLabel());
         case ShapeColumn: return display ? QVariant(formatShape(t.shape)) : QVariant(qulonglong(t.shape.size()));
         case NumelColumn: return display ? QVariant(formatCount(t.numel)) : QVariant(qulonglong(t.numel));
         case BytesColumn: return display ? QVariant(formatBytes(t.bytes)) : QVariant(qulonglong(t.bytes));

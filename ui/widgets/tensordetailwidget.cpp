@@ -115,9 +115,9 @@ void TensorDetailWidget::setTensor(TensorRef ref)
         clear();
         return;
     }
-    m_summary->setText(tr("<b>%1</b><br>%2 %3 · %4 elements · %5 · %6").arg(qs(t->path).toHtmlEscaped(),
-        qs(dtypeName(t->dtype)), formatShape(t->shape), formatCount(t->numel), formatBytes(t->bytes),
-        qs(tensorRoleName(t->role)) + (t->paramId.empty() ? QString() : QString(QStringLiteral(" · id ") + qs(t->paramId)))));
+    m_summary->setText(tr("<b>%1</b><br>%2 %3 · %4 elements · %5 · %6")
+            .arg(qs(t->path).toHtmlEscaped(), qs(t->dtypeLabel()), formatShape(t->shape), formatCount(t->numel), formatBytes(t->bytes),
+                qs(tensorRoleName(t->role)) + (t->paramId.empty() ? QString() : QString(QStringLiteral(" · id ") + qs(t->paramId)))));
     rebuildSlicePicker();
     requestStats();
     requestSlice();
