@@ -62,6 +62,18 @@ enum class HeadError {
  */
 std::expected<RawHead, HeadError> readHead(std::span<const uint8_t> in, size_t& pos);
 
+/**
+ * Whether a definite array (major 4) or map (major 5) of \a count entries can be held by the \a left
+ * bytes that follow its head: every item takes at least one byte, a map entry two (its key and its
+ * value). A reader that iterates a count must ask this first: a count that does not fit can only
+ * end in a truncation, and a map's 2 x count wraps past 2^63. (Decoder does not ask: ciborium reads
+ * item by item, so its error is whatever comes first, and no allocation follows a count.)
+ */
+constexpr bool countFits(uint8_t major, uint64_t count, uint64_t left)
+{
+    return count <= (major == 5 ? left / 2 : left);
+}
+
 // ------------------------------------------------------------------------------------------------
 // The writer: ciborium 0.2.2-exact (shortest integer heads, narrowest exact float)
 

@@ -54,6 +54,19 @@ public:
         return s;
     }
 
+    /** A definite array or map must fit the header's bytes left (cbor::countFits); \a what names it. */
+    Result<void> fits(const Head& h, std::string_view what) const
+    {
+        const uint64_t left = m_in.size() - m_pos;
+        if (cbor::countFits(h.major, h.arg, left))
+            return {};
+        const bool map = h.major == 5;
+        return fail(ErrorCode::Truncated,
+            "CAR header: " + std::string(what) + " count " + std::to_string(h.arg) + " exceeds the header (" + std::to_string(left) + " bytes left, at least "
+                + (map ? "2 per entry)" : "1 per item)"),
+            h.offset);
+    }
+
     Result<void> skip(int depth)
     {
         if (depth > 16)
@@ -74,10 +87,10 @@ public:
         }
         case 4:
         case 5: {
+            // before doubling a map's count: 2 x 2^63 entries would wrap to none
+            if (auto f = fits(*h, h->major == 5 ? "CBOR map" : "CBOR array"); !f)
+                return f;
             const uint64_t items = h->major == 5 ? h->arg * 2 : h->arg;
-            // Each item takes at least one byte: a count beyond the remaining bytes is a lie.
-            if (items > m_in.size() - m_pos)
-                return fail(ErrorCode::Truncated, "CAR header: CBOR container count exceeds the header", h->offset);
             for (uint64_t i = 0; i < items; ++i)
                 if (auto r = skip(depth + 1); !r)
                     return r;
@@ -107,8 +120,8 @@ Result<CarHeader> parseHeader(std::span<const uint8_t> in, uint64_t base)
         return std::unexpected(top.error());
     if (top->major != 5)
         return fail(ErrorCode::Malformed, "CAR header: expected a CBOR map", top->offset);
-    if (top->arg > in.size())
-        return fail(ErrorCode::Truncated, "CAR header: map count exceeds the header", top->offset);
+    if (auto f = r.fits(*top, "map"); !f)
+        return std::unexpected(f.error());
     bool haveVersion = false, haveRoots = false;
     for (uint64_t i = 0; i < top->arg; ++i) {
         auto kh = r.head();
@@ -135,8 +148,8 @@ Result<CarHeader> parseHeader(std::span<const uint8_t> in, uint64_t base)
                 return std::unexpected(a.error());
             if (a->major != 4)
                 return fail(ErrorCode::Malformed, "CAR header: roots must be an array", a->offset);
-            if (a->arg > in.size())
-                return fail(ErrorCode::Truncated, "CAR header: roots count exceeds the header", a->offset);
+            if (auto f = r.fits(*a, "roots"); !f)
+                return std::unexpected(f.error());
             for (uint64_t j = 0; j < a->arg; ++j) {
                 auto t = r.head();
                 if (!t)
