@@ -193,6 +193,28 @@ std::unexpected<Error> Decoder::tooDeep(uint64_t at, const std::string& path) co
         path);
 }
 
+void Decoder::warn(uint64_t at, std::string what)
+{
+    // A warning costs some hundred bytes and its cause as few as two (a repeated key, an unknown
+    // field): listing them all would let a metadata blob of 100 MiB ask for gigabytes.
+    if (m_warnings.size() < kMaxWarnings) {
+        m_warnings.push_back({at, std::move(what)});
+        return;
+    }
+    if (m_unlisted++ == 0)
+        m_firstUnlisted = at;
+}
+
+std::vector<Warning>& Decoder::warnings()
+{
+    if (m_unlisted > 0) {
+        m_warnings.push_back({m_firstUnlisted,
+            std::to_string(m_unlisted) + " more warnings from this offset on are not listed (only the first " + std::to_string(kMaxWarnings) + " are)"});
+        m_unlisted = 0;
+    }
+    return m_warnings;
+}
+
 Result<Head> Decoder::pull(const std::string& path)
 {
     if (m_pushed) {

@@ -116,6 +116,7 @@ enum class TupleRest {
 };
 
 inline constexpr size_t kScratch = 4096; ///< ciborium's scratch buffer: the longest identifier
+inline constexpr size_t kMaxWarnings = 1000; ///< warnings a Decoder lists; it counts the others
 
 /**
  * A pull decoder over one blob of CBOR with ciborium 0.2.2's rules. Every error is an Error whose
@@ -131,12 +132,15 @@ public:
     uint64_t here() const { return m_base + m_pos; }
     size_t pos() const { return m_pos; }
     const uint8_t* data() const { return m_p; }
-    /** Everything warn() collected, in order. */
-    std::vector<Warning>& warnings() { return m_warnings; }
+    /**
+     * What warn() collected, in order: the first kMaxWarnings, then one that counts the rest (the
+     * first call adds it).
+     */
+    std::vector<Warning>& warnings();
 
     std::unexpected<Error> err(ErrorCode code, std::string what, uint64_t at, const std::string& path = {}) const;
     std::unexpected<Error> expected(const Head& h, std::string_view what, const std::string& path) const;
-    void warn(uint64_t at, std::string what) { m_warnings.push_back({at, std::move(what)}); }
+    void warn(uint64_t at, std::string what);
 
     /** The next head (or the one push()ed back). */
     Result<Head> pull(const std::string& path);
@@ -254,6 +258,8 @@ private:
     uint32_t m_depth = 0;
     std::optional<Head> m_pushed;
     std::vector<Warning> m_warnings;
+    uint64_t m_unlisted = 0;      // warnings past kMaxWarnings
+    uint64_t m_firstUnlisted = 0; // the offset of the first of them
 };
 
 } // namespace ckpt::cbor
