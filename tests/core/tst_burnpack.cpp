@@ -8,6 +8,7 @@
 #include "core/codec/cbor.h"
 #include "core/io/bytes.h"
 #include "core/pack/burnpack.h"
+#include "tests/common/cborbuilder.h"
 
 #include <nlohmann/json.hpp>
 
@@ -26,66 +27,8 @@ using namespace ckpt::pack;
 
 namespace {
 
-// ---- an independent CBOR encoder (not core's): the generator follows the spec, not our writer ----
-struct C {
-    std::vector<uint8_t> b;
-    C& raw(std::initializer_list<int> bytes)
-    {
-        for (int x : bytes)
-            b.push_back(static_cast<uint8_t>(x));
-        return *this;
-    }
-    C& rawHex(const char* h)
-    {
-        const QByteArray r = QByteArray::fromHex(h);
-        b.insert(b.end(), r.begin(), r.end());
-        return *this;
-    }
-    C& head(int major, uint64_t v)
-    {
-        int bytes = v < 24 ? 0 : v < 0x100 ? 1 : v < 0x10000 ? 2 : v < 0x100000000ull ? 4 : 8;
-        const int info = bytes == 0 ? static_cast<int>(v) : bytes == 1 ? 24 : bytes == 2 ? 25 : bytes == 4 ? 26 : 27;
-        b.push_back(static_cast<uint8_t>(major << 5 | info));
-        for (int i = bytes - 1; i >= 0; --i)
-            b.push_back(static_cast<uint8_t>(v >> (8 * i)));
-        return *this;
-    }
-    C& u(uint64_t v) { return head(0, v); }
-    C& i(int64_t v) { return v >= 0 ? head(0, static_cast<uint64_t>(v)) : head(1, static_cast<uint64_t>(-(v + 1))); }
-    C& t(std::string_view s)
-    {
-        head(3, s.size());
-        b.insert(b.end(), s.begin(), s.end());
-        return *this;
-    }
-    C& arr(uint64_t n) { return head(4, n); }
-    C& map(uint64_t n) { return head(5, n); }
-    C& f(double v)
-    {
-        if (std::isnan(v))
-            return raw({0xf9, 0x7e, 0x00});
-        const float fl = static_cast<float>(v);
-        if (std::bit_cast<uint64_t>(static_cast<double>(fl)) == std::bit_cast<uint64_t>(v)) {
-            const _Float16 h = static_cast<_Float16>(fl);
-            if (std::bit_cast<uint32_t>(static_cast<float>(h)) == std::bit_cast<uint32_t>(fl)) {
-                const uint16_t hb = std::bit_cast<uint16_t>(h);
-                return raw({0xf9, hb >> 8, hb & 0xff});
-            }
-            const uint32_t x = std::bit_cast<uint32_t>(fl);
-            return raw({0xfa, static_cast<int>(x >> 24), static_cast<int>((x >> 16) & 0xff), static_cast<int>((x >> 8) & 0xff), static_cast<int>(x & 0xff)});
-        }
-        const uint64_t x = std::bit_cast<uint64_t>(v);
-        b.push_back(0xfb);
-        for (int s = 56; s >= 0; s -= 8)
-            b.push_back(static_cast<uint8_t>(x >> s));
-        return *this;
-    }
-    C& add(const C& o)
-    {
-        b.insert(b.end(), o.b.begin(), o.b.end());
-        return *this;
-    }
-};
+// the generators write CBOR with the tests' own encoder (tests/common/cborbuilder.h), not core's writer
+using C = testing::CborBuilder;
 
 /** A descriptor map as ciborium writes it. */
 C desc(const C& dtype, std::vector<uint64_t> shape, uint64_t start, uint64_t end, std::optional<uint64_t> pid)

@@ -9,6 +9,7 @@
 #include "core/graph/car.h"
 #include "core/io/bytes.h"
 #include "core/pack/burnpack.h"
+#include "tests/common/cborbuilder.h"
 
 #include <QTest>
 
@@ -123,52 +124,8 @@ size_t justified(size_t n)
     return size_t{64} * 1024 + 16 * n;
 }
 
-// ---- a small CBOR encoder of its own (not core's writer) ---------------------------------------
-struct C {
-    std::vector<uint8_t> b;
-    C& raw(std::initializer_list<int> bytes)
-    {
-        for (int x : bytes)
-            b.push_back(static_cast<uint8_t>(x));
-        return *this;
-    }
-    C& head(int major, uint64_t v)
-    {
-        const int bytes = v < 24 ? 0 : v < 0x100 ? 1 : v < 0x10000 ? 2 : v < 0x100000000ull ? 4 : 8;
-        const int info = bytes == 0 ? static_cast<int>(v) : bytes == 1 ? 24 : bytes == 2 ? 25 : bytes == 4 ? 26 : 27;
-        b.push_back(static_cast<uint8_t>(major << 5 | info));
-        for (int i = bytes - 1; i >= 0; --i)
-            b.push_back(static_cast<uint8_t>(v >> (8 * i)));
-        return *this;
-    }
-    /** A head with an 8-byte argument whatever its value (the widest a bomb can claim). */
-    C& head8(int major, uint64_t v)
-    {
-        b.push_back(static_cast<uint8_t>(major << 5 | 27));
-        for (int i = 7; i >= 0; --i)
-            b.push_back(static_cast<uint8_t>(v >> (8 * i)));
-        return *this;
-    }
-    C& u(uint64_t v) { return head(0, v); }
-    C& t(std::string_view s)
-    {
-        head(3, s.size());
-        b.insert(b.end(), s.begin(), s.end());
-        return *this;
-    }
-    C& map(uint64_t n) { return head(5, n); }
-    C& repeat(std::initializer_list<int> bytes, size_t times)
-    {
-        for (size_t i = 0; i < times; ++i)
-            raw(bytes);
-        return *this;
-    }
-    C& add(const C& o)
-    {
-        b.insert(b.end(), o.b.begin(), o.b.end());
-        return *this;
-    }
-};
+// bombs are spelled with the tests' own encoder (tests/common/cborbuilder.h), not core's writer
+using C = testing::CborBuilder;
 
 constexpr uint64_t k2to32 = 1ull << 32;
 constexpr uint64_t k2to63 = 1ull << 63;
