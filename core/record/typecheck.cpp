@@ -166,8 +166,9 @@ public:
         auto d = dtype(dt, appendKeyToPath(path, "dtype"));
         if (!d)
             return d;
-        const bool u32Bools = *d == DType::Bool && m_t.isMap(dt) && m_t.isStr(m_t[dt + 1].end) && m_t.str(m_t[dt + 1].end) == "U32";
-        const uint64_t size = dtypeSize(*d, u32Bools ? BoolStore::U32 : BoolStore::Native);
+        // {"Bool": store}: dtype() has checked the store's name
+        const auto store = *d == DType::Bool && m_t.isMap(dt) && m_t.isStr(m_t[dt + 1].end) ? boolStoreFromName(m_t.str(m_t[dt + 1].end)) : std::nullopt;
+        const uint64_t size = dtypeSize(*d, store.value_or(BoolStore::Native));
         if (size != 0 && (overflow || numel > UINT64_MAX / size || numel * size != m_t[bytes].count))
             return std::unexpected(invalidAt(m_t, bytes, appendKeyToPath(path, "bytes"), "tensor of shape " + shapeString(shapeOf(shape))
                 + " and dtype " + std::string(dtypeName(*d)) + " needs " + (overflow ? std::string("more than 2^64") : std::to_string(numel * size))
