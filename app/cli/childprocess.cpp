@@ -9,6 +9,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <fstream>
+#include <pthread.h>
 #include <spawn.h>
 #include <sstream>
 #include <sys/wait.h>
@@ -20,9 +21,35 @@ namespace ckpt::cli {
 
 namespace {
 volatile std::sig_atomic_t g_stopSignal = 0;
+bool g_stopSignalsInstalled = false;
 extern "C" void noteStopSignal(int sig)
 {
     g_stopSignal = sig;
+}
+
+/**
+ * Waits for \a pid with the signals of \a waitSet blocked and taken by sigwaitinfo: a stop signal is
+ * passed on whenever it arrives. A handler and a blocking waitpid could not promise that: a signal
+ * handled between the check for it and the waitpid call would leave ckpt waiting for a child that
+ * was never told to stop.
+ */
+void waitForChild(pid_t pid, const sigset_t& waitSet, int& status, std::string& error)
+{
+    for (;;) {
+        const pid_t done = ::waitpid(pid, &status, WNOHANG);
+        if (done == pid)
+            return;
+        if (done < 0 && errno != EINTR) {
+            error = std::string("waitpid: ") + std::strerror(errno);
+            return;
+        }
+        siginfo_t info{};
+        const int sig = ::sigwaitinfo(&waitSet, &info);
+        if (sig > 0 && sig != SIGCHLD) {
+            g_stopSignal = sig;
+            ::kill(pid, sig);
+        }
+    }
 }
 } // namespace
 
@@ -39,10 +66,12 @@ StopSignals::StopSignals()
     sa.sa_flags = 0; // no SA_RESTART: waitpid returns EINTR and the signal is forwarded
     for (size_t i = 0; i < kSignals.size(); ++i)
         ::sigaction(kSignals[i], &sa, &m_old[i]);
+    g_stopSignalsInstalled = true;
 }
 
 StopSignals::~StopSignals()
 {
+    g_stopSignalsInstalled = false;
     for (size_t i = 0; i < kSignals.size(); ++i)
         ::sigaction(kSignals[i], &m_old[i], nullptr);
 }
@@ -85,25 +114,41 @@ ChildResult runChild(const std::vector<std::string>& argv, const std::string& lo
     for (const auto& a : argv)
         cargv.push_back(const_cast<char*>(a.c_str()));
     cargv.push_back(nullptr);
+    // From before the spawn until the child is reaped, SIGCHLD (and, under StopSignals, the stop signals)
+    // stay pending for waitForChild; the child starts with ckpt's own mask. SIGCHLD must not be ignored
+    // meanwhile (an inherited SIG_IGN would reap the child unseen and never wake the wait).
+    sigset_t waitSet, oldMask;
+    sigemptyset(&waitSet);
+    sigaddset(&waitSet, SIGCHLD);
+    if (g_stopSignalsInstalled)
+        for (const int sig : StopSignals::kSignals)
+            sigaddset(&waitSet, sig);
+    struct sigaction childDefault{}, oldChild{};
+    childDefault.sa_handler = SIG_DFL;
+    sigemptyset(&childDefault.sa_mask);
+    ::sigaction(SIGCHLD, &childDefault, &oldChild);
+    ::pthread_sigmask(SIG_BLOCK, &waitSet, &oldMask);
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    posix_spawnattr_setsigmask(&attr, &oldMask);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
     pid_t pid = 0;
-    const int rc = ::posix_spawnp(&pid, cargv[0], &actions, nullptr, cargv.data(), cenv.data());
+    const int rc = ::posix_spawnp(&pid, cargv[0], &actions, &attr, cargv.data(), cenv.data());
+    posix_spawnattr_destroy(&attr);
     posix_spawn_file_actions_destroy(&actions);
+    int status = 0;
     if (rc != 0) {
         r.startError = std::strerror(rc);
-        return r;
-    }
-    r.started = true;
-    if (g_stopSignal != 0) // arrived while it was being started: passed on as if during the wait
-        ::kill(pid, g_stopSignal);
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0) {
-        if (errno == EINTR && g_stopSignal != 0)
+    } else {
+        r.started = true;
+        if (g_stopSignal != 0) // arrived before the spawn: passed on as if during the wait
             ::kill(pid, g_stopSignal);
-        else if (errno != EINTR) {
-            r.startError = std::string("waitpid: ") + std::strerror(errno);
-            return r;
-        }
+        waitForChild(pid, waitSet, status, r.startError);
     }
+    ::pthread_sigmask(SIG_SETMASK, &oldMask, nullptr);
+    ::sigaction(SIGCHLD, &oldChild, nullptr);
+    if (!r.started || !r.startError.empty())
+        return r;
     if (WIFEXITED(status))
         r.exitCode = WEXITSTATUS(status);
     else if (WIFSIGNALED(status))

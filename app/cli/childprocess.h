@@ -54,8 +54,9 @@ public:
     StopSignals(const StopSignals&) = delete;
     StopSignals& operator=(const StopSignals&) = delete;
 
-private:
     static constexpr std::array<int, 3> kSignals = {SIGINT, SIGTERM, SIGHUP};
+
+private:
     std::array<struct sigaction, 3> m_old {};
 };
 
