@@ -26,6 +26,12 @@ struct BincodeReadOptions {
     uint64_t startOffset = 0;            ///< decode the value that starts here
     /** Trial decodes of ambiguous schema nodes allowed before giving up (bounds backtracking). */
     uint32_t maxTrials = 100000;
+    /**
+     * The self-describing record the schema was derived from, if any. Where two readings of the layout
+     * both decode the whole record, the one whose values the twin shows is kept and no ambiguity is
+     * reported (a tuple (true, false) is no Vec of one false when the twin shows two elements).
+     */
+    const Tape* twin = nullptr;
 };
 
 struct BincodeReadResult {

@@ -5,12 +5,14 @@
 
 #include "core/codec/bincodewire.h"
 #include "core/codec/msgpack.h"
+#include "core/codec/twinagreement.h"
 
 #include <algorithm>
 #include <array>
 #include <bit>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <unordered_map>
 
 namespace ckpt {
@@ -37,6 +39,7 @@ public:
         , m_s(schema)
         , m_pin(schema.nodes.size(), -1)
         , m_trialsLeft(options.maxTrials)
+        , m_twin(options.twin)
     {
     }
 
@@ -117,11 +120,47 @@ private:
             --m_trialsLeft;
             // A reading that gives the very same values (a u8 4 or a usize 4, Some(x) or a bare x) is
             // only another spelling of the type: not worth a word.
-            if (value(m_s.root, &root) && m_pos == m_data.size() && !sameValues(kept.tape))
-                kept.ambiguities.push_back(describeChoice(decisions[i], decisions[i].choice) + " was kept; "
-                    + describeChoice(decisions[i], m_forced.back().choice) + " also decodes the whole record");
+            if (!value(m_s.root, &root) || m_pos != m_data.size() || sameValues(kept.tape))
+                continue;
+            const TwinVerdict verdict = twinVerdict(kept.tape, decisions[i].path);
+            if (verdict == TwinVerdict::Kept)
+                continue;
+            if (verdict == TwinVerdict::Other) {
+                std::vector<std::string> said = std::move(kept.ambiguities);
+                kept = finish(start);
+                kept.ambiguities = std::move(said);
+                break;
+            }
+            kept.ambiguities.push_back(describeChoice(decisions[i], decisions[i].choice) + " was kept; " + describeChoice(decisions[i], m_forced.back().choice)
+                + " also decodes the whole record");
         }
         m_forced.clear();
+    }
+
+    enum class TwinVerdict : uint8_t { Neither, Kept, Other };
+    /** Which of the kept reading and the one just decoded shows the twin's values at \a path, if only one does. */
+    TwinVerdict twinVerdict(const Tape& kept, const std::string& path) const
+    {
+        if (!m_twin)
+            return TwinVerdict::Neither;
+        auto nodeAt = [&](const Tape& t) -> std::optional<uint32_t> {
+            if (path.empty())
+                return t.root();
+            auto steps = parsePath(path);
+            auto node = steps ? resolvePath(t, *steps) : std::unexpected(steps.error());
+            return node ? std::optional(*node) : std::nullopt;
+        };
+        const auto inTwin = nodeAt(*m_twin);
+        if (!inTwin)
+            return TwinVerdict::Neither;
+        Tape other;
+        other.nodes = m_nodes;
+        other.pool = m_pool;
+        other.source = m_bytes;
+        const auto inKept = nodeAt(kept), inOther = nodeAt(other);
+        const bool keptAgrees = inKept && agreesWithTwin(kept, *inKept, *m_twin, *inTwin);
+        const bool otherAgrees = inOther && agreesWithTwin(other, *inOther, *m_twin, *inTwin);
+        return keptAgrees == otherAgrees ? TwinVerdict::Neither : keptAgrees ? TwinVerdict::Kept : TwinVerdict::Other;
     }
 
     bool sameValues(const Tape& kept) const
@@ -171,6 +210,7 @@ private:
         m_names.clear();
         std::fill(m_pin.begin(), m_pin.end(), int8_t(-1));
         m_pinLog.clear();
+        m_twinEnums.clear();
         m_nonCanonical = 0;
     }
 
@@ -305,6 +345,8 @@ private:
         case SchemaKind::I16:
         case SchemaKind::I32:
         case SchemaKind::I64: return signedValue(sn.kind, path);
+        case SchemaKind::U128:
+        case SchemaKind::I128: return wideValue(sn.kind == SchemaKind::I128, path);
         case SchemaKind::F32: return floatValue<uint32_t>(Kind::F32, "an f32", path);
         case SchemaKind::F64: return floatValue<uint64_t>(Kind::F64, "an f64", path);
         case SchemaKind::Str:
@@ -324,7 +366,7 @@ private:
         case SchemaKind::Map: return mapValue(sn, path);
         case SchemaKind::Tuple: return tupleValue(sn, path);
         case SchemaKind::Struct: return structValue(sn, path);
-        case SchemaKind::Enum: return enumValue(sn, path);
+        case SchemaKind::Enum: return enumValue(si, path);
         case SchemaKind::DType: return dtypeValue(sn, path);
         }
         return error(ErrorCode::Invalid, "unknown schema node kind", m_pos, path);
@@ -382,6 +424,43 @@ private:
         if (x > lim || x < -lim - 1)
             return error(ErrorCode::Invalid, std::to_string(x) + " does not fit in an " + schemaKindName(kind), at, path);
         pushNode(Kind::Int, static_cast<uint64_t>(x), 0, at);
+        return {};
+    }
+
+    /** A u128/i128 varint: fe carries 16 little-endian bytes; the shorter markers as for u64. */
+    Result<Wire128> varint128(const char* what, const PathLink* path)
+    {
+        if (m_pos >= m_data.size() || m_data[m_pos] != kU128Marker) {
+            auto v = varint(what, path);
+            if (!v)
+                return std::unexpected(v.error());
+            return Wire128(*v);
+        }
+        if (remaining() < 17)
+            return truncated(what, path);
+        Wire128 v = 0;
+        for (int k = 16; k >= 1; --k)
+            v = (v << 8) | m_data[m_pos + static_cast<uint64_t>(k)];
+        m_pos += 17;
+        if ((v >> 64) == 0)
+            ++m_nonCanonical;
+        return v;
+    }
+
+    static Wire128 unzigzag(Wire128 v) { return (v >> 1) ^ (Wire128(0) - (v & 1)); }
+
+    /** u128/i128: on the tape the 16 big-endian bytes rmp-serde writes for them (a Bin, in the pool). */
+    Result<void> wideValue(bool isSigned, const PathLink* path)
+    {
+        const uint64_t at = m_pos;
+        auto v = varint128(isSigned ? "an i128" : "a u128", path);
+        if (!v)
+            return std::unexpected(v.error());
+        std::array<uint8_t, 16> bigEndian{};
+        put128BigEndian(isSigned ? unzigzag(*v) : *v, bigEndian.data());
+        const uint64_t offset = m_pool.size();
+        m_pool.insert(m_pool.end(), bigEndian.begin(), bigEndian.end());
+        pushNode(Kind::Bin, offset, bigEndian.size(), at, InPool);
         return {};
     }
 
@@ -485,20 +564,20 @@ private:
     }
 
     /** A u32 variant index, then the payload: a unit variant is its name, others {name: payload}. */
-    [[gnu::always_inline]] Result<void> enumValue(const SchemaNode& sn, const PathLink* path)
+    Result<void> enumValue(uint32_t si, const PathLink* path)
     {
+        const SchemaNode& sn = m_s.nodes[si];
         const uint64_t at = m_pos;
         auto index = varint("an enum variant index", path);
         if (!index)
             return std::unexpected(index.error());
         if (*index > 0xffffffffu)
             return error(ErrorCode::Invalid, "enum variant index " + std::to_string(*index) + " does not fit in a u32", at, path);
-        if (*index >= sn.variants.size())
-            return error(ErrorCode::Invalid,
-                "invalid variant index " + std::to_string(*index) + " of enum " + (sn.name.empty() ? std::string("?") : sn.name) + " (it has "
-                    + std::to_string(sn.variants.size()) + " variants)",
-                at, path);
-        const SchemaVariant& v = sn.variants[*index];
+        auto position =
+            sn.indicesFromTwin ? variantFromTwin(si, static_cast<uint32_t>(*index), at, path) : variantAtIndex(sn, static_cast<uint32_t>(*index), at, path);
+        if (!position)
+            return std::unexpected(position.error());
+        const SchemaVariant& v = sn.variants[*position];
         if (v.kind == VariantKind::Unit) {
             pushName(v.name, at);
             return {};
@@ -510,6 +589,53 @@ private:
             return r;
         close(idx, 1);
         return {};
+    }
+
+    Result<size_t> variantAtIndex(const SchemaNode& sn, uint32_t index, uint64_t at, const PathLink* path) const
+    {
+        for (size_t k = 0; k < sn.variants.size(); ++k)
+            if (variantIndex(sn.variants[k], k) == index)
+                return k;
+        return error(ErrorCode::Invalid,
+            "invalid variant index " + std::to_string(index) + " of enum " + (sn.name.empty() ? std::string("?") : sn.name) + " (it has "
+                + std::to_string(sn.variants.size()) + " variants)",
+            at, path);
+    }
+
+    /**
+     * An enum a twin showed: the variant is the one the twin names at this occurrence, and the index
+     * read here becomes its index, which every other occurrence must agree with. Past the twin's
+     * occurrences (a twin with fewer elements), only indices seen before are known.
+     */
+    Result<size_t> variantFromTwin(uint32_t si, uint32_t index, uint64_t at, const PathLink* path)
+    {
+        const SchemaNode& sn = m_s.nodes[si];
+        TwinEnumState& state = m_twinEnums[si];
+        const uint32_t occurrence = state.occurrences++;
+        auto bound = std::find_if(state.bound.begin(), state.bound.end(), [&](const auto& b) { return b.first == index; });
+        if (occurrence >= sn.twinSeen.size()) {
+            if (bound != state.bound.end())
+                return bound->second;
+            return error(ErrorCode::Invalid,
+                "enum variant index " + std::to_string(index) + ": the twin shows no variant here and no earlier occurrence had this index", at, path);
+        }
+        const std::string& name = sn.twinSeen[occurrence];
+        const auto named = std::find_if(sn.variants.begin(), sn.variants.end(), [&](const SchemaVariant& v) { return v.name == name; });
+        if (named == sn.variants.end())
+            return error(ErrorCode::Invalid, "the layout lists no variant " + name + " the twin shows here", at, path);
+        const auto position = static_cast<size_t>(named - sn.variants.begin());
+        if (bound != state.bound.end() && bound->second != position)
+            return error(ErrorCode::Invalid,
+                "enum variant index " + std::to_string(index) + " is " + sn.variants[bound->second].name + " earlier, but the twin shows " + name + " here", at,
+                path);
+        for (const auto& [otherIndex, otherPosition] : state.bound)
+            if (otherPosition == position && otherIndex != index)
+                return error(ErrorCode::Invalid,
+                    "the twin shows " + name + " here, with variant index " + std::to_string(index) + "; earlier it had index " + std::to_string(otherIndex),
+                    at, path);
+        if (bound == state.bound.end())
+            state.bound.emplace_back(index, position);
+        return position;
     }
 
     /** Burn's DType by the index of the schema's table; 0.21's Bool carries a BoolStore index after it. */
@@ -620,7 +746,9 @@ private:
         // A later run of the backtracking replays the earlier decisions and takes the flipped one.
         const size_t decision = m_pinLog.size();
         const bool forced = decision < m_forced.size() && m_forced[decision].node == si;
-        const int8_t preferred = preferredReading(sn);
+        // A u128 or an i128: the reading that gives the twin's value, when it shows one, is the type.
+        const std::optional<int8_t> byTwin = twinReading(sn, path);
+        const int8_t preferred = byTwin ? *byTwin : preferredReading(sn);
         const int8_t first = forced ? m_forced[decision].choice : preferred;
         const std::string where = renderPath(path, [&](uint64_t keyNode) { return keyText(static_cast<uint32_t>(keyNode)); });
         std::optional<Error> firstError;
@@ -632,8 +760,10 @@ private:
             const size_t nodes = m_nodes.size();
             const size_t pins = m_pinLog.size();
             const uint64_t nonCanonical = m_nonCanonical;
+            const auto twinEnums = m_twinEnums;
             m_pin[si] = choice;
-            m_pinLog.push_back({si, choice, forced ? m_forced[decision].flippable : choice == first, choice == preferred, where});
+            const bool flippable = !byTwin && (forced ? m_forced[decision].flippable : choice == first);
+            m_pinLog.push_back({si, choice, flippable, choice == preferred, where});
             ++m_trialDepth;
             auto r = decodeAs(choice);
             --m_trialDepth;
@@ -650,10 +780,35 @@ private:
                 m_pinLog.pop_back();
             }
             m_nonCanonical = nonCanonical;
+            m_twinEnums = twinEnums;
             if (forced)
                 break; // the other reading of a forced decision was tried by an earlier run
         }
         return std::unexpected(*firstError);
+    }
+
+    /**
+     * Either of u128 and i128 where the twin showed the value (its 16 big-endian bytes): the reading
+     * of the varint here that gives them; nullopt without a twin value or when neither does (the
+     * twin is another record), and the bytes are left to settle it.
+     */
+    std::optional<int8_t> twinReading(const SchemaNode& sn, const PathLink* path)
+    {
+        if (sn.kind != SchemaKind::Either || sn.twinSeen.empty() || sn.twinSeen[0].size() != 16)
+            return std::nullopt;
+        const uint64_t pos = m_pos, nonCanonical = m_nonCanonical;
+        auto v = varint128("a u128 or an i128", path);
+        m_pos = pos;
+        m_nonCanonical = nonCanonical;
+        if (!v)
+            return std::nullopt;
+        const Wire128 twin = get128BigEndian(reinterpret_cast<const uint8_t*>(sn.twinSeen[0].data()));
+        for (int8_t choice : {int8_t(0), int8_t(1)}) {
+            const SchemaKind k = m_s.nodes[sn.elements[static_cast<size_t>(choice)]].kind;
+            if ((k == SchemaKind::U128 && *v == twin) || (k == SchemaKind::I128 && unzigzag(*v) == twin))
+                return choice;
+        }
+        return std::nullopt;
     }
 
     /**
@@ -746,6 +901,8 @@ private:
                 n.preferAlternative = false;
             }
         }
+        for (uint32_t i = 0; i < r.nodes.size(); ++i)
+            settleTwinData(i, r.nodes[i]);
         auto follow = [&](uint32_t i) {
             // Chains are acyclic (the schema is a DAG) and at most as long as the schema is deep.
             while (redirect[i] != i)
@@ -765,6 +922,27 @@ private:
         return r;
     }
 
+    /**
+     * A resolved node keeps nothing of the twin: an enum the twin showed gets the indices its
+     * occurrences bound (variants no occurrence reached are unknown and left out).
+     */
+    void settleTwinData(uint32_t i, SchemaNode& n) const
+    {
+        n.twinSeen.clear();
+        if (n.kind != SchemaKind::Enum || !n.indicesFromTwin)
+            return;
+        n.indicesFromTwin = false;
+        const auto it = m_twinEnums.find(i);
+        std::vector<SchemaVariant> known;
+        if (it != m_twinEnums.end())
+            for (const auto& [index, position] : it->second.bound) {
+                known.push_back(n.variants[position]);
+                known.back().index = index;
+            }
+        std::sort(known.begin(), known.end(), [](const SchemaVariant& a, const SchemaVariant& b) { return a.index < b.index; });
+        n.variants = std::move(known);
+    }
+
     BytesPtr m_bytes;
     std::span<const uint8_t> m_data;
     uint64_t m_pos;
@@ -776,8 +954,15 @@ private:
     std::vector<Decision> m_pinLog;   ///< first occurrences of ambiguous nodes, in decoding order
     std::vector<Decision> m_forced;   ///< decisions a backtracking run replays
     uint32_t m_trialsLeft;
+    const Tape* m_twin;
     uint32_t m_trialDepth = 0;
     std::optional<Error> m_preferredFailure; ///< the first failure of a preferred reading, in any run
+    /** An enum a twin showed (indicesFromTwin): its occurrences so far and the indices they bound. */
+    struct TwinEnumState {
+        uint32_t occurrences = 0;
+        std::vector<std::pair<uint32_t, size_t>> bound; ///< (bincode index, variant position)
+    };
+    std::map<uint32_t, TwinEnumState> m_twinEnums; ///< by schema node; part of a trial's state
     uint64_t m_nonCanonical = 0;
 };
 

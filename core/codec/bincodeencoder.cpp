@@ -5,6 +5,7 @@
 
 #include "core/codec/bincodewire.h"
 
+#include <array>
 #include <bit>
 #include <charconv>
 #include <limits>
@@ -59,6 +60,8 @@ public:
         case SchemaKind::I16:
         case SchemaKind::I32:
         case SchemaKind::I64: return signedValue(sn.kind, ti, path);
+        case SchemaKind::U128:
+        case SchemaKind::I128: return wideValue(sn.kind == SchemaKind::I128, ti, path);
         case SchemaKind::F32: return f32Value(ti, path);
         case SchemaKind::F64: return f64Value(ti, path);
         case SchemaKind::Str:
@@ -132,6 +135,37 @@ private:
             m_out.put(static_cast<uint8_t>(static_cast<int8_t>(x)));
         else
             putVarint(m_out, (static_cast<uint64_t>(x) << 1) ^ static_cast<uint64_t>(x >> 63));
+        return {};
+    }
+
+    /**
+     * u128/i128 from what the tape holds for them: rmp-serde's 16 big-endian bytes, or an integer
+     * (serde_json writes their digits). Written as bincode's varint (zigzag for i128), with the fe
+     * marker and 16 little-endian bytes beyond 64 bits.
+     */
+    Result<void> wideValue(bool isSigned, uint32_t ti, const PathLink* path)
+    {
+        const Node& tn = m_t[ti];
+        Wire128 v = 0;
+        if (tn.kind == Kind::Bin && tn.count == 16)
+            v = get128BigEndian(m_t.bin(ti).data());
+        else if (tn.kind == Kind::UInt || tn.kind == Kind::Int)
+            v = Wire128(tn.payload) | (tn.kind == Kind::Int && static_cast<int64_t>(tn.payload) < 0 ? ~Wire128(0) << 64 : Wire128(0));
+        else
+            return mismatch(isSigned ? "an i128 (16 bytes or an integer)" : "a u128 (16 bytes or an integer)", ti, path);
+        if (isSigned) {
+            const bool negative = (v >> 127) != 0;
+            v = (v << 1) ^ (negative ? ~Wire128(0) : Wire128(0));
+        }
+        if ((v >> 64) == 0) {
+            putVarint(m_out, static_cast<uint64_t>(v));
+            return {};
+        }
+        std::array<uint8_t, 17> buf{};
+        buf[0] = kU128Marker;
+        for (size_t k = 1; k < buf.size(); ++k, v >>= 8)
+            buf[k] = static_cast<uint8_t>(v);
+        m_out.put(std::span<const uint8_t>(buf.data(), buf.size()));
         return {};
     }
 
@@ -314,7 +348,7 @@ private:
                 continue;
             if ((v.kind == VariantKind::Unit) != !payload)
                 return error(ErrorCode::Invalid, "variant '" + v.name + (payload ? "' has no payload" : "' needs a payload"), ti, path);
-            putVarint(m_out, k);
+            putVarint(m_out, variantIndex(v, k));
             if (!payload)
                 return {};
             PathLink vp{path, PathLink::Key, v.name, 0};

@@ -15,10 +15,28 @@
 namespace ckpt::bincode_detail {
 
 // bincode 1.3 config/int.rs VarintEncoding: < 251 one byte, then fb u16, fc u32, fd u64 (LE),
-// fe u128 (refused for 64-bit targets), ff reserved.
+// fe u128 (only where the type is u128/i128), ff reserved.
 inline constexpr uint8_t kU16Marker = 0xfb;
 inline constexpr uint8_t kU32Marker = 0xfc;
 inline constexpr uint8_t kU64Marker = 0xfd;
+inline constexpr uint8_t kU128Marker = 0xfe; ///< u128/i128 only
+
+// NOLINTNEXTLINE(modernize-use-using): only a typedef takes __extension__, which keeps -Wpedantic quiet about __int128
+__extension__ typedef unsigned __int128 Wire128; ///< u128, and i128 as its two's complement
+
+/** rmp-serde's spelling of a u128/i128 (and the tape's): its 16 bytes, big-endian. */
+inline void put128BigEndian(Wire128 v, uint8_t* out)
+{
+    for (int k = 15; k >= 0; --k, v >>= 8)
+        out[k] = static_cast<uint8_t>(v);
+}
+inline Wire128 get128BigEndian(const uint8_t* in)
+{
+    Wire128 v = 0;
+    for (int k = 0; k < 16; ++k)
+        v = (v << 8) | in[k];
+    return v;
+}
 
 /** A step of the record path, kept on the stack and rendered only when an error needs it. */
 struct PathLink {

@@ -21,12 +21,26 @@ struct KindSpelling {
     const char* json;
 };
 // Primitive kinds have a plain string spelling in JSON.
-constexpr std::array<KindSpelling, 17> kPrimitives = {{
-    {SchemaKind::Bool, "bool"}, {SchemaKind::U8, "u8"}, {SchemaKind::U16, "u16"}, {SchemaKind::U32, "u32"},
-    {SchemaKind::U64, "u64"}, {SchemaKind::Usize, "usize"}, {SchemaKind::I8, "i8"}, {SchemaKind::I16, "i16"},
-    {SchemaKind::I32, "i32"}, {SchemaKind::I64, "i64"}, {SchemaKind::F32, "f32"}, {SchemaKind::F64, "f64"},
-    {SchemaKind::Str, "str"}, {SchemaKind::Bytes, "bytes"}, {SchemaKind::Unit, "unit"},
-    {SchemaKind::UnitStruct, "unit_struct"}, {SchemaKind::Empty, "empty"},
+constexpr std::array<KindSpelling, 19> kPrimitives = {{
+    {SchemaKind::Bool, "bool"},
+    {SchemaKind::U8, "u8"},
+    {SchemaKind::U16, "u16"},
+    {SchemaKind::U32, "u32"},
+    {SchemaKind::U64, "u64"},
+    {SchemaKind::Usize, "usize"},
+    {SchemaKind::I8, "i8"},
+    {SchemaKind::I16, "i16"},
+    {SchemaKind::I32, "i32"},
+    {SchemaKind::I64, "i64"},
+    {SchemaKind::U128, "u128"},
+    {SchemaKind::I128, "i128"},
+    {SchemaKind::F32, "f32"},
+    {SchemaKind::F64, "f64"},
+    {SchemaKind::Str, "str"},
+    {SchemaKind::Bytes, "bytes"},
+    {SchemaKind::Unit, "unit"},
+    {SchemaKind::UnitStruct, "unit_struct"},
+    {SchemaKind::Empty, "empty"},
 }};
 
 bool isPrimitive(SchemaKind k)
@@ -63,6 +77,11 @@ const char* schemaKindName(SchemaKind k)
     case SchemaKind::Either: return "either";
     default: return "?";
     }
+}
+
+uint32_t variantIndex(const SchemaVariant& v, size_t position)
+{
+    return v.index == kIndexByPosition ? static_cast<uint32_t>(position) : v.index;
 }
 
 std::string_view dtypeTableName(DTypeTable t)
@@ -222,6 +241,10 @@ Result<void> BincodeSchema::validate() const
                 return fail(ErrorCode::Invalid, "schema enum variant '" + v.name + "' has no payload type");
         if (n.kind == SchemaKind::Enum && n.variants.empty())
             return fail(ErrorCode::Invalid, "schema enum '" + n.name + "' has no variants");
+        std::set<uint32_t> indices;
+        for (size_t k = 0; k < n.variants.size(); ++k)
+            if (!n.indicesFromTwin && !indices.insert(variantIndex(n.variants[k], k)).second)
+                return fail(ErrorCode::Invalid, "schema enum '" + n.name + "' has two variants of index " + std::to_string(variantIndex(n.variants[k], k)));
         state[i] = 1;
         Result<void> r;
         forEachChild(n, [&](uint32_t c) {
@@ -342,6 +365,13 @@ std::string BincodeSchema::toJson() const
                 a.push_back(std::move(e));
             }
             j["variants"] = std::move(a);
+            const bool byPosition = std::all_of(n.variants.begin(), n.variants.end(), [](const SchemaVariant& v) { return v.index == kIndexByPosition; });
+            if (!byPosition) {
+                auto indices = ordered_json::array();
+                for (size_t k = 0; k < n.variants.size(); ++k)
+                    indices.push_back(variantIndex(n.variants[k], k));
+                j["indices"] = std::move(indices);
+            }
             break;
         }
         case SchemaKind::DType: j["dtype"] = std::string(dtypeTableName(n.dtypeTable)); break;
@@ -608,6 +638,16 @@ private:
                 sv.payload = *c;
             }
             n.variants.push_back(std::move(sv));
+        }
+        if (j.contains("indices")) {
+            const json& ix = j["indices"];
+            if (!ix.is_array() || ix.size() != n.variants.size())
+                return bad(where, "\"indices\" must be an array with one bincode index per variant");
+            for (size_t k = 0; k < ix.size(); ++k) {
+                if (!ix[k].is_number_unsigned() || ix[k].get<uint64_t>() >= kIndexByPosition)
+                    return bad(where, "a variant index must be an integer from 0 to 4294967294");
+                n.variants[k].index = ix[k].get<uint32_t>();
+            }
         }
         return {};
     }

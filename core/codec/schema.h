@@ -20,9 +20,23 @@ namespace ckpt {
  */
 enum class SchemaKind : uint8_t {
     Bool,
-    U8, U16, U32, U64, Usize,   ///< U8 is one raw byte; the others are varints (Usize = U64 on the wire)
-    I8, I16, I32, I64,          ///< I8 is one raw byte; the others are zigzag varints
-    F32, F64,
+    U8,
+    U16,
+    U32,
+    U64,
+    Usize,   ///< U8 is one raw byte; the others are varints (Usize = U64 on the wire)
+    I8,
+    I16,
+    I32,
+    I64,          ///< I8 is one raw byte; the others are zigzag varints
+    /**
+     * u128/i128: varints (zigzag for i128) whose marker fe carries 16 little-endian bytes. On the tape
+     * they are what rmp-serde writes: a Bin of the 16 big-endian bytes (two's complement for i128).
+     */
+    U128,
+    I128,
+    F32,
+    F64,
     Str,                        ///< String: varint length + UTF-8 bytes
     Bytes,                      ///< serde_bytes (TensorData.bytes): varint length + raw bytes
     Unit,                       ///< `()`: zero bytes; Nil on the tape
@@ -45,6 +59,10 @@ enum class SchemaKind : uint8_t {
 
 const char* schemaKindName(SchemaKind k);
 
+struct SchemaVariant;
+/** A variant's bincode index (SchemaVariant::index, or its \a position). */
+uint32_t variantIndex(const SchemaVariant& v, size_t position);
+
 enum class VariantKind : uint8_t { Unit, Newtype, Tuple, Struct };
 
 inline constexpr uint32_t kNoSchemaNode = 0xffffffffu;
@@ -54,11 +72,19 @@ struct SchemaField {
     uint32_t type = kNoSchemaNode;
 };
 
+/** A variant whose bincode index is its position in SchemaNode::variants (declaration order). */
+inline constexpr uint32_t kIndexByPosition = 0xffffffffu;
+
 /** One enum variant. Tuple and struct variants carry a Tuple/Struct payload node. */
 struct SchemaVariant {
     std::string name;
     VariantKind kind = VariantKind::Unit;
     uint32_t payload = kNoSchemaNode; ///< none for unit variants
+    /**
+     * Its bincode index when not its position: a layout learned from a twin knows the variants the
+     * record uses, not the ones declared before them.
+     */
+    uint32_t index = kIndexByPosition;
 };
 
 /**
@@ -84,6 +110,14 @@ struct SchemaNode {
     bool maybeTuple = false;              ///< Seq only
     bool preferAlternative = false;
     uint32_t tupleArity = 0;              ///< Seq with maybeTuple
+    /**
+     * What a twin showed where this node occurs, for readings only the twin's values decide. Enum with
+     * indicesFromTwin: the variant name at each occurrence, in decoding order (the index is read from
+     * the bytes there). Either of u128 and i128: the twin's 16 big-endian bytes at the first occurrence.
+     * Never written to JSON: a decode turns it into explicit variant indices or a settled Either.
+     */
+    std::vector<std::string> twinSeen;
+    bool indicesFromTwin = false;         ///< Enum: no variant index known before the bytes are read
 
     // The one way to make each kind of node: the builder below, the JSON reader and the twin's
     // deriver all start from these.
@@ -106,7 +140,9 @@ struct SchemaNode {
  *           | {"seq": NODE [, "maybe_tuple": ARITY, "prefer_tuple": BOOL]}
  *           | {"map": [NODE, NODE]} | {"tuple": [NODE, ...]}
  *           | {"struct": "Name", "fields": [["field", NODE], ...]}
- *           | {"enum": "Name", "variants": [["Unit"], ["Newtype", NODE], ["Tuple", "tuple", NODE], ["S", "struct", NODE]]}
+ *           | "u128" | "i128"
+ *           | {"enum": "Name", "variants": [["Unit"], ["Newtype", NODE], ["Tuple", "tuple", NODE], ["S", "struct", NODE]]
+ *              [, "indices": [INDEX, ...]]}   (bincode indices, one per variant, when not 0, 1, 2, ...)
  *           | {"dtype": "burn-0.14" | "burn-0.16" | "burn-0.17" | "burn-0.21"}
  *           | {"either": [NODE, NODE]}   (two readings the bytes settle, the first tried first)
  *           | {"ref": "Name"}          (a node of "types"; named nodes used more than once are written there)

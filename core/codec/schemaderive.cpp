@@ -28,6 +28,12 @@ bool isIdentifier(std::string_view k)
     });
 }
 
+/** An enum variant's name as serde writes it: a Rust identifier in UpperCamelCase (fields are snake_case). */
+bool isVariantName(std::string_view k)
+{
+    return isIdentifier(k) && k[0] >= 'A' && k[0] <= 'Z';
+}
+
 /** The range and signs of the integers a twin shows for one Rust type (a Vec's elements, a map's keys). */
 struct IntegerRange {
     bool onlyIntegers = true, anySigned = false, anyUnsigned = false;
@@ -114,6 +120,9 @@ private:
         key += "|";
         for (const auto& v : n.variants)
             key += v.name + ":" + std::to_string(int(v.kind)) + ":" + std::to_string(v.payload) + ",";
+        key += "|" + std::to_string(n.indicesFromTwin);
+        for (const auto& seen : n.twinSeen)
+            key += "|" + seen;
         if (auto it = m_interned.find(key); it != m_interned.end())
             return it->second;
         const uint32_t i = m_s.add(std::move(n));
@@ -378,8 +387,17 @@ private:
                 note(path, "empty array in a module record taken as an empty Vec");
                 return seq(prim(SchemaKind::Empty));
             }
-            const uint32_t elem = module(v + 1, appendIndexToPath(path, 0), "");
-            return seq(elem, true, static_cast<uint32_t>(n.count), false);
+            // Every element typed: a Vec or array of one module type (an enum module's elements may
+            // show different variants), or a tuple of different modules ((Linear, LayerNorm)).
+            std::vector<uint32_t> elems;
+            uint64_t i = 0;
+            m_t.forEachChild(v, [&](uint32_t c) { elems.push_back(module(c, appendIndexToPath(path, i++), "")); });
+            std::optional<uint32_t> common = elems[0];
+            for (size_t k = 1; k < elems.size() && common; ++k)
+                common = unify(*common, elems[k], path);
+            if (!common)
+                return tuple(std::move(elems));
+            return seq(*common, true, static_cast<uint32_t>(n.count), false);
         }
         case Kind::Map: {
             if (isParam(v)) {
@@ -395,6 +413,14 @@ private:
             m_t.forEachEntry(v, [&](uint32_t k, uint32_t) { identifiers = identifiers && m_t.isStr(k) && isIdentifier(m_t.str(k)); });
             if (!identifiers)
                 return generic(v, path);
+            if (n.count == 1 && isVariantName(m_t.str(v + 1))) {
+                // {"Dense": {...}}: a variant of a #[derive(Module)] enum (its index first in bincode), or
+                // a struct whose one field has a capitalised name; the bytes settle it.
+                const std::string name(m_t.str(v + 1));
+                const uint32_t payload = module(m_t[v + 1].end, appendKeyToPath(path, name), "");
+                const uint32_t st = intern(SchemaNode::structure("", {{name, payload}}));
+                return eitherAt(path, twinEnum(path, name, payload), optionAt(path + "{struct}", st, true));
+            }
             std::vector<SchemaField> fields;
             m_t.forEachEntry(v, [&](uint32_t k, uint32_t val) {
                 const std::string name(m_t.str(k));
@@ -429,6 +455,50 @@ private:
         n.name = path;
         return intern(std::move(n));
     }
+    /**
+     * An enum value the twin shows as {Name: payload} (or a unit variant as "Name"): the one variant
+     * known here, its bincode index read from the bytes (values of one Rust type merge in unify).
+     */
+    uint32_t twinEnum(const std::string& path, const std::string& name, std::optional<uint32_t> payload)
+    {
+        SchemaVariant variant{name, payload ? VariantKind::Newtype : VariantKind::Unit, payload.value_or(kNoSchemaNode)};
+        SchemaNode n = SchemaNode::enumeration(path, {std::move(variant)});
+        n.indicesFromTwin = true;
+        n.twinSeen = {name};
+        return intern(std::move(n));
+    }
+    /** Two enums the twin showed where Rust has one type: the variants of both, the occurrences in order. */
+    std::optional<uint32_t> unifyTwinEnums(const SchemaNode& A, const SchemaNode& B, const std::string& path)
+    {
+        SchemaNode n = A;
+        for (const SchemaVariant& b : B.variants) {
+            auto same = std::find_if(n.variants.begin(), n.variants.end(), [&](const SchemaVariant& a) { return a.name == b.name; });
+            if (same == n.variants.end()) {
+                n.variants.push_back(b);
+                continue;
+            }
+            if (same->kind != b.kind)
+                return std::nullopt;
+            if (b.kind != VariantKind::Unit) {
+                auto payload = unify(same->payload, b.payload, path);
+                if (!payload)
+                    return std::nullopt;
+                same->payload = *payload;
+            }
+        }
+        n.twinSeen.insert(n.twinSeen.end(), B.twinSeen.begin(), B.twinSeen.end());
+        return intern(std::move(n));
+    }
+    /** A value the twin shows as 16 bytes: a u128 or an i128 (rmp-serde's spelling), else serde_bytes. */
+    uint32_t sixteenBytes(uint32_t v, const std::string& path)
+    {
+        SchemaNode wide = SchemaNode::of(SchemaKind::Either, {prim(SchemaKind::U128), prim(SchemaKind::I128)});
+        wide.name = path + "{int}";
+        const auto bytes = m_t.bin(v);
+        wide.twinSeen = {std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size())};
+        return eitherAt(path, intern(std::move(wide)), prim(SchemaKind::Bytes));
+    }
+
     /**
      * An integer the twin shows: unsigned values as usize (u16/u32/u64 are the same varint), signed
      * ones as i64 (zigzag); values a u8/i8 can hold may also be that raw byte, which only differs on the
@@ -487,8 +557,9 @@ private:
             return b;
         if (m_unknownElement.count(b) && m_s.nodes[a].kind == SchemaKind::Seq)
             return a;
-        const SchemaNode& A = m_s.nodes[a];
-        const SchemaNode& B = m_s.nodes[b];
+        // Copies: every unify below may intern new nodes, which moves m_s.nodes.
+        const SchemaNode A = m_s.nodes[a];
+        const SchemaNode B = m_s.nodes[b];
         if (isNil(a) || isNil(b)) {
             const uint32_t value = isNil(a) ? b : a;
             const SchemaNode& V = m_s.nodes[value];
@@ -503,13 +574,27 @@ private:
                 return wideA ? a : wideB ? b : a;
             return prim(SchemaKind::I64);
         }
+        if (A.kind == SchemaKind::Enum && B.kind == SchemaKind::Enum && A.indicesFromTwin && B.indicesFromTwin)
+            return unifyTwinEnums(A, B, path);
+        if ((A.kind == SchemaKind::Empty && B.kind == SchemaKind::Option) || (B.kind == SchemaKind::Empty && A.kind == SchemaKind::Option))
+            return A.kind == SchemaKind::Option ? a : b; // an EmptyRecord is written as None (00)
+        if (A.kind == SchemaKind::Either && B.kind == SchemaKind::Either) {
+            // The same two readings on both sides (an enum or a struct in each element): kept apart.
+            auto first = unify(A.elements[0], B.elements[0], path);
+            auto second = first ? unify(A.elements[1], B.elements[1], path) : std::nullopt;
+            if (first && second) {
+                SchemaNode n = SchemaNode::of(SchemaKind::Either, {*first, *second});
+                n.name = A.name;
+                n.twinSeen = A.twinSeen;
+                return intern(std::move(n));
+            }
+        }
         if (A.kind == SchemaKind::Either || B.kind == SchemaKind::Either) {
             // Two readings on one side: the first that also fits the other side (a Vec of 5 beside a
-            // Vec of 3 is no tuple).
+            // Vec of 3 is no tuple). `a` stays first: the occurrences of a twin's enums are in order.
             const SchemaNode& E = A.kind == SchemaKind::Either ? A : B;
-            const uint32_t other = A.kind == SchemaKind::Either ? b : a;
             for (uint32_t alt : E.elements)
-                if (auto u = unify(alt, other, path))
+                if (auto u = A.kind == SchemaKind::Either ? unify(alt, b, path) : unify(a, alt, path))
                     return u;
             return std::nullopt;
         }
@@ -548,8 +633,9 @@ private:
             // Some(x) is written as x: an Option's value unifies with the other side (or its value).
             const SchemaNode& O = A.kind == SchemaKind::Option ? A : B;
             const uint32_t other = A.kind == SchemaKind::Option ? b : a;
-            const SchemaNode& X = m_s.nodes[other];
-            auto e = unify(O.elements[0], X.kind == SchemaKind::Option ? X.elements[0] : other, path);
+            const SchemaNode X = m_s.nodes[other];
+            const uint32_t otherValue = X.kind == SchemaKind::Option ? X.elements[0] : other;
+            auto e = A.kind == SchemaKind::Option ? unify(O.elements[0], otherValue, path) : unify(otherValue, O.elements[0], path);
             if (!e)
                 return std::nullopt;
             const bool uncertain = O.maybeBare && (X.kind != SchemaKind::Option || X.maybeBare);
@@ -616,8 +702,12 @@ private:
         case Kind::Int: return integer(v, path);
         case Kind::F32: return prim(SchemaKind::F32);
         case Kind::F64: return prim(SchemaKind::F64);
-        case Kind::Str: return prim(SchemaKind::Str);
-        case Kind::Bin: return prim(SchemaKind::Bytes);
+        case Kind::Str:
+            // "Warmup" may be a unit variant (its index alone in bincode); a String first.
+            if (isVariantName(m_t.str(v)))
+                return eitherAt(path, prim(SchemaKind::Str), twinEnum(path, std::string(m_t.str(v)), std::nullopt));
+            return prim(SchemaKind::Str);
+        case Kind::Bin: return n.count == 16 ? sixteenBytes(v, path) : prim(SchemaKind::Bytes);
         case Kind::Array: {
             if (n.count == 2 && hasExactKeys(v + 1, {"entries"})) { // (ModuleDTypeRecord, U)
                 const uint32_t entry = tuple({prim(SchemaKind::U64), prim(SchemaKind::Bool), dtype()});
@@ -664,6 +754,13 @@ private:
                 return intern(SchemaNode::structure("WeightedAccumulationState",
                     {{"dtype", dtype()}, {"loss_scale", prim(SchemaKind::F64)}, {"total_weight", prim(SchemaKind::F64)},
                         {"microbatches", prim(SchemaKind::U64)}}));
+            if (n.count == 1 && m_t.isStr(v + 1) && isVariantName(m_t.str(v + 1))) {
+                // {"Name": value}: a newtype, tuple or struct variant (its index first in bincode), or a
+                // struct or map of one entry; the bytes settle it.
+                const std::string name(m_t.str(v + 1));
+                const uint32_t payload = generic(m_t[v + 1].end, appendKeyToPath(path, name));
+                return eitherAt(path, twinEnum(path, name, payload), genericMap(v, path + "{map}"));
+            }
             return genericMap(v, path);
         }
         }

@@ -249,9 +249,11 @@ const std::vector<BuiltinLayout>& builtinBincodeLayouts(DTypeTable table)
 
 namespace {
 
-Result<void> decodeWith(const BytesPtr& decoded, const BincodeSchema& schema, Record& record, bool requireAllBytes)
+Result<void> decodeWith(const BytesPtr& decoded, const BincodeSchema& schema, Record& record, bool requireAllBytes, const Tape* twin = nullptr)
 {
-    auto r = readBincode(decoded, schema);
+    BincodeReadOptions options;
+    options.twin = twin;
+    auto r = readBincode(decoded, schema, options);
     if (!r)
         return std::unexpected(r.error());
     if (requireAllBytes && r->consumed != decoded->size())
@@ -259,8 +261,13 @@ Result<void> decodeWith(const BytesPtr& decoded, const BincodeSchema& schema, Re
     if (r->consumed < decoded->size())
         record.warnings.push_back(std::to_string(decoded->size() - r->consumed) + " trailing bytes after the record at offset "
             + std::to_string(r->consumed) + " (bincode ignores them)");
-    for (auto& a : r->ambiguities)
-        record.warnings.push_back("the bytes cannot tell: " + std::move(a));
+    // Two readings that both decode the whole record with different values: refused, never a guess.
+    if (!r->ambiguities.empty())
+        return fail(ErrorCode::Invalid,
+            "the bytes cannot tell: " + r->ambiguities.front()
+                + (r->ambiguities.size() > 1 ? " (and " + std::to_string(r->ambiguities.size() - 1) + " more)" : "")
+                + "; a layout settles it: `ckpt schema TWIN -o S.json`, the \"either\" node at that path replaced by the reading meant, then `--schema "
+                  "S.json`");
     if (r->nonCanonicalVarints)
         record.warnings.push_back(std::to_string(r->nonCanonicalVarints) + " varints are longer than bincode writes them; a re-save shortens them");
     record.tape = std::move(r->tape);
@@ -306,7 +313,7 @@ Result<std::optional<BincodeLayout>> bincodeLayoutFromOptions(const OpenOptions&
     auto derived = schemaFromRecord((*other)->tape, so);
     if (!derived)
         return std::unexpected(std::move(derived.error()).withFile(options.schemaFrom));
-    return BincodeLayout{std::move(derived->schema), "derived from " + options.schemaFrom, std::move(derived->notes)};
+    return BincodeLayout{std::move(derived->schema), "derived from " + options.schemaFrom, std::move(derived->notes), *other};
 }
 
 namespace {
@@ -361,7 +368,7 @@ Result<void> decodeBincodeRecord(const BytesPtr& decoded, const OpenOptions& opt
         record.schemaSource = (*named)->source;
         for (const auto& n : (*named)->notes)
             record.warnings.push_back("schema: " + n);
-        return decodeWith(decoded, (*named)->schema, record, false);
+        return decodeWith(decoded, (*named)->schema, record, false, (*named)->twin ? &(*named)->twin->tape : nullptr);
     }
 
     // Built-in layouts: every one that decodes all bytes into a consistent envelope is a reading of

@@ -21,6 +21,8 @@ struct BincodeLayout {
     BincodeSchema schema;
     std::string source;
     std::vector<std::string> notes; ///< guesses of a derivation (SchemaFromRecordResult::notes)
+    /** The self-describing record it was derived from (--schema-from): its values settle two readings that both fit. */
+    std::shared_ptr<const Record> twin;
 };
 
 /**
