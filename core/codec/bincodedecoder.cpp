@@ -6,6 +6,7 @@
 #include "core/codec/bincodewire.h"
 #include "core/codec/msgpack.h"
 #include "core/codec/twinagreement.h"
+#include "core/util/utf8.h"
 
 #include <algorithm>
 #include <array>
@@ -351,6 +352,7 @@ private:
         case SchemaKind::F64: return floatValue<uint64_t>(Kind::F64, "an f64", path);
         case SchemaKind::Str:
         case SchemaKind::Bytes: return bytesValue(sn.kind == SchemaKind::Str, path);
+        case SchemaKind::Char: return charValue(path);
         case SchemaKind::Unit: pushNode(Kind::Nil, 0, 0, m_pos); return {};
         case SchemaKind::UnitStruct: close(pushNode(Kind::Array, 0, 0, m_pos), 0); return {};
         case SchemaKind::Empty: return emptyValue(path);
@@ -496,6 +498,23 @@ private:
             return error(ErrorCode::Malformed, "string is not valid UTF-8", m_pos, path);
         pushNode(isStr ? Kind::Str : Kind::Bin, m_pos, *len, at);
         m_pos += *len;
+        return {};
+    }
+
+    /** A char: one UTF-8 sequence, its length told by its first byte (serde's char through bincode). */
+    Result<void> charValue(const PathLink* path)
+    {
+        const uint64_t at = m_pos;
+        if (remaining() < 1)
+            return truncated("a char", path);
+        const uint8_t lead = m_data[m_pos];
+        const uint64_t length = utf8SequenceLength(lead);
+        if (length > remaining())
+            return truncated("a char", path);
+        if (firstInvalidUtf8(m_data.data() + m_pos, length) != length)
+            return error(ErrorCode::Malformed, "not a char (one UTF-8 sequence)", at, path);
+        pushNode(Kind::Str, m_pos, length, at);
+        m_pos += length;
         return {};
     }
 
@@ -874,73 +893,10 @@ private:
 
     BincodeSchema resolvedSchema() const
     {
-        BincodeSchema r = m_s;
-        // An Option that turned out bare is bypassed (references go straight to its T), so shared
-        // sub-layouts stay shared; a maybe-tuple Seq becomes a Seq or a Tuple in place.
-        std::vector<uint32_t> redirect(r.nodes.size());
-        for (uint32_t i = 0; i < r.nodes.size(); ++i)
-            redirect[i] = i;
-        for (uint32_t i = 0; i < r.nodes.size(); ++i) {
-            SchemaNode& n = r.nodes[i];
-            if (m_pin[i] < 0)
-                continue;
-            if (n.kind == SchemaKind::Either) {
-                redirect[i] = n.elements[static_cast<size_t>(m_pin[i])];
-            } else if (n.kind == SchemaKind::Option && n.maybeBare) {
-                if (m_pin[i] == 1)
-                    redirect[i] = n.elements[0];
-                n.maybeBare = false;
-                n.preferAlternative = false;
-            } else if (n.kind == SchemaKind::Seq && n.maybeTuple) {
-                if (m_pin[i] == 1) {
-                    n.kind = SchemaKind::Tuple;
-                    n.elements = std::vector<uint32_t>(n.tupleArity, n.elements[0]);
-                }
-                n.maybeTuple = false;
-                n.tupleArity = 0;
-                n.preferAlternative = false;
-            }
-        }
-        for (uint32_t i = 0; i < r.nodes.size(); ++i)
-            settleTwinData(i, r.nodes[i]);
-        auto follow = [&](uint32_t i) {
-            // Chains are acyclic (the schema is a DAG) and at most as long as the schema is deep.
-            while (redirect[i] != i)
-                i = redirect[i];
-            return i;
-        };
-        for (SchemaNode& n : r.nodes) {
-            for (uint32_t& e : n.elements)
-                e = follow(e);
-            for (SchemaField& f : n.fields)
-                f.type = follow(f.type);
-            for (SchemaVariant& v : n.variants)
-                if (v.kind != VariantKind::Unit)
-                    v.payload = follow(v.payload);
-        }
-        r.root = follow(r.root);
-        return r;
-    }
-
-    /**
-     * A resolved node keeps nothing of the twin: an enum the twin showed gets the indices its
-     * occurrences bound (variants no occurrence reached are unknown and left out).
-     */
-    void settleTwinData(uint32_t i, SchemaNode& n) const
-    {
-        n.twinSeen.clear();
-        if (n.kind != SchemaKind::Enum || !n.indicesFromTwin)
-            return;
-        n.indicesFromTwin = false;
-        const auto it = m_twinEnums.find(i);
-        std::vector<SchemaVariant> known;
-        if (it != m_twinEnums.end())
-            for (const auto& [index, position] : it->second.bound) {
-                known.push_back(n.variants[position]);
-                known.back().index = index;
-            }
-        std::sort(known.begin(), known.end(), [](const SchemaVariant& a, const SchemaVariant& b) { return a.index < b.index; });
-        n.variants = std::move(known);
+        VariantIndices bound;
+        for (const auto& [node, state] : m_twinEnums)
+            bound[node] = state.bound;
+        return resolveSchema(m_s, m_pin, bound);
     }
 
     BytesPtr m_bytes;

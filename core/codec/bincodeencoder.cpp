@@ -4,6 +4,7 @@
 #include "core/codec/bincode.h"
 
 #include "core/codec/bincodewire.h"
+#include "core/util/utf8.h"
 
 #include <array>
 #include <bit>
@@ -71,6 +72,12 @@ public:
             m_out.put(m_t.bin(ti));
             return {};
         case SchemaKind::Bytes: return bytesValue(ti, path);
+        case SchemaKind::Char:
+            // One scalar value: 1-4 bytes of UTF-8 (the Str is valid UTF-8 already), no length.
+            if (tn.kind != Kind::Str || tn.count == 0 || tn.count > 4 || utf8SequenceLength(m_t.bin(ti)[0]) != tn.count)
+                return mismatch("a char (one Unicode scalar value)", ti, path);
+            m_out.put(m_t.bin(ti));
+            return {};
         case SchemaKind::Unit:
             if (tn.kind != Kind::Nil && !(tn.kind == Kind::Array && tn.count == 0))
                 return mismatch("() (nil)", ti, path);

@@ -5,7 +5,11 @@
 // What bincode's decoder, encoder and schema-less scan share (internal to core/codec): the varint
 // markers of the wire format and the record path an error names.
 
+#include "core/codec/schema.h"
 #include "core/value/tape.h"
+
+#include <map>
+#include <utility>
 
 #include <cstdint>
 #include <string>
@@ -37,6 +41,17 @@ inline Wire128 get128BigEndian(const uint8_t* in)
         v = (v << 8) | in[k];
     return v;
 }
+
+/** Per enum node a twin showed: the (bincode index, variant position) pairs its occurrences bound. */
+using VariantIndices = std::map<uint32_t, std::vector<std::pair<uint32_t, size_t>>>;
+
+/**
+ * The schema with every ambiguous node a decode met made definite (\a pins: the reading taken, -1
+ * where never met): an Option that was bare bypassed, a maybe-tuple Seq a Seq or a Tuple, an Either
+ * its reading; an enum the twin showed gets the indices in \a bound. Encoding the decoded tape with
+ * it reproduces the input.
+ */
+BincodeSchema resolveSchema(const BincodeSchema& schema, const std::vector<int8_t>& pins, const VariantIndices& bound);
 
 /** A step of the record path, kept on the stack and rendered only when an error needs it. */
 struct PathLink {

@@ -21,7 +21,7 @@ struct KindSpelling {
     const char* json;
 };
 // Primitive kinds have a plain string spelling in JSON.
-constexpr std::array<KindSpelling, 19> kPrimitives = {{
+constexpr std::array<KindSpelling, 20> kPrimitives = {{
     {SchemaKind::Bool, "bool"},
     {SchemaKind::U8, "u8"},
     {SchemaKind::U16, "u16"},
@@ -34,6 +34,7 @@ constexpr std::array<KindSpelling, 19> kPrimitives = {{
     {SchemaKind::I64, "i64"},
     {SchemaKind::U128, "u128"},
     {SchemaKind::I128, "i128"},
+    {SchemaKind::Char, "char"},
     {SchemaKind::F32, "f32"},
     {SchemaKind::F64, "f64"},
     {SchemaKind::Str, "str"},

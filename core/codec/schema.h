@@ -35,6 +35,7 @@ enum class SchemaKind : uint8_t {
      */
     U128,
     I128,
+    Char, ///< char: its UTF-8 bytes alone (1-4, no length); a Str on the tape
     F32,
     F64,
     Str,                        ///< String: varint length + UTF-8 bytes
@@ -140,7 +141,7 @@ struct SchemaNode {
  *           | {"seq": NODE [, "maybe_tuple": ARITY, "prefer_tuple": BOOL]}
  *           | {"map": [NODE, NODE]} | {"tuple": [NODE, ...]}
  *           | {"struct": "Name", "fields": [["field", NODE], ...]}
- *           | "u128" | "i128"
+ *           | "u128" | "i128" | "char"
  *           | {"enum": "Name", "variants": [["Unit"], ["Newtype", NODE], ["Tuple", "tuple", NODE], ["S", "struct", NODE]]
  *              [, "indices": [INDEX, ...]]}   (bincode indices, one per variant, when not 0, 1, 2, ...)
  *           | {"dtype": "burn-0.14" | "burn-0.16" | "burn-0.17" | "burn-0.21"}

@@ -4,6 +4,7 @@
 // every reading it cannot settle kept as a choice (schema.h's schemaFromRecord). The schema model and
 // its JSON form are in schema.cpp.
 #include "core/codec/schema.h"
+#include "core/util/utf8.h"
 
 #include <algorithm>
 #include <limits>
@@ -489,6 +490,22 @@ private:
         n.twinSeen.insert(n.twinSeen.end(), B.twinSeen.begin(), B.twinSeen.end());
         return intern(std::move(n));
     }
+    /**
+     * A string the twin shows: a String first; "Warmup" may also be a unit variant (its index alone in
+     * bincode), and one Unicode scalar a char (its UTF-8 bytes alone). The bytes settle it.
+     */
+    uint32_t text(uint32_t v, const std::string& path)
+    {
+        const std::string_view s = m_t.str(v);
+        const bool oneScalar = !s.empty() && utf8SequenceLength(uint8_t(s[0])) == s.size();
+        std::optional<uint32_t> other;
+        if (isVariantName(s))
+            other = twinEnum(path, std::string(s), std::nullopt);
+        if (oneScalar)
+            other = other ? eitherAt(path + "{char}", prim(SchemaKind::Char), *other) : prim(SchemaKind::Char);
+        return other ? eitherAt(path, prim(SchemaKind::Str), *other) : prim(SchemaKind::Str);
+    }
+
     /** A value the twin shows as 16 bytes: a u128 or an i128 (rmp-serde's spelling), else serde_bytes. */
     uint32_t sixteenBytes(uint32_t v, const std::string& path)
     {
@@ -702,11 +719,7 @@ private:
         case Kind::Int: return integer(v, path);
         case Kind::F32: return prim(SchemaKind::F32);
         case Kind::F64: return prim(SchemaKind::F64);
-        case Kind::Str:
-            // "Warmup" may be a unit variant (its index alone in bincode); a String first.
-            if (isVariantName(m_t.str(v)))
-                return eitherAt(path, prim(SchemaKind::Str), twinEnum(path, std::string(m_t.str(v)), std::nullopt));
-            return prim(SchemaKind::Str);
+        case Kind::Str: return text(v, path);
         case Kind::Bin: return n.count == 16 ? sixteenBytes(v, path) : prim(SchemaKind::Bytes);
         case Kind::Array: {
             if (n.count == 2 && hasExactKeys(v + 1, {"entries"})) { // (ModuleDTypeRecord, U)

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -25,6 +26,12 @@ inline void appendUtf8(std::string& out, uint32_t cp)
         out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
         out += static_cast<char>(0x80 | (cp & 0x3F));
     }
+}
+
+/** The bytes of the UTF-8 sequence that starts with \a lead (1-4; validity is checked elsewhere). */
+constexpr size_t utf8SequenceLength(uint8_t lead)
+{
+    return lead < 0x80 ? 1 : lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2;
 }
 
 /** The value of one hexadecimal digit (0-9, a-f, A-F), -1 for any other character (JSON's \\u, QSettings' %XX). */

@@ -252,6 +252,37 @@ private slots:
         QCOMPARE(cut.error().code, ErrorCode::Truncated);
     }
 
+    /** A char is its UTF-8 bytes alone in bincode; the twin shows a one-character string. */
+    void charOrString()
+    {
+        const Tape twin = envelope([](TapeBuilder& b) {
+            b.beginMap();
+            b.key("initial");
+            b.str("\xc3\xa9");
+            b.key("grade");
+            b.str("x");
+            b.key("name");
+            b.str("y");
+            b.end();
+        });
+        auto derived = schemaFromRecord(twin);
+        QVERIFY(derived);
+        const auto bytes = envelopeBytes(hexBytes("c3a9 78 01 79"));
+        auto r = readBincode(makeBytes(bytes), derived->schema);
+        QVERIFY2(r, r ? "" : r.error().message().c_str());
+        QCOMPARE(r->consumed, uint64_t(bytes.size()));
+        const Tape& t = r->tape;
+        const uint32_t item = *t.find(0, "item");
+        QCOMPARE(t.str(*t.find(item, "initial")), std::string_view("\xc3\xa9"));
+        QCOMPARE(t.str(*t.find(item, "grade")), std::string_view("x"));
+        QCOMPARE(t.str(*t.find(item, "name")), std::string_view("y"));
+        QCOMPARE(encode(r->tape, r->resolved), bytes);
+        auto bad = BincodeSchema::fromJson(R"({"format":"ckpt-bincode-schema","version":1,"root":"char"})");
+        QVERIFY(bad);
+        QVERIFY(!readBincode(makeBytes(hexBytes("c3 28")), *bad)); // not one UTF-8 sequence
+        QVERIFY(!readBincode(makeBytes(hexBytes("e2 82")), *bad)); // cut inside it
+    }
+
     /** A pair of different modules: a tuple of the two types, not a Vec of the first's. */
     void tupleOfDifferentTypes()
     {
