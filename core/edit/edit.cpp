@@ -3,6 +3,7 @@
 #include "core/edit/edit.h"
 
 #include "core/codec/json.h"
+#include "core/edit/partialmodule.h"
 #include "core/tensor/shape.h"
 
 #include <cmath>
@@ -238,30 +239,16 @@ std::string_view resumeStatusName(ResumeCheck::Status s)
     return "error";
 }
 
-std::vector<ResumeCheck> checkResume(const Record& r)
+namespace {
+
+/// The optimizer's lines of the checklist: its entries against the parameters, step counters, coverage.
+void checkOptimizer(const Record& r, const std::map<std::string, const ParamEntry*>& params, const std::set<std::string>& outsidePartial, bool training,
+    std::vector<ResumeCheck>& out)
 {
     using S = ResumeCheck::Status;
-    std::vector<ResumeCheck> out;
     auto add = [&](std::string name, S s, std::string detail) { out.push_back({std::move(name), s, std::move(detail)}); };
-
-    const bool training = r.kind == RecordKind::TrainingRecord || r.kind == RecordKind::ModelStateTrainingRecord
-        || r.kind == RecordKind::BurnTrainCheckpoint;
-    if (r.kind == RecordKind::BurnTrainCheckpoint)
-        add("kind", S::Ok, std::string(recordKindName(r.kind)) + ": the model, optimizer and scheduler files of "
-            + (r.epoch ? "epoch " + std::to_string(*r.epoch) : std::string("one epoch")) + " (Burn 0.22 keeps no pending gradients or caller state)");
-    else if (training)
-        add("kind", S::Ok, std::string(recordKindName(r.kind)) + ": model, optimizer, scheduler, pending gradients and continuation state in one record");
-    else
-        add("kind", S::Warning, std::string(recordKindName(r.kind)) + ": a resumption needs the other parts from separate files (burn-train keeps model-N, optim-N and scheduler-N side by side)");
-
-    if (r.kind != RecordKind::OptimizerRecord && r.kind != RecordKind::SchedulerRecord)
-        add("model", r.params.empty() ? S::Error : S::Ok, std::to_string(r.params.size()) + " parameters");
-
-    std::map<std::string, const ParamEntry*> params;
-    for (const auto& p : r.params)
-        params[p.id] = &p;
     if (r.optimizerNode) {
-        size_t unknown = 0, shapeBad = 0, dtypeBad = 0;
+        size_t unknown = 0, shapeBad = 0, dtypeBad = 0, outside = 0;
         std::set<uint64_t> times;
         std::string firstProblem;
         std::pair<std::string, uint32_t> where;
@@ -270,7 +257,9 @@ std::vector<ResumeCheck> checkResume(const Record& r)
                 times.insert(*oe.time);
             auto it = params.find(oe.paramId);
             if (it == params.end()) {
-                if (!r.params.empty()) {
+                if (outsidePartial.contains(oe.paramId)) {
+                    ++outside; // state of a parameter the partial module record leaves to its starting module
+                } else if (!r.params.empty()) {
                     ++unknown;
                     if (firstProblem.empty()) {
                         firstProblem = "optimizer entry " + oe.paramId + " has no parameter in the model";
@@ -306,9 +295,10 @@ std::vector<ResumeCheck> checkResume(const Record& r)
             }
         }
         const S s = (unknown || shapeBad || dtypeBad) ? S::Error : S::Ok;
-        add("optimizer", s, std::to_string(r.optimizer.size()) + " optimizer entries"
-            + (r.params.empty() ? "" : " for " + std::to_string(r.params.size()) + " parameters")
-            + (firstProblem.empty() ? "" : "; " + firstProblem));
+        add("optimizer", s,
+            std::to_string(r.optimizer.size()) + " optimizer entries" + (r.params.empty() ? "" : " for " + std::to_string(r.params.size()) + " parameters")
+                + (outside ? ", " + std::to_string(outside) + " of them for parameters outside this partial module record" : "")
+                + (firstProblem.empty() ? "" : "; " + firstProblem));
         out.back().path = where.first;
         out.back().node = where.second;
         if (times.size() > 1)
@@ -335,6 +325,45 @@ std::vector<ResumeCheck> checkResume(const Record& r)
     } else if (training) {
         add("optimizer", S::Error, "no optimizer record");
     }
+}
+
+} // namespace
+
+std::vector<ResumeCheck> checkResume(const Record& r, const Record* whole)
+{
+    using S = ResumeCheck::Status;
+    std::vector<ResumeCheck> out;
+    auto add = [&](std::string name, S s, std::string detail) {
+        out.push_back({std::move(name), s, std::move(detail)});
+    };
+
+    const bool training = r.kind == RecordKind::TrainingRecord || r.kind == RecordKind::ModelStateTrainingRecord || r.kind == RecordKind::BurnTrainCheckpoint;
+    if (r.kind == RecordKind::BurnTrainCheckpoint)
+        add("kind", S::Ok,
+            std::string(recordKindName(r.kind)) + ": the model, optimizer and scheduler files of "
+                + (r.epoch ? "epoch " + std::to_string(*r.epoch) : std::string("one epoch")) + " (Burn 0.22 keeps no pending gradients or caller state)");
+    else if (training)
+        add("kind", S::Ok, std::string(recordKindName(r.kind)) + ": model, optimizer, scheduler, pending gradients and continuation state in one record");
+    else
+        add("kind", S::Warning,
+            std::string(recordKindName(r.kind))
+                + ": a resumption needs the other parts from separate files (burn-train keeps model-N, optim-N and scheduler-N side by side)");
+
+    if (r.kind != RecordKind::OptimizerRecord && r.kind != RecordKind::SchedulerRecord)
+        add("model", r.params.empty() ? S::Error : S::Ok, std::to_string(r.params.size()) + " parameters");
+
+    const auto partial = partialModuleOf(r, whole);
+    std::set<std::string> outsidePartial;
+    if (partial) {
+        outsidePartial.insert(partial->missingIds.begin(), partial->missingIds.end());
+        add("partial-module", S::Warning, partialModuleDetail(*partial));
+        out.back().missing = partial->missing;
+    }
+
+    std::map<std::string, const ParamEntry*> params;
+    for (const auto& p : r.params)
+        params[p.id] = &p;
+    checkOptimizer(r, params, outsidePartial, training, out);
 
     if (r.schedulerNode && r.scheduler)
         add("scheduler", S::Ok, r.scheduler->description);

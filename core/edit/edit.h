@@ -35,6 +35,7 @@ struct ResumeCheck {
     std::string detail;
     std::string path;                 ///< where the first problem is (errors only; "" when not one place)
     uint32_t node = 0;                ///< its tape node (for the byte offset)
+    std::vector<std::string> missing; ///< "partial-module": the module paths a resumption from this record lacks
 };
 std::string_view resumeStatusName(ResumeCheck::Status s); ///< "ok", "warning", "error"
 
@@ -42,8 +43,11 @@ std::string_view resumeStatusName(ResumeCheck::Status s); ///< "ok", "warning", 
  * What a resumption from this record will restore, and what is missing or inconsistent: kind and
  * parts present, optimizer entries against parameters (ids, shapes, dtypes, step counters agree),
  * pending gradients against parameters, scheduler state, caller state, precision (half is lossy).
+ * A partial module record (partialmodule.h) is a warning that lists what it lacks, and optimizer
+ * state for those parameters is expected, not inconsistent. \a whole, if given, is the record the
+ * resumption starts from: what the whole model is (otherwise only the optimizer's module paths say).
  */
-std::vector<ResumeCheck> checkResume(const Record& record);
+std::vector<ResumeCheck> checkResume(const Record& record, const Record* whole = nullptr);
 
 /** Semantic validation beyond decoding (used by `ckpt validate`); errors are the checkResume errors. */
 Result<void> validateRecord(const Record& record);

@@ -5,6 +5,7 @@
 #include "core/codec/json.h"
 #include "core/codec/jsonfields.h"
 #include "core/edit/edit.h"
+#include "core/edit/partialmodule.h"
 #include "core/model/recorder.h"
 #include "core/open/formats.h"
 #include "core/report/document.h"
@@ -13,6 +14,22 @@
 #include <cstdio>
 
 namespace ckpt {
+
+namespace {
+
+/// ckpt info's `partial_module` member.
+void putPartialModule(TapeBuilder& b, const PartialModule& partial)
+{
+    b.beginMap();
+    putStr(b, "summary", partialModuleSummary(partial));
+    putU(b, "held", partial.held);
+    putU(b, "of", partial.whole);
+    putStr(b, "basis", partial.basis);
+    putStrings(b, "missing", partial.missing);
+    b.end();
+}
+
+} // namespace
 
 std::string infoJson(const Record& r)
 {
@@ -48,6 +65,11 @@ std::string infoJson(const Record& r)
     putBool(b, "partial", r.partial);
     if (!r.damage.empty())
         putStr(b, "damage", r.damage); // opened with --lenient although the typed decoders reject it
+    // a module record of some of the model's parameters is not damaged ("partial" above stays false)
+    if (auto partialModule = partialModuleOf(r)) {
+        b.key("partial_module");
+        putPartialModule(b, *partialModule);
+    }
     if (!r.schemaSource.empty())
         putStr(b, "schema", r.schemaSource);
     putStrings(b, "warnings", r.warnings);
@@ -355,6 +377,8 @@ std::string checkResumeJson(const Record& r, const std::vector<ResumeCheck>& che
         putStr(b, "check", c.name);
         putStr(b, "status", resumeStatusName(c.status));
         putStr(b, "detail", c.detail);
+        if (!c.missing.empty())
+            putStrings(b, "missing", c.missing); // partial-module: every parameter a resumption lacks, by module path
         b.end();
     }
     b.end();

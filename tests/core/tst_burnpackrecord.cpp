@@ -6,12 +6,13 @@
 // the 0.21 files; edits, check-resume and the report of what a migration cannot carry.
 #include "core/diff/diff.h"
 #include "core/edit/edit.h"
+#include "core/edit/partialmodule.h"
 #include "core/open/formats.h"
-#include "core/pack/migrate.h"
 #include "core/open/saveas.h"
+#include "core/pack/migrate.h"
 #include "core/report/recordjson.h"
-#include "tests/common/trainer.h"
 #include "core/run/migratesources.h"
+#include "tests/common/trainer.h"
 
 #include <QDir>
 #include <QFile>
@@ -414,6 +415,101 @@ private Q_SLOTS:
                 flagged = c.status == ResumeCheck::Status::Warning && c.detail.find("1 of ") == 0 && c.detail.find("Burn 0.22") != std::string::npos;
             }
         QVERIFY(flagged);
+    }
+
+    void aPartialModuleRecordIsNotDamage()
+    {
+        // Burn 0.22's into_record_group: the model file holds the parameters of one group; the
+        // optimizer still holds every parameter's state and names its module path (§8.3), which is
+        // how the whole model is known. load_record(allow_partial) keeps the rest from the module
+        // the run started from: a resumption lacks them, nothing is damaged.
+        const QString dir = m_dir.filePath(QStringLiteral("partial"));
+        auto sources = migrateSourcesOf(QString(m_run + QStringLiteral("/checkpoint/record-10.mpk")).toStdString(), {});
+        QVERIFY(sources);
+        auto content = migrateContent(*sources, {});
+        QVERIFY(content && content->model && content->optim && content->scheduler);
+        pack::BurnpackContent group = *content->model;
+        std::vector<std::string> dropped;
+        for (size_t i = group.tensors.size() / 2; i < group.tensors.size(); ++i)
+            dropped.push_back(group.tensors[i].name);
+        group.tensors.resize(group.tensors.size() / 2);
+        QVERIFY(!dropped.empty());
+        auto byPath = dropped;
+        std::ranges::sort(byPath);
+        QVERIFY(QDir().mkpath(dir));
+        QVERIFY(pack::writeBurnpack(QString(dir + QStringLiteral("/model-4.bpk")).toStdString(), group));
+        QVERIFY(pack::writeBurnpack(QString(dir + QStringLiteral("/optim-4.bpk")).toStdString(), *content->optim));
+        QVERIFY(pack::writeBurnpack(QString(dir + QStringLiteral("/scheduler-4.bpk")).toStdString(), *content->scheduler));
+
+        OpenOptions triple;
+        triple.wholeCheckpoint = true;
+        auto r = open(dir + QStringLiteral("/model-4.bpk"), triple);
+        QVERIFY(r);
+        QVERIFY(!r->partial && r->damage.empty());
+        QVERIFY2(validateRecord(*r), validateRecord(*r) ? "" : validateRecord(*r).error().message().c_str());
+        const auto partial = partialModuleOf(*r);
+        QVERIFY(partial);
+        QCOMPARE(partial->held, group.tensors.size());
+        QCOMPARE(partial->whole, content->model->tensors.size());
+        QCOMPARE(partial->missing, byPath); // the optimizer's metadata does not give the module's order
+        QVERIFY(partialModuleSummary(*partial).find(std::to_string(group.tensors.size()) + " of " + std::to_string(content->model->tensors.size()))
+            != std::string::npos);
+        // check-resume: a warning that lists every parameter a resumption lacks; the optimizer state of those is expected
+        bool listed = false;
+        for (const auto& c : checkResume(*r)) {
+            QVERIFY2(c.status != ResumeCheck::Status::Error, (c.name + ": " + c.detail).c_str());
+            if (c.name == "partial-module")
+                listed = c.status == ResumeCheck::Status::Warning && c.missing == byPath && c.detail.find("allow_partial") != std::string::npos;
+        }
+        QVERIFY(listed);
+        const auto json = nlohmann::json::parse(checkResumeJson(*r, checkResume(*r)));
+        QVERIFY(json["ready"].get<bool>());
+        bool jsonListed = false;
+        for (const auto& c : json["checks"])
+            jsonListed = jsonListed || (c["check"] == "partial-module" && c["missing"].get<std::vector<std::string>>() == byPath);
+        QVERIFY(jsonListed);
+        const auto info = nlohmann::json::parse(infoJson(*r));
+        QVERIFY(!info["partial"].get<bool>());
+        QCOMPARE(info["partial_module"]["held"].get<size_t>(), group.tensors.size());
+        QCOMPARE(info["partial_module"]["of"].get<size_t>(), content->model->tensors.size());
+
+        // the model file alone does not say it is partial; against the whole model it does
+        auto alone = open(dir + QStringLiteral("/model-4.bpk"));
+        QVERIFY(alone);
+        QVERIFY(!partialModuleOf(*alone));
+        const QString wholePath = dir + QStringLiteral("/whole.bpk");
+        QVERIFY(pack::writeBurnpack(wholePath.toStdString(), *content->model));
+        auto whole = open(wholePath);
+        QVERIFY(whole);
+        const auto against = partialModuleOf(*alone, whole.get());
+        QVERIFY(against);
+        QCOMPARE(against->missing, dropped);
+        QVERIFY(against->basis.find("whole.bpk") != std::string::npos);
+        QVERIFY(!partialModuleOf(*whole, whole.get())); // the whole model lacks nothing
+
+        // real damage stays damage: optimizer state that fits no parameter it names ...
+        pack::BurnpackContent wrongShape = group;
+        const auto& held = group.tensors.front();
+        for (auto& t : wrongShape.tensors)
+            if (t.paramId == held.paramId)
+                t.shape = {t.shape.empty() ? 1 : t.shape.front(), 0}; // same id, another shape: its moments no longer fit
+        wrongShape.tensors.front().data = {};
+        const QString bad = m_dir.filePath(QStringLiteral("partial-bad"));
+        QVERIFY(QDir().mkpath(bad));
+        QVERIFY(pack::writeBurnpack(QString(bad + QStringLiteral("/model-4.bpk")).toStdString(), wrongShape));
+        QVERIFY(pack::writeBurnpack(QString(bad + QStringLiteral("/optim-4.bpk")).toStdString(), *content->optim));
+        auto mismatched = open(bad + QStringLiteral("/model-4.bpk"), triple);
+        QVERIFY(mismatched);
+        QVERIFY(!validateRecord(*mismatched));
+        // ... and a truncated tensor, which Burn 0.22.1 rejects
+        QFile file(dir + QStringLiteral("/model-4.bpk"));
+        const QByteArray bytes = bytesOf(file.fileName());
+        const QString truncated = bad + QStringLiteral("/model-5.bpk");
+        QFile out(truncated);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(bytes.left(bytes.size() - 8));
+        out.close();
+        QVERIFY(!openRecord(truncated.toStdString()));
     }
 
 #ifdef CKPT_TRANSFORMER_RECORDS // built with the interop suite, whose fixture writes the record
