@@ -14,12 +14,13 @@
 #include "core/codec/schema.h"
 #include "core/diff/diff.h"
 #include "core/edit/edit.h"
+#include "core/edit/partialmodule.h"
 #include "core/io/bytes.h"
-#include "core/optim/forensics.h"
 #include "core/open/formats.h"
+#include "core/open/saveas.h"
+#include "core/optim/forensics.h"
 #include "core/record/bincoderecord.h"
 #include "core/record/record.h"
-#include "core/open/saveas.h"
 #include "core/report/diffjson.h"
 #include "core/report/optimizerjson.h"
 #include "core/report/recordjson.h"
@@ -128,6 +129,8 @@ int cmdInfo(const std::vector<std::string>& argv)
     if (rec.epoch)
         std::printf("  epoch       %llu\n", static_cast<unsigned long long>(*rec.epoch));
     std::printf("  params      %zu\n", rec.params.size());
+    if (auto partial = partialModuleOf(rec))
+        std::printf("  partial     %s\n", partialModuleDetail(*partial).c_str());
     std::printf("  optimizer   %zu entries\n", rec.optimizer.size());
     std::printf("  gradients   %zu pending\n", rec.gradients.size());
     if (rec.scheduler)
@@ -267,6 +270,8 @@ int cmdValidate(const std::vector<std::string>& argv)
             err = Error(v.error()).withFile(path);
         if (a.flag("--json")) {
             json += std::string(json.size() > 1 ? ",\n" : "\n") + "  {\"file\": \"" + path + "\", \"valid\": " + (err ? "false" : "true");
+            if (auto partial = r ? partialModuleOf(**r) : std::nullopt) // valid: a partial module record is not damage
+                json += ", \"partial_module\": {\"held\": " + std::to_string(partial->held) + ", \"of\": " + std::to_string(partial->whole) + "}";
             if (err) {
                 std::string msg;
                 for (char c : err->message()) {
@@ -278,9 +283,11 @@ int cmdValidate(const std::vector<std::string>& argv)
             }
             json += "}";
         } else if (!err) {
-            std::printf("%s: valid (%s, %s, %zu tensors)%s\n", path.c_str(), std::string(recordKindName((*r)->kind)).c_str(),
+            const auto partial = partialModuleOf(**r);
+            std::printf("%s: valid (%s, %s, %zu tensors)%s%s\n", path.c_str(), std::string(recordKindName((*r)->kind)).c_str(),
                 std::string(recorderName((*r)->recorder)).c_str(), (*r)->tensors.size(),
-                (*r)->partial ? " as far as a structural scan proves: no layout of its types (partial; pass --schema-from or --schema)" : "");
+                (*r)->partial ? " as far as a structural scan proves: no layout of its types (partial; pass --schema-from or --schema)" : "",
+                partial ? ("; " + partialModuleSummary(*partial)).c_str() : "");
         }
         if (err) {
             std::fprintf(stderr, "ckpt: %s\n", err->message().c_str());
@@ -506,7 +513,7 @@ int cmdSchema(const std::vector<std::string>& argv)
 
 int cmdCheckResume(const std::vector<std::string>& argv)
 {
-    Args a(argv, withSchemaOptions({}), {"--json"});
+    Args a(argv, withSchemaOptions({"--against"}), {"--json"});
     if (!a.error().empty())
         return usageError(a.error());
     if (a.positional().size() != 1)
@@ -514,7 +521,15 @@ int cmdCheckResume(const std::vector<std::string>& argv)
     auto r = open(a.positional()[0], a);
     if (!r)
         return failWith(r.error());
-    const auto checks = checkResume(**r);
+    // --against WHOLE: the checkpoint the resumption starts from, which says what the whole model is
+    std::shared_ptr<const Record> whole;
+    if (auto against = a.value("--against")) {
+        auto w = open(*against, a);
+        if (!w)
+            return failWith(w.error());
+        whole = *w;
+    }
+    const auto checks = checkResume(**r, whole.get());
     bool ready = true;
     for (const auto& c : checks)
         ready = ready && c.status != ResumeCheck::Status::Error;
@@ -522,8 +537,11 @@ int cmdCheckResume(const std::vector<std::string>& argv)
         printDocument(checkResumeJson(**r, checks));
     } else {
         std::printf("%s%s%s: %s\n", bold(), (*r)->file.c_str(), reset(), ready ? "ready to resume" : "NOT ready to resume");
-        for (const auto& c : checks)
+        for (const auto& c : checks) {
             std::printf("  [%-7s] %-20s %s\n", std::string(resumeStatusName(c.status)).c_str(), c.name.c_str(), c.detail.c_str());
+            for (const auto& path : c.missing)
+                std::printf("  %-30s lacks %s\n", "", path.c_str());
+        }
     }
     return ready ? 0 : 1;
 }

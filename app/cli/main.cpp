@@ -61,7 +61,10 @@ commands:
   schema FILE [-o S.json] [--scheduler NAME]
                                 the type layout of a self-describing record (for bincode files),
                                 or the layout a bincode FILE's bytes settled with --schema-from
-  check-resume FILE             the resume-readiness checklist
+  check-resume FILE [--against WHOLE]
+                                the resume-readiness checklist; a partial module record (Burn 0.22
+                                allow_partial) lists the parameters a resumption lacks, the whole
+                                model known from the optimizer's module paths or from WHOLE
   optimizer FILE [--betas B1,B2] [--epsilon E]
                                 optimizer-state forensics per parameter (moment norms, Adam's effective
                                 step, v at the epsilon floor, dead and non-finite moments, g^2/v), suspects

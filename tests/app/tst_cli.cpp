@@ -1,6 +1,8 @@
 // SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Drives the real `ckpt` binary the way scripts do (cli-contract.md): keys, exit codes, messages.
+#include "partialmodel.h"
+
 #include <QCryptographicHash>
 #include <QDir>
 #include <QFile>
@@ -158,6 +160,34 @@ QStringList strings(const QJsonArray& a)
     for (const auto& v : a)
         out << v.toString();
     return out;
+}
+
+/// Burn 0.22's into_record_group: a model file of some parameters beside the whole optimizer (issue 44 item 5).
+void partialModuleRecordResumes(const QString& triple, const QString& dir)
+{
+    const QString checkpoint = dir + QStringLiteral("/checkpoint");
+    QVERIFY(QDir().mkpath(checkpoint));
+    for (const char* f : {"optim-16.bpk", "scheduler-16.bpk"})
+        QVERIFY(QFile::copy(triple + QLatin1Char('/') + QLatin1String(f), checkpoint + QLatin1Char('/') + QLatin1String(f)));
+    const QString alone = checkpoint + QStringLiteral("/model-16.bpk");
+    const QString lacking = testing::writeModelWithoutLastParameter(triple + QStringLiteral("/model-16.bpk"), alone);
+    QVERIFY(!lacking.isEmpty());
+    const QByteArray lacks = "lacks " + lacking.toUtf8();
+    // a run directory of it: ready, and the parameter a resumption lacks is named
+    const Run check = ckpt({QStringLiteral("check-resume"), dir});
+    QVERIFY2(check.code == 0 && check.out.contains("partial-module") && check.out.contains(lacks), QByteArray(check.out + check.err).constData());
+    const QJsonObject json = jsonObject(ckpt({QStringLiteral("check-resume"), dir, QStringLiteral("--json")}));
+    QVERIFY(json[QLatin1String("ready")].toBool());
+    bool listed = false;
+    for (const auto& c : json[QLatin1String("checks")].toArray())
+        listed = listed || c.toObject()[QLatin1String("missing")].toArray().contains(lacking);
+    QVERIFY(listed);
+    const Run valid = ckpt({QStringLiteral("validate"), dir});
+    QVERIFY2(valid.code == 0 && valid.out.contains("partial module record"), QByteArray(valid.out + valid.err).constData());
+    // the model file alone says nothing of the whole model; --against the whole one it does
+    const Run against = ckpt({QStringLiteral("check-resume"), alone, QStringLiteral("--against"), triple + QStringLiteral("/model-16.bpk")});
+    QVERIFY2(against.out.contains(lacks), against.out.constData());
+    QVERIFY(!ckpt({QStringLiteral("check-resume"), alone}).out.contains("partial-module"));
 }
 
 } // namespace
@@ -429,6 +459,7 @@ private Q_SLOTS:
         // a constant scheduler (ckpt-train's default) writes an empty scheduler file: still a scheduler record
         const Run ready = ckpt({QStringLiteral("check-resume"), dir.filePath(QStringLiteral("run22"))});
         QVERIFY2(ready.out.contains("ready to resume") && !ready.out.contains("NOT ready"), ready.out.constData());
+        partialModuleRecordResumes(out, dir.filePath(QStringLiteral("partial")));
         // and back: an optimizer file as a 0.21 record
         const QString back = dir.filePath(QStringLiteral("optim-16.mpk"));
         QCOMPARE(ckpt({QStringLiteral("convert"), out + QStringLiteral("/optim-16.bpk"), back}).code, 0);
