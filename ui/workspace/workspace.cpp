@@ -3,6 +3,7 @@
 #include "ui/workspace/workspace.h"
 
 #include "core/edit/edit.h"
+#include "core/edit/partialmodule.h"
 #include "core/open/formats.h"
 #include "core/open/openfile.h"
 #include "core/run/runpolicy.h"
@@ -226,6 +227,9 @@ Workspace loadWorkspace(const QStringList& inputs, const Progress& progress, boo
             ws.warnings << files[i] + QStringLiteral(": DAMAGED, partial view: ") + QString::fromStdString(lr.record->damage);
         for (const auto& w : lr.record->warnings)
             ws.warnings << files[i] + QStringLiteral(": ") + QString::fromStdString(w);
+        // not damage (it opens and validates), but a resumption from it lacks parameters: say which
+        if (auto partial = partialModuleOf(*lr.record))
+            ws.warnings << files[i] + QStringLiteral(": ") + QString::fromStdString(partialModuleDetail(*partial));
         ws.records.push_back(std::move(lr));
         progress.report(base + span);
     }
