@@ -55,9 +55,30 @@ float Tape::f32(uint32_t i) const
     return std::bit_cast<float>(static_cast<uint32_t>(nodes[i].payload));
 }
 
+UInt128 Tape::u128(uint32_t i) const
+{
+    const Node& n = nodes[i];
+    return isWide(i) ? (UInt128(n.count) << 64) | n.payload : UInt128(n.payload);
+}
+
+Int128 Tape::i128(uint32_t i) const
+{
+    const Node& n = nodes[i];
+    if (isWide(i))
+        return static_cast<Int128>((UInt128(n.count) << 64) | n.payload);
+    return static_cast<int64_t>(n.payload);
+}
+
+std::string Tape::integerText(uint32_t i) const
+{
+    return nodes[i].kind == Kind::Int ? decimalText(i128(i)) : decimalText(u128(i));
+}
+
 std::optional<uint64_t> Tape::asU64(uint32_t i) const
 {
     const Node& n = nodes[i];
+    if (isWide(i))
+        return std::nullopt;
     if (n.kind == Kind::UInt)
         return n.payload;
     if (n.kind == Kind::Int && static_cast<int64_t>(n.payload) >= 0)
@@ -68,8 +89,8 @@ std::optional<uint64_t> Tape::asU64(uint32_t i) const
 std::optional<double> Tape::asNumber(uint32_t i) const
 {
     switch (nodes[i].kind) {
-    case Kind::UInt: return static_cast<double>(nodes[i].payload);
-    case Kind::Int: return static_cast<double>(static_cast<int64_t>(nodes[i].payload));
+    case Kind::UInt: return static_cast<double>(u128(i));
+    case Kind::Int: return static_cast<double>(i128(i));
     case Kind::F32:
     case Kind::F64: return f64(i);
     default: return std::nullopt;
@@ -103,8 +124,8 @@ std::string Tape::keyText(uint32_t k) const
 {
     switch (nodes[k].kind) {
     case Kind::Str: return std::string(str(k));
-    case Kind::UInt: return std::to_string(nodes[k].payload);
-    case Kind::Int: return std::to_string(static_cast<int64_t>(nodes[k].payload));
+    case Kind::UInt:
+    case Kind::Int: return integerText(k);
     case Kind::Bool: return nodes[k].payload ? "true" : "false";
     default: return std::string("<") + kindName(nodes[k].kind) + " key>";
     }
@@ -129,6 +150,19 @@ uint32_t TapeBuilder::uinteger(uint64_t v, uint64_t src) { return push({Kind::UI
 uint32_t TapeBuilder::integer(int64_t v, uint64_t src)
 {
     return push({Kind::Int, 0, 0, 0, 0, static_cast<uint64_t>(v), src});
+}
+uint32_t TapeBuilder::uinteger128(UInt128 v, uint64_t src)
+{
+    if (v <= UINT64_MAX)
+        return uinteger(static_cast<uint64_t>(v), src);
+    return push({Kind::UInt, Wide128, 0, 0, static_cast<uint64_t>(v >> 64), static_cast<uint64_t>(v), src});
+}
+uint32_t TapeBuilder::integer128(Int128 v, uint64_t src)
+{
+    if (v >= INT64_MIN && v <= INT64_MAX)
+        return integer(static_cast<int64_t>(v), src);
+    const auto bits = static_cast<UInt128>(v);
+    return push({Kind::Int, Wide128, 0, 0, static_cast<uint64_t>(bits >> 64), static_cast<uint64_t>(bits), src});
 }
 uint32_t TapeBuilder::f32(float v, uint64_t src)
 {
@@ -441,7 +475,8 @@ bool subtreeEqual(const Tape& a, uint32_t na, const Tape& b, uint32_t nb)
         }
         return ca == x.end && cb == y.end;
     }
-    default: return x.payload == y.payload;
+    default: // a Wide128 integer's high bits are its count, compared above; its flag tells i128 2^63 from i64 -2^63
+        return x.payload == y.payload && (x.flags & Wide128) == (y.flags & Wide128);
     }
 }
 

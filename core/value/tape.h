@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/io/bytes.h"
+#include "core/util/int128.h"
 
 #include <cstdint>
 #include <optional>
@@ -28,6 +29,10 @@ enum NodeFlags : uint8_t {
     InPool = 1,        ///< Str/Bin bytes live in Tape::pool, not in Tape::source
     FromJsonArray = 2, ///< Bin that was a JSON array of integers 0..255 (serde_bytes through serde_json)
     FromBinArray = 4,  ///< Array that was a msgpack `bin` accepted as a byte sequence (kept for round-trips)
+    /// UInt/Int beyond 64 bits (a u128/i128 serde_json wrote as digits): low 64 bits in `payload`, high
+    /// 64 bits in `count`, two's complement for Int. Only values that do not fit 64 bits carry it, so a
+    /// value has one spelling on the tape; read them with Tape::u128/i128/integerText.
+    Wide128 = 8,
 };
 
 /**
@@ -40,8 +45,8 @@ struct Node {
     uint8_t flags = 0;
     uint16_t reserved = 0;
     uint32_t end = 0;        ///< one past the subtree (self + 1 for scalars)
-    uint64_t count = 0;      ///< Array: elements; Map: entries; Str/Bin: byte length
-    uint64_t payload = 0;    ///< Bool/UInt/Int: value bits; F32/F64: IEEE bits; Str/Bin: byte offset
+    uint64_t count = 0;      ///< Array: elements; Map: entries; Str/Bin: byte length; Wide128 UInt/Int: high bits
+    uint64_t payload = 0;    ///< Bool/UInt/Int: value bits (low bits if Wide128); F32/F64: IEEE bits; Str/Bin: byte offset
     uint64_t srcOffset = 0;  ///< where the value starts in the decoded input stream (for messages)
 };
 
@@ -63,15 +68,24 @@ public:
 
     std::string_view str(uint32_t i) const;
     std::span<const uint8_t> bin(uint32_t i) const;
+    /** A UInt's / Int's value when it is not wide (isWide); a wide node's low bits only. */
     uint64_t u64(uint32_t i) const { return nodes[i].payload; }
     int64_t i64(uint32_t i) const { return static_cast<int64_t>(nodes[i].payload); }
+    /** A UInt or Int wider than 64 bits (NodeFlags::Wide128): u64/i64/asU64 do not hold it. */
+    bool isWide(uint32_t i) const { return (nodes[i].flags & Wide128) != 0; }
+    /** Exact value of a UInt node, wide or not. */
+    UInt128 u128(uint32_t i) const;
+    /** Exact value of an Int node, wide or not. */
+    Int128 i128(uint32_t i) const;
+    /** Exact decimal digits of a UInt or Int node, wide or not ("-" first when negative). */
+    std::string integerText(uint32_t i) const;
     double f64(uint32_t i) const;  ///< F64 or F32 widened
     float f32(uint32_t i) const;   ///< F32 only
     bool boolean(uint32_t i) const { return nodes[i].payload != 0; }
 
-    /** Integer value of a UInt or non-negative Int node. */
+    /** Integer value of a UInt or non-negative Int node that fits 64 bits (nullopt for wide nodes). */
     std::optional<uint64_t> asU64(uint32_t i) const;
-    /** Any numeric node as a double (integers converted). */
+    /** Any numeric node as a double (integers converted, wide ones rounded: for statistics, not values). */
     std::optional<double> asNumber(uint32_t i) const;
 
     /** Children of an Array (or keys and values interleaved of a Map). */
@@ -117,6 +131,9 @@ public:
     uint32_t uinteger(uint64_t v, uint64_t src = 0);
     /** A signed value; non-negative values are still stored as Kind::Int (the writers decide markers). */
     uint32_t integer(int64_t v, uint64_t src = 0);
+    /** Exact 128-bit integers: a plain UInt/Int node when the value fits 64 bits, a Wide128 one otherwise. */
+    uint32_t uinteger128(UInt128 v, uint64_t src = 0);
+    uint32_t integer128(Int128 v, uint64_t src = 0);
     uint32_t f32(float v, uint64_t src = 0);
     uint32_t f64(double v, uint64_t src = 0);
     uint32_t str(std::string_view s, uint64_t src = 0);
