@@ -27,7 +27,9 @@ struct JsonReadOptions {
  * Parses JSON with serde_json's accept/reject rules (RFC 8259 strictly: no comments, no trailing
  * commas, no leading zeros, no NaN, control characters in strings rejected, invalid UTF-8 and lone
  * surrogates rejected, a BOM rejected) into a tape. Integers: non-negative -> UInt (full u64 range,
- * exact), negative -> Int (i64), beyond those -> F64 as serde_json does; floats -> F64. Duplicate
+ * exact), negative -> Int (i64); beyond 64 bits up to u128 / i128 (serde_json writes those as digits)
+ * -> a Wide128 UInt / Int, exact, where serde_json's Value would make an f64; beyond 128 bits -> F64 as
+ * serde_json does; floats -> F64. Duplicate
  * keys are kept in order (typed decoding decides about them). Errors carry line and column exactly as
  * serde_json reports them.
  */
@@ -46,6 +48,7 @@ enum class JsonFloats { Serde, Nlohmann };
 /**
  * Writes the subtree as serde_json::to_writer_pretty (2-space indent, "key": value, one array element
  * per line, empty containers as [] / {}, no trailing newline) or serde_json::to_writer (compact).
+ * Integers print exactly, a Wide128 one with all its digits as serde_json prints a u128 / i128.
  * F32 nodes print with the shortest digits that round-trip as f32, F64 as f64, laid out as ryu does
  * (1.0, 1e-7, 1.2345678901234568e20); non-finite floats as null; Bin as an array of integers; strings
  * escaped as serde_json escapes them.

@@ -5,6 +5,7 @@
 
 #include "core/codec/jsonscan.h"
 #include "core/util/charconv.h"
+#include "core/util/int128.h"
 #include "core/util/utf8.h"
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include <charconv>
 #include <cstring>
 #include <new>
+#include <optional>
 #include <vector>
 
 namespace ckpt {
@@ -475,20 +477,33 @@ private:
             return errorAt(JsonFault::EofWhileParsingValue);
         const uint8_t first = m_s[m_i++];
         uint64_t significand = 0;
+        // Beyond u64: serde_json's Value would make the number an f64 (parse_long_integer), but a
+        // record's u128/i128 field is written as these digits and read back exactly, so up to 128
+        // bits the integer stays exact (a Wide128 node). Beyond 128 bits it becomes an f64, read below
+        // from the text.
+        std::optional<UInt128> wide;
         bool isFloat = false;
         if (first == '0') {
             if (m_i < m_n && isDigit(m_s[m_i]))
                 return peekError(JsonFault::InvalidNumber);
         } else if (first >= '1' && first <= '9') {
             significand = first - '0';
-            // Manual u64 accumulation; beyond u64 the number becomes an f64 (serde_json's
-            // parse_long_integer), read below from the text.
             while (m_i < m_n && isDigit(m_s[m_i])) {
                 const uint64_t digit = m_s[m_i] - '0';
-                if (significand > (UINT64_MAX - digit) / 10)
-                    isFloat = true;
-                else
+                if (wide) {
+                    if (*wide > (kUInt128Max - digit) / 10) {
+                        wide.reset();
+                        isFloat = true;
+                    } else {
+                        *wide = *wide * 10 + digit;
+                    }
+                } else if (isFloat) {
+                    // past 128 bits: the digits are read again as a double
+                } else if (significand > (UINT64_MAX - digit) / 10) {
+                    wide = UInt128(significand) * 10 + digit;
+                } else {
                     significand = significand * 10 + digit;
+                }
                 ++m_i;
             }
         } else {
@@ -535,6 +550,10 @@ private:
             }
             isFloat = true;
         }
+        if (!isFloat && wide && negative && *wide > UInt128(1) << 127)
+            isFloat = true; // below i128::MIN: an f64, read from the text as any longer literal is
+        if (!isFloat && wide)
+            return pushWide(negative, *wide, start);
         if (!isFloat) {
             if (!negative)
                 return done(push(Kind::UInt, 0, 0, significand, start));
@@ -542,7 +561,7 @@ private:
                 return pushF64(-0.0, start);
             if (significand <= (uint64_t(1) << 63))
                 return done(push(Kind::Int, 0, 0, uint64_t(0) - significand, start));
-            return pushF64(-static_cast<double>(significand), start);
+            return pushWide(negative, significand, start);
         }
         double value = 0;
         const auto* b = reinterpret_cast<const char*>(m_s + start);
@@ -604,6 +623,13 @@ private:
         if (!r)
             return std::unexpected(r.error());
         return {};
+    }
+
+    /** An integer literal beyond 64 bits, up to u128::MAX and down to i128::MIN (the caller checks). */
+    Result<void> pushWide(bool negative, UInt128 magnitude, uint64_t src)
+    {
+        const UInt128 bits = negative ? UInt128(0) - magnitude : magnitude; // two's complement for an Int
+        return done(push(negative ? Kind::Int : Kind::UInt, Wide128, static_cast<uint64_t>(bits >> 64), static_cast<uint64_t>(bits), src));
     }
 
     Result<void> pushF64(double v, uint64_t src)

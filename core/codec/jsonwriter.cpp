@@ -99,6 +99,18 @@ private:
         m_buf.append(b, r.ptr);
     }
 
+    /** A UInt or Int node's digits: a wide one (a u128/i128) exactly, as serde_json writes those. */
+    void appendInteger(uint32_t i)
+    {
+        const Node& n = m_tape.nodes[i];
+        if (m_tape.isWide(i))
+            m_buf += m_tape.integerText(i);
+        else if (n.kind == Kind::Int)
+            appendSigned(static_cast<int64_t>(n.payload));
+        else
+            appendUnsigned(n.payload);
+    }
+
     /**
      * serde_json's MapKeySerializer writes integer keys as quoted decimals. Keys of other kinds
      * (which serde_json 1.0.87 refuses to serialize) are written as their quoted text rendering.
@@ -109,13 +121,9 @@ private:
         switch (n.kind) {
         case Kind::Str: appendJsonQuoted(m_buf, m_tape.str(key)); return;
         case Kind::UInt:
-            m_buf += '"';
-            appendUnsigned(n.payload);
-            m_buf += '"';
-            return;
         case Kind::Int:
             m_buf += '"';
-            appendSigned(static_cast<int64_t>(n.payload));
+            appendInteger(key);
             m_buf += '"';
             return;
         case Kind::F32: appendJsonQuoted(m_buf, formatJsonF32(m_tape.f32(key))); return;
@@ -131,8 +139,8 @@ private:
         switch (n.kind) {
         case Kind::Nil: m_buf += "null"; return;
         case Kind::Bool: m_buf += n.payload ? "true" : "false"; return;
-        case Kind::UInt: appendUnsigned(n.payload); return;
-        case Kind::Int: appendSigned(static_cast<int64_t>(n.payload)); return;
+        case Kind::UInt:
+        case Kind::Int: appendInteger(i); return;
         case Kind::F32:
             m_buf += m_nlohmann ? formatNlohmannF64(double(m_tape.f32(i))) : formatJsonF32(m_tape.f32(i));
             return;
