@@ -420,6 +420,18 @@ public:
             markerWith(0xd3, static_cast<uint64_t>(v));
     }
 
+    /**
+     * A u128/i128 beyond 64 bits (a Wide128 node, high and low halves of its two's complement) as
+     * rmp-serde writes every u128 and i128: serialize_bytes of to_be_bytes(), a bin 8 of 16 bytes.
+     */
+    void wideInteger(uint64_t high, uint64_t low)
+    {
+        uint8_t buf[2 + 16] = {0xc4, 16};
+        storeBigEndian(buf + 2, high);
+        storeBigEndian(buf + 10, low);
+        m_out.put(std::span<const uint8_t>(buf, sizeof buf));
+    }
+
     /** Header of a str/bin/array/map: fix form (if the kind has one) or the 8/16/32-bit length. */
     void lengthHeader(uint64_t n, int fixBase, uint64_t fixMax, int m8, uint8_t m16, uint8_t m32)
     {
@@ -484,8 +496,15 @@ void writeMsgpack(const Tape& tape, uint32_t node, Sink& out)
         switch (n.kind) {
         case Kind::Nil: w.marker(0xc0); break;
         case Kind::Bool: w.marker(n.payload ? 0xc3 : 0xc2); break;
-        case Kind::UInt: w.unsignedValue(n.payload); break;
-        case Kind::Int: w.signedValue(static_cast<int64_t>(n.payload)); break;
+        case Kind::UInt:
+        case Kind::Int:
+            if (n.flags & Wide128)
+                w.wideInteger(n.count, n.payload);
+            else if (n.kind == Kind::UInt)
+                w.unsignedValue(n.payload);
+            else
+                w.signedValue(static_cast<int64_t>(n.payload));
+            break;
         case Kind::F32: w.markerWith(0xca, static_cast<uint32_t>(n.payload)); break;
         case Kind::F64: w.markerWith(0xcb, n.payload); break;
         case Kind::Str:

@@ -152,6 +152,27 @@ BytesPtr prefixCopy(const BytesPtr& whole, size_t n)
 class TestMsgpack : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    void wideIntegersAsRmpSerdeWritesU128()
+    {
+        // rmp-serde writes every u128 / i128 as serialize_bytes(to_be_bytes()): a bin 8 of 16 bytes.
+        TapeBuilder b;
+        b.beginArray();
+        b.uinteger128(kUInt128Max);
+        b.integer128(kInt128Min);
+        b.uinteger128(UInt128(1) << 64);
+        b.integer128(Int128(INT64_MIN) - 1);
+        b.uinteger128(5); // fits 64 bits: an ordinary integer node, written as one
+        b.end();
+        const Tape t = std::move(b).finish();
+        QCOMPARE(toHex(encode(t)),
+            QByteArray("95"
+                       "c410ffffffffffffffffffffffffffffffff"
+                       "c41080000000000000000000000000000000"
+                       "c41000000000000000010000000000000000"
+                       "c410ffffffffffffffff7fffffffffffffff"
+                       "05"));
+    }
+
     void fixturesArePresent()
     {
         QCOMPARE(fixtureFiles().size(), 13);
