@@ -104,7 +104,7 @@ std::vector<uint8_t> zeroedCopy(std::span<const uint8_t> bytes, DType dtype, uin
 
 bool isNonFiniteNumber(const Tape& t, uint32_t node, DType dtype)
 {
-    if (dtype == DType::F16 && t[node].kind == Kind::UInt) // half legacy values are f16 bit patterns
+    if (dtype == DType::F16 && t[node].kind == Kind::UInt && !t.isWide(node)) // half legacy values are f16 bit patterns
         return ((t.u64(node) >> 10) & 0x1f) == 0x1f;
     auto v = t.asNumber(node);
     return v && !std::isfinite(*v);

@@ -160,11 +160,12 @@ Result<SafetensorsFile> readSafetensors(const BytesPtr& bytes, const std::string
         uint64_t numel = 1;
         bool overflow = false;
         t.forEachChild(*shape, [&](uint32_t c) {
-            if (t[c].kind != Kind::UInt) {
+            const auto dim = t.asU64(c); // JSON's non-negative integers, not beyond 64 bits
+            if (!dim) {
                 overflow = true;
                 return;
             }
-            const uint64_t d = t.u64(c);
+            const uint64_t d = *dim;
             st.shape.push_back(d);
             if (d && numel > UINT64_MAX / d)
                 overflow = true;
@@ -172,10 +173,10 @@ Result<SafetensorsFile> readSafetensors(const BytesPtr& bytes, const std::string
         });
         if (overflow)
             return err("expected a shape of non-negative integers whose product fits in 64 bits", *shape);
-        if (!offsets || !t.isArray(*offsets) || t[*offsets].count != 2 || t[*offsets + 1].kind != Kind::UInt || t[*offsets + 2].kind != Kind::UInt)
+        if (!offsets || !t.isArray(*offsets) || t[*offsets].count != 2 || !t.asU64(*offsets + 1) || !t.asU64(*offsets + 2))
             return err("expected data_offsets [begin, end] of two non-negative integers", offsets ? *offsets : v);
-        st.begin = t.u64(*offsets + 1);
-        st.end = t.u64(*offsets + 2);
+        st.begin = *t.asU64(*offsets + 1);
+        st.end = *t.asU64(*offsets + 2);
         if (st.end < st.begin || st.end > dataSize)
             return err("data_offsets [" + std::to_string(st.begin) + ", " + std::to_string(st.end) + "] lie outside the " +
                     std::to_string(dataSize) + " data bytes", *offsets);

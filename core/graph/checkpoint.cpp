@@ -199,6 +199,9 @@ public:
     {
         if (v.binIndex >= 0)
             return Kind::UInt;
+        // An integer beyond 64 bits is the f64 serde_json makes of it for these typed fields (u64 at most).
+        if (m_t.isWide(v.node))
+            return Kind::F64;
         const Kind k = m_t[v.node].kind;
         return k == Kind::Bin ? Kind::Array : k;
     }
@@ -220,7 +223,7 @@ public:
         case Kind::UInt: return "integer `" + std::to_string(uintValue(v)) + "`";
         case Kind::Int: return "integer `" + std::to_string(m_t.i64(v.node)) + "`";
         case Kind::F32:
-        case Kind::F64: return "floating point `" + rustFloatDisplay(m_t.f64(v.node)) + "`";
+        case Kind::F64: return "floating point `" + rustFloatDisplay(*m_t.asNumber(v.node)) + "`";
         case Kind::Str: return "string " + rustStrDebug(m_t.str(v.node));
         case Kind::Array: return "sequence";
         case Kind::Map: return "map";

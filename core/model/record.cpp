@@ -51,7 +51,7 @@ std::vector<double> legacyValues(const Record& r, const TensorEntry& t, uint64_t
     r.tape.forEachChild(t.dataNode, [&](uint32_t c) {
         if (i >= first && out.size() < count) {
             double v = r.tape.asNumber(c).value_or(std::nan(""));
-            if (t.dtype == DType::F16 && r.tape[c].kind == Kind::UInt)
+            if (t.dtype == DType::F16 && r.tape[c].kind == Kind::UInt && !r.tape.isWide(c))
                 v = halfToFloat(static_cast<uint16_t>(r.tape.u64(c)));
             out.push_back(v);
         }

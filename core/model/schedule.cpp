@@ -121,7 +121,7 @@ Result<void> readLrSchedulerState(const Tape& t, uint32_t node, const LrSchedule
     case LrSchedulerKind::Step: {
         if (n.kind != Kind::Int && n.kind != Kind::UInt)
             return bad("an i32");
-        if (n.kind == Kind::UInt && t.u64(node) > uint64_t(std::numeric_limits<int32_t>::max()))
+        if (t.isWide(node) || (n.kind == Kind::UInt && t.u64(node) > uint64_t(std::numeric_limits<int32_t>::max())))
             return bad("an i32 in range");
         const int64_t v = n.kind == Kind::Int ? t.i64(node) : static_cast<int64_t>(t.u64(node));
         if (v < std::numeric_limits<int32_t>::min() || v > std::numeric_limits<int32_t>::max())

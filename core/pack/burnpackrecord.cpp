@@ -567,9 +567,9 @@ std::vector<std::pair<std::string, BurnpackScalar>> burnpackScalarsOf(const Tape
             s = BurnpackScalar::makeFloat(*t.asNumber(x));
         else if (variant == "UInt" && t.asU64(x))
             s = BurnpackScalar::makeUInt(*t.asU64(x));
-        else if (variant == "Int" && kind == Kind::Int)
+        else if (variant == "Int" && kind == Kind::Int && !t.isWide(x)) // burnpack's Int is an i64
             s = BurnpackScalar::makeInt(t.i64(x));
-        else if (variant == "Int" && kind == Kind::UInt && t.u64(x) <= uint64_t(INT64_MAX))
+        else if (variant == "Int" && kind == Kind::UInt && !t.isWide(x) && t.u64(x) <= uint64_t(INT64_MAX))
             s = BurnpackScalar::makeInt(int64_t(t.u64(x)));
         else
             return;

@@ -126,7 +126,7 @@ void walkModule(ContentBuilder& cb, const Tape& t, uint32_t node, const std::str
 }
 
 /// §10.2: one optimizer state item to `{u}.{field path}` tensors and scalars.
-void walkState(ContentBuilder& cb, const Tape& t, uint32_t node, const std::string& name, uint64_t u, BurnpackContent& content)
+void walkState(ContentBuilder& cb, const Tape& t, uint32_t node, const std::string& name, uint64_t u, BurnpackContent& content, std::vector<std::string>& lost)
 {
     if (auto index = cb.tensorAt(node)) {
         if (auto e = cb.entry(*index, name, u))
@@ -134,17 +134,22 @@ void walkState(ContentBuilder& cb, const Tape& t, uint32_t node, const std::stri
         return;
     }
     switch (t[node].kind) {
-    case Kind::Map:
-        t.forEachEntry(node, [&](uint32_t k, uint32_t v) { walkState(cb, t, v, joined(name, t.keyText(k)), u, content); });
-        break;
+    case Kind::Map: t.forEachEntry(node, [&](uint32_t k, uint32_t v) { walkState(cb, t, v, joined(name, t.keyText(k)), u, content, lost); }); break;
     case Kind::Array: {
         uint64_t i = 0;
-        t.forEachChild(node, [&](uint32_t c) { walkState(cb, t, c, joined(name, std::to_string(i++)), u, content); });
+        t.forEachChild(node, [&](uint32_t c) { walkState(cb, t, c, joined(name, std::to_string(i++)), u, content, lost); });
         content.scalars.emplace_back(joined(name, "len"), BurnpackScalar::makeUInt(i));
         break;
     }
-    case Kind::UInt: content.scalars.emplace_back(name, BurnpackScalar::makeUInt(t.u64(node))); break;
-    case Kind::Int: content.scalars.emplace_back(name, BurnpackScalar::makeInt(t.i64(node))); break;
+    case Kind::UInt:
+    case Kind::Int:
+        if (t.isWide(node)) // rounding it into a scalar would change the value
+            lost.push_back(name + ": the 128-bit integer " + t.integerText(node) + " has no burnpack scalar (64 bits at most)");
+        else if (t[node].kind == Kind::UInt)
+            content.scalars.emplace_back(name, BurnpackScalar::makeUInt(t.u64(node)));
+        else
+            content.scalars.emplace_back(name, BurnpackScalar::makeInt(t.i64(node)));
+        break;
     case Kind::F32:
     case Kind::F64: content.scalars.emplace_back(name, BurnpackScalar::makeFloat(t.f64(node))); break;
     case Kind::Bool: content.scalars.emplace_back(name, BurnpackScalar::makeBool(t.boolean(node))); break;
@@ -156,6 +161,10 @@ void walkState(ContentBuilder& cb, const Tape& t, uint32_t node, const std::stri
 void schedulerScalars(const Tape& t, uint32_t node, const std::string& prefix, const std::string& usizeKind, BurnpackContent& content,
     std::vector<std::string>& lost)
 {
+    if (t.isWide(node)) {
+        lost.push_back("scheduler: a 128-bit integer " + t.integerText(node) + " is no scheduler's record and is not carried");
+        return;
+    }
     switch (t[node].kind) {
     case Kind::Nil: return; // constant
     case Kind::Int: content.scalars.emplace_back(prefix + "iter_idx", BurnpackScalar::makeInt(t.i64(node))); return;
@@ -254,7 +263,7 @@ Result<MigratedTriple> migrateContent(const MigrateSources& sources, const Migra
             }
             const std::string prefix = std::to_string(*u);
             c.scalars.emplace_back(prefix + ".__rank", BurnpackScalar::makeUInt(oe.rank));
-            walkState(cb, r.tape, oe.stateNode, prefix, *u, c);
+            walkState(cb, r.tape, oe.stateNode, prefix, *u, c, out.lost);
             if (auto it = nameOfId.find(oe.paramId); it != nameOfId.end())
                 c.metadata.emplace_back(prefix, it->second);
         }

@@ -42,7 +42,7 @@ public:
     Result<StoredDType> dtypeOf(uint32_t node, const std::string& path)
     {
         // rmp-serde also reads an enum from its variant index (serde_json does not).
-        if (m_t[node].kind == Kind::UInt && (m_r.recorder == Recorder::NamedMpk || m_r.recorder == Recorder::NamedMpkGz)) {
+        if (m_t[node].kind == Kind::UInt && !m_t.isWide(node) && (m_r.recorder == Recorder::NamedMpk || m_r.recorder == Recorder::NamedMpkGz)) {
             const auto d = m_t.u64(node) <= UINT32_MAX ? dtypeFromIndex(dtypeTableForVersion(m_r.metadata.version), uint32_t(m_t.u64(node))) : std::nullopt;
             if (d && *d != DType::QFloat && !(*d == DType::Bool && dtypeTableForVersion(m_r.metadata.version) == DTypeTable::Burn021))
                 return StoredDType{.dtype = *d};
@@ -373,6 +373,12 @@ public:
         SchedulerInfo s;
         s.node = node;
         const Node& n = m_t[node];
+        if (m_t.isWide(node)) { // no scheduler keeps a 128-bit integer
+            s.kind = "unknown";
+            s.description = std::string("a 128-bit ") + kindName(n.kind) + " record";
+            m_r.scheduler = s;
+            return;
+        }
         switch (n.kind) {
         case Kind::Nil: s.kind = "constant"; s.description = "constant learning rate (the record is ())"; break;
         case Kind::Int:

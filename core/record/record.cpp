@@ -23,7 +23,7 @@ bool isByteSequence(const Tape& t, uint32_t node)
     if (!t.isArray(node) || t[node].end != node + 1 + t[node].count)
         return false;
     bool bytes = true;
-    t.forEachChild(node, [&](uint32_t c) { bytes = bytes && t[c].kind == Kind::UInt && t.u64(c) <= 255; });
+    t.forEachChild(node, [&](uint32_t c) { bytes = bytes && t[c].kind == Kind::UInt && !t.isWide(c) && t.u64(c) <= 255; });
     return bytes;
 }
 

@@ -23,6 +23,8 @@ namespace {
 
 std::string found(const Tape& t, uint32_t node)
 {
+    if (t.isWide(node)) // the only integers asU64 refuses without their kind being wrong
+        return "found " + t.integerText(node) + ", beyond 64 bits";
     return std::string("found a ") + kindName(t[node].kind);
 }
 
@@ -100,7 +102,7 @@ public:
     Result<DType> dtype(uint32_t node, const std::string& path)
     {
         // rmp-serde also reads a unit variant from its index (a newtype variant needs its payload); serde_json does not.
-        if (m_t[node].kind == Kind::UInt && (m_r.recorder == Recorder::NamedMpk || m_r.recorder == Recorder::NamedMpkGz)) {
+        if (m_t[node].kind == Kind::UInt && !m_t.isWide(node) && (m_r.recorder == Recorder::NamedMpk || m_r.recorder == Recorder::NamedMpkGz)) {
             const DTypeTable table = dtypeTableForVersion(m_r.metadata.version);
             const auto d = m_t.u64(node) <= UINT32_MAX ? dtypeFromIndex(table, uint32_t(m_t.u64(node))) : std::nullopt;
             if (d && *d != DType::QFloat && !(*d == DType::Bool && table == DTypeTable::Burn021))

@@ -28,8 +28,8 @@ void copyJsonValue(TapeBuilder& b, const Tape& t, uint32_t node)
     switch (n.kind) {
     case Kind::Nil: b.nil(); return;
     case Kind::Bool: b.boolean(t.boolean(node)); return;
-    case Kind::UInt: b.uinteger(t.u64(node)); return;
-    case Kind::Int: b.integer(t.i64(node)); return;
+    case Kind::UInt: b.uinteger128(t.u128(node)); return; // a u128 / i128 keeps every digit
+    case Kind::Int: b.integer128(t.i128(node)); return;
     case Kind::F32:
     case Kind::F64: b.f64(t.f64(node)); return;
     case Kind::Str: b.str(t.str(node)); return;

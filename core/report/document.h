@@ -21,7 +21,7 @@ namespace ckpt {
 std::string reportDocument(TapeBuilder&& b, JsonStyle style = JsonStyle::Pretty);
 /** `"k": [d0, d1, ...]`. */
 void putShape(TapeBuilder& b, std::string_view k, const std::vector<uint64_t>& shape);
-/** Any non-tensor subtree as JSON (numbers exact: u64 stays u64; a repeated key keeps its first place
+/** Any non-tensor subtree as JSON (numbers exact: u64 stays u64, a u128 / i128 keeps its digits; a repeated key keeps its first place
  *  and its last value). */
 void copyJsonValue(TapeBuilder& b, const Tape& t, uint32_t node);
 
