@@ -54,6 +54,37 @@ Error editError(const Edit& e, std::string what)
     return err;
 }
 
+/**
+ * An integer where the integer \a o stands. Without a schema the old value's width is all there is:
+ * a 128-bit value (Wide128) takes any integer of its sign class within 128 bits, any other one stays
+ * within 64 bits, so a u64 field is never given a value its program cannot read.
+ */
+std::optional<std::string> integerMismatch(const Tape& ot, uint32_t o, const Tape& nt, uint32_t n, bool i32Range)
+{
+    const Kind ok = ot[o].kind, nk = nt[n].kind;
+    const bool wideField = ot.isWide(o);
+    if (ok == Kind::UInt) {
+        if (nk != Kind::UInt)
+            return "expected a non-negative integer, found a " + std::string(kindName(nk)) + (nk == Kind::Int ? " (negative)" : "");
+        const UInt128 v = nt.u128(n);
+        if (i32Range && v > UInt128(std::numeric_limits<int32_t>::max()))
+            return "value " + decimalText(v) + " is out of the i32 range of StepLr's iter_idx";
+        if (!wideField && v > std::numeric_limits<uint64_t>::max())
+            return "value " + decimalText(v) + " is out of the u64 range (only a value that already is a 128-bit integer takes one)";
+        return std::nullopt;
+    }
+    if (nk != Kind::Int && nk != Kind::UInt)
+        return "expected an integer, found a " + std::string(kindName(nk));
+    if (nk == Kind::UInt && nt.u128(n) > static_cast<UInt128>(kInt128Max))
+        return "value " + nt.integerText(n) + " is out of the i128 range";
+    const Int128 v = nk == Kind::UInt ? static_cast<Int128>(nt.u128(n)) : nt.i128(n);
+    if (i32Range && (v < std::numeric_limits<int32_t>::min() || v > std::numeric_limits<int32_t>::max()))
+        return "value " + decimalText(v) + " is out of the i32 range of StepLr's iter_idx";
+    if (!wideField && (v < std::numeric_limits<int64_t>::min() || v > std::numeric_limits<int64_t>::max()))
+        return "value " + decimalText(v) + " is out of the i64 range (only a value that already is a 128-bit integer takes one)";
+    return std::nullopt;
+}
+
 /// Is the new value (tape \a nv, node \a n) acceptable where \a old (node \a o) stands?
 std::optional<std::string> typeMismatch(const Tape& ot, uint32_t o, const Tape& nt, uint32_t n, bool i32Range)
 {
@@ -63,24 +94,7 @@ std::optional<std::string> typeMismatch(const Tape& ot, uint32_t o, const Tape& 
     case Kind::Nil: return std::nullopt; // Option None: anything goes (Some(x) or None)
     case Kind::Bool: if (nk != Kind::Bool) return "expected a bool, found a " + describe(nt, n); return std::nullopt;
     case Kind::UInt:
-        if (nk != Kind::UInt)
-            return "expected a non-negative integer, found a " + describe(nt, n)
-                + (nk == Kind::Int ? " (negative)" : "");
-        if (i32Range && nt.u64(n) > uint64_t(std::numeric_limits<int32_t>::max()))
-            return "value " + std::to_string(nt.u64(n)) + " is out of the i32 range of StepLr's iter_idx";
-        return std::nullopt;
-    case Kind::Int: {
-        if (nk != Kind::Int && nk != Kind::UInt)
-            return "expected an integer, found a " + describe(nt, n);
-        if (nk == Kind::UInt && nt.u64(n) > uint64_t(std::numeric_limits<int64_t>::max()))
-            return "value is out of the i64 range";
-        if (i32Range) {
-            const int64_t v = nk == Kind::UInt ? int64_t(nt.u64(n)) : nt.i64(n);
-            if (v < std::numeric_limits<int32_t>::min() || v > std::numeric_limits<int32_t>::max())
-                return "value " + std::to_string(v) + " is out of the i32 range of StepLr's iter_idx";
-        }
-        return std::nullopt;
-    }
+    case Kind::Int: return integerMismatch(ot, o, nt, n, i32Range);
     case Kind::F32:
     case Kind::F64: {
         auto v = nt.asNumber(n);
@@ -157,7 +171,7 @@ void emitReplacement(TapeBuilder& b, const Replacement& r)
         return;
     }
     if (r.oldKind == Kind::Int && n.kind == Kind::UInt) {
-        b.integer(static_cast<int64_t>(n.payload));
+        b.integer128(static_cast<Int128>(t.u128(r.node))); // typeMismatch kept it within the field's range
         return;
     }
     b.copy(t, r.node);

@@ -650,6 +650,72 @@ private Q_SLOTS:
         QVERIFY(applyEdits(**r2, {{"item[2]", "5"}}));
     }
 
+    void wideIntegersInPrettyJsonStayExact()
+    {
+        // A caller state with u128 / i128 values beyond 64 bits (serde_json writes their digits) and a
+        // u64 next to them: re-saved byte-identically, printed exactly, edited within each one's range.
+        auto src = indexRecord(trainingRecord(), Recorder::NamedMpk, "src");
+        QVERIFY(src);
+        TapeBuilder b;
+        copyReplacing(b, (*src)->tape, 0, [&](uint32_t node) {
+            if (node != *(*src)->stateNode)
+                return false;
+            b.beginMap();
+            b.key("rng");
+            b.uinteger128(kUInt128Max);
+            b.key("offset");
+            b.integer128(kInt128Min);
+            b.key("limit");
+            b.uinteger128(UInt128(kInt128Max));
+            b.key("seen");
+            b.uinteger128(UInt128(1) << 64);
+            b.key("debt");
+            b.integer128(Int128(INT64_MIN) - 1);
+            b.key("count");
+            b.uinteger(5);
+            b.end();
+            return true;
+        });
+        auto wide = indexRecord(std::move(b).finish(), Recorder::NamedMpk, "wide");
+        QVERIFY(wide);
+        QTemporaryDir dir;
+        const std::string path = dir.filePath(QStringLiteral("wide.json")).toStdString();
+        QVERIFY(convertRecord(**wide, Recorder::PrettyJson, Precision::Full, path));
+        const QByteArray stateText = "{\n  \"rng\": 340282366920938463463374607431768211455,\n"
+                                     "  \"offset\": -170141183460469231731687303715884105728,\n"
+                                     "  \"limit\": 170141183460469231731687303715884105727,\n"
+                                     "  \"seen\": 18446744073709551616,\n"
+                                     "  \"debt\": -9223372036854775809,\n"
+                                     "  \"count\": 5\n}";
+        auto r = openRecord(path);
+        QVERIFY2(r, r ? "" : r.error().message().c_str());
+        QCOMPARE(QByteArray::fromStdString(*stateJson(**r)), stateText);
+        const std::string again = path + ".again";
+        QVERIFY(resaveRecord(**r, again));
+        QCOMPARE(readAll(QString::fromStdString(again)), readAll(QString::fromStdString(path)));
+
+        // Edits: a wide field takes any value of its type, a 64-bit one stays within 64 bits.
+        auto edited = applyEdits(**r,
+            {{"item[4].rng", "340282366920938463463374607431768211454"}, {"item[4].offset", "-170141183460469231731687303715884105727"},
+                {"item[4].debt", "7"}});
+        QVERIFY2(edited, edited ? "" : edited.error().message().c_str());
+        auto reopened = indexRecord(std::move(*edited), Recorder::PrettyJson, "edited");
+        QVERIFY(reopened);
+        QCOMPARE(QByteArray::fromStdString(*stateJson(**reopened)),
+            QByteArray(stateText).replace("211455", "211454").replace("105728", "105727").replace("-9223372036854775809", "7"));
+        const auto refused = [&](const char* at, const char* json, const char* why) {
+            auto e = applyEdits(**r, {{at, json}});
+            if (e)
+                return std::string("accepted");
+            return e.error().what.find(why) != std::string::npos ? std::string() : e.error().what;
+        };
+        QCOMPARE(refused("item[4].count", "18446744073709551616", "out of the u64 range"), std::string());
+        QCOMPARE(refused("item[4].rng", "340282366920938463463374607431768211456", "found a f64"), std::string()); // 129 bits
+        QCOMPARE(refused("item[4].rng", "-1", "(negative)"), std::string());
+        QCOMPARE(refused("item[4].offset", "170141183460469231731687303715884105728", "out of the i128 range"), std::string());
+        QCOMPARE(refused("item[4].debt", "-170141183460469231731687303715884105729", "expected an integer, found a f64"), std::string());
+    }
+
     void diffFindsChanges()
     {
         auto a = indexRecord(trainingRecord(), Recorder::NamedMpk, "a");
