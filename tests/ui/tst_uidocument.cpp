@@ -137,7 +137,14 @@ private Q_SLOTS:
         QTest::addRow("bool word") << int(Kind::Bool) << QStringLiteral("true") << true;
         QTest::addRow("bool digit") << int(Kind::Bool) << QStringLiteral("1") << false;
         QTest::addRow("string") << int(Kind::Str) << QStringLiteral("anything") << true;
+        // A 64-bit field keeps to 64 bits; beyond is refused, not rounded.
+        QTest::addRow("u64 max") << int(Kind::UInt) << QStringLiteral("18446744073709551615") << true;
+        QTest::addRow("u64 + 1") << int(Kind::UInt) << QStringLiteral("18446744073709551616") << false;
+        QTest::addRow("i64 min") << int(Kind::Int) << QStringLiteral("-9223372036854775808") << true;
+        QTest::addRow("i64 min - 1") << int(Kind::Int) << QStringLiteral("-9223372036854775809") << false;
+        QTest::addRow("i64 fraction") << int(Kind::Int) << QStringLiteral("1.5") << false;
     }
+
     void parseScalarByKind()
     {
         QFETCH(int, kind);
@@ -157,6 +164,50 @@ private Q_SLOTS:
         const QVariant v = parseScalar(tape, 0, text, &why);
         QCOMPARE(v.isValid(), accepted);
         QCOMPARE(why.isEmpty(), accepted);
+    }
+
+    void wideIntegersExactly_data()
+    {
+        QTest::addColumn<bool>("isSigned");
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("shown"); // empty: refused
+        QTest::addRow("u128 max") << false << QStringLiteral("340282366920938463463374607431768211455")
+                                  << QStringLiteral("340282366920938463463374607431768211455");
+        QTest::addRow("u128 small") << false << QStringLiteral("5") << QStringLiteral("5");
+        QTest::addRow("u128 + 1") << false << QStringLiteral("340282366920938463463374607431768211456") << QString();
+        QTest::addRow("u128 negative") << false << QStringLiteral("-1") << QString();
+        QTest::addRow("i128 min") << true << QStringLiteral("-170141183460469231731687303715884105728")
+                                  << QStringLiteral("-170141183460469231731687303715884105728");
+        QTest::addRow("i128 max") << true << QStringLiteral("170141183460469231731687303715884105727")
+                                  << QStringLiteral("170141183460469231731687303715884105727");
+        QTest::addRow("i128 max + 1") << true << QStringLiteral("170141183460469231731687303715884105728") << QString();
+        QTest::addRow("i128 min - 1") << true << QStringLiteral("-170141183460469231731687303715884105729") << QString();
+        QTest::addRow("i128 -2^64") << true << QStringLiteral("-18446744073709551616") << QStringLiteral("-18446744073709551616");
+    }
+    void wideIntegersExactly()
+    {
+        // A node that holds a u128 / i128 beyond 64 bits: shown with every digit, edited exactly.
+        QFETCH(bool, isSigned);
+        QFETCH(QString, text);
+        QFETCH(QString, shown);
+        TapeBuilder b;
+        if (isSigned)
+            b.integer128(kInt128Min);
+        else
+            b.uinteger128(kUInt128Max);
+        const Tape tape = std::move(b).finish();
+        QCOMPARE(scalarValue(tape, 0).toString(),
+            isSigned ? QStringLiteral("-170141183460469231731687303715884105728") : QStringLiteral("340282366920938463463374607431768211455"));
+        QString why;
+        const QVariant v = parseScalar(tape, 0, text, &why);
+        QCOMPARE(v.isValid(), !shown.isEmpty());
+        if (shown.isEmpty()) {
+            QVERIFY2(why.contains(QStringLiteral("128")), qPrintable(why)); // names the field's type
+            return;
+        }
+        QCOMPARE(v.toString(), shown);
+        QCOMPARE(QString::fromStdString(jsonOf(v)), shown);
+        QCOMPARE(v == scalarValue(tape, 0), shown == scalarValue(tape, 0).toString());
     }
 };
 

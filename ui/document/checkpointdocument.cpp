@@ -40,9 +40,46 @@ QString absolutePath(const QString& path)
 }
 } // namespace
 
+namespace {
+QVariant wideInteger(const std::string& digits)
+{
+    // The view shows a value through QVariant::toString: the digits, exactly.
+    static const bool converterRegistered = QMetaType::registerConverter<WideInteger, QString>([](const WideInteger& w) { return w.digits; });
+    (void)converterRegistered;
+    return QVariant::fromValue(WideInteger{QString::fromStdString(digits)});
+}
+
+/// An integer typed for a UInt (\a isSigned false) or Int node, read exactly and kept within the field's range.
+QVariant parseInteger(const Tape& tape, uint32_t node, const QString& t, bool isSigned, QString* why)
+{
+    const bool wideField = tape.isWide(node);
+    const QString type = QLatin1String(isSigned ? (wideField ? "i128" : "i64") : (wideField ? "u128" : "u64"));
+    const auto parsed = parseDecimalInteger(t.toStdString());
+    if (!parsed || (!isSigned && parsed->negative)) {
+        *why = QObject::tr("expected %1 (%2), found \"%3\"").arg(isSigned ? QObject::tr("a signed integer") : QObject::tr("an unsigned integer"), type, t);
+        return {};
+    }
+    const UInt128 magnitude = parsed->magnitude;
+    // The largest magnitude of the field's type: negative ones reach one further (-2^63, -2^127).
+    const UInt128 limit = isSigned ? (UInt128(1) << (wideField ? 127 : 63)) - (parsed->negative ? 0 : 1) : (wideField ? kUInt128Max : UInt128(UINT64_MAX));
+    if (magnitude > limit) {
+        *why = QObject::tr("%1 is out of the %2 range").arg(t, type);
+        return {};
+    }
+    if (!isSigned && magnitude <= UINT64_MAX)
+        return qulonglong(magnitude);
+    const UInt128 narrowLimit = (UInt128(1) << 63) - (parsed->negative ? 0 : 1);
+    if (isSigned && magnitude <= narrowLimit)
+        return parsed->negative ? qlonglong(-static_cast<Int128>(magnitude)) : qlonglong(magnitude);
+    return wideInteger((parsed->negative ? "-" : "") + decimalText(magnitude));
+}
+} // namespace
+
 QVariant scalarValue(const Tape& tape, uint32_t node)
 {
     const Node& n = tape[node];
+    if ((n.kind == Kind::UInt || n.kind == Kind::Int) && tape.isWide(node))
+        return wideInteger(tape.integerText(node));
     switch (n.kind) {
     case Kind::Nil: return QVariant();
     case Kind::Bool: return tape.boolean(node);
@@ -70,22 +107,8 @@ QVariant parseScalar(const Tape& tape, uint32_t node, const QString& text, QStri
             return false;
         *why = QObject::tr("expected true or false");
         return {};
-    case Kind::UInt: {
-        const qulonglong v = t.toULongLong(&ok);
-        if (!ok || t.startsWith(QLatin1Char('-'))) {
-            *why = QObject::tr("expected an unsigned integer (u64), found \"%1\"").arg(t);
-            return {};
-        }
-        return v;
-    }
-    case Kind::Int: {
-        const qlonglong v = t.toLongLong(&ok);
-        if (!ok) {
-            *why = QObject::tr("expected a signed integer (i64), found \"%1\"").arg(t);
-            return {};
-        }
-        return v;
-    }
+    case Kind::UInt: return parseInteger(tape, node, t, false, why);
+    case Kind::Int: return parseInteger(tape, node, t, true, why);
     case Kind::F32:
     case Kind::F64: {
         const double v = t.toDouble(&ok);
@@ -196,6 +219,8 @@ QString CheckpointDocument::editableFile() const
 
 std::string jsonOf(const QVariant& v)
 {
+    if (v.metaType() == QMetaType::fromType<WideInteger>())
+        return v.value<WideInteger>().digits.toStdString(); // JSON digits, as serde_json writes a u128 / i128
     switch (v.typeId()) {
     case QMetaType::Bool: return v.toBool() ? "true" : "false";
     case QMetaType::ULongLong: return std::to_string(v.toULongLong());

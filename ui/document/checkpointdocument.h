@@ -128,11 +128,26 @@ private:
     quint64 m_workspaceGeneration = 0; ///< bumped by setWorkspace: a surgery result for an older workspace is dropped
 };
 
-/** Parses \a text as a value of the node's kind; an invalid QVariant plus \a why on rejection. */
+/**
+ * A u128 / i128 beyond 64 bits (a Wide128 node) in the editor: its exact digits, since no QVariant
+ * number holds it and a double would round it. Converts to QString (the view shows the digits).
+ */
+struct WideInteger {
+    QString digits;
+    bool operator==(const WideInteger&) const = default;
+};
+
+/**
+ * Parses \a text as a value of the node's kind; an invalid QVariant plus \a why on rejection. Integers
+ * are read exactly: within 64 bits as qulonglong / qlonglong, beyond that (only where the node already
+ * holds a 128-bit value) as a WideInteger; anything out of the field's range is refused.
+ */
 QVariant parseScalar(const Tape& tape, uint32_t node, const QString& text, QString* why);
 /** JSON text of an edited scalar (what core's typed edits take). */
 std::string jsonOf(const QVariant& v);
-/** A tape scalar as a QVariant (UInt -> qulonglong, Int -> qlonglong, floats -> double, ...). */
+/** A tape scalar as a QVariant (UInt -> qulonglong, Int -> qlonglong, wide ones -> WideInteger, floats -> double, ...). */
 QVariant scalarValue(const Tape& tape, uint32_t node);
 
 } // namespace ckpt::ui
+
+Q_DECLARE_METATYPE(ckpt::ui::WideInteger)
