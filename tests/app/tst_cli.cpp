@@ -599,6 +599,52 @@ private Q_SLOTS:
         QCOMPARE(st[0].toObject()[QLatin1String("b")].toInt(), 30);
     }
 
+    /** A PrettyJson caller state with a u128 / i128 beyond 64 bits: `state --json` digits, `resave`, `edit`, `diff`. */
+    void wideIntegersStayExact()
+    {
+        QTemporaryDir dir;
+        QVERIFY(!train(dir.path(),
+            {QStringLiteral("--steps"), QStringLiteral("2"), QStringLiteral("--checkpoint-every"), QStringLiteral("2"), QStringLiteral("--recorder"),
+                QStringLiteral("PrettyJson")})
+                .isEmpty());
+        QFile src(dir.filePath(QStringLiteral("checkpoint/record-2.json")));
+        QVERIFY(src.open(QIODevice::ReadOnly));
+        QList<QByteArray> lines = src.readAll().split('\n');
+        const qsizetype at = std::find_if(lines.cbegin(), lines.cend(), [](const QByteArray& l) { return l.contains("\"stop_step\""); }) - lines.cbegin();
+        QVERIFY(at < lines.size());
+        const QByteArray indent = lines[at].left(lines[at].indexOf('"'));
+        const QByteArray u128Max = "340282366920938463463374607431768211455", i128Min = "-170141183460469231731687303715884105728";
+        lines.insert(at, indent + "\"offset\": " + i128Min + ",");
+        lines.insert(at, indent + "\"rng\": " + u128Max + ",");
+        const QString rec = dir.filePath(QStringLiteral("wide.json"));
+        QFile out(rec);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(lines.join('\n'));
+        out.close();
+
+        const Run state = ckpt({QStringLiteral("state"), rec, QStringLiteral("--json")});
+        QVERIFY2(state.code == 0, state.err.constData());
+        QVERIFY2(state.out.contains(QByteArray("\"rng\": " + u128Max + ",")), state.out.constData());
+        QVERIFY(state.out.contains(QByteArray("\"offset\": " + i128Min + ",")));
+        const Run tree = ckpt({QStringLiteral("show"), rec, QStringLiteral("item[4].progress.rng"), QStringLiteral("--json")});
+        QVERIFY2(tree.out.contains(u128Max), tree.out.constData());
+        const QString copy = dir.filePath(QStringLiteral("copy.json"));
+        QCOMPARE(ckpt({QStringLiteral("resave"), rec, copy}).code, 0);
+        QCOMPARE(fileBytes(copy), fileBytes(rec));
+
+        const QString edited = dir.filePath(QStringLiteral("edited.json"));
+        const Run good = ckpt({QStringLiteral("edit"), rec, QStringLiteral("-o"), edited, QStringLiteral("--set"),
+            QStringLiteral("item[4].progress.rng=340282366920938463463374607431768211454")});
+        QVERIFY2(good.code == 0, good.err.constData());
+        QVERIFY(fileBytes(edited).contains("\"rng\": 340282366920938463463374607431768211454,"));
+        const Run diff = ckpt({QStringLiteral("diff"), rec, edited, QStringLiteral("--json")});
+        QVERIFY2(diff.out.contains(u128Max) && diff.out.contains("340282366920938463463374607431768211454"), diff.out.constData());
+        const Run beyond = ckpt({QStringLiteral("edit"), rec, QStringLiteral("-o"), dir.filePath(QStringLiteral("x.json")), QStringLiteral("--set"),
+            QStringLiteral("item[4].progress.stop_step=18446744073709551616")});
+        QCOMPARE(beyond.code, 2);
+        QVERIFY2(beyond.err.contains("out of the u64 range"), beyond.err.constData());
+    }
+
     /** `ckpt optimizer`: the contract's document on a ckpt-train record, its exit codes and usage errors. */
     void optimizerForensicsContract()
     {

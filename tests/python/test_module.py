@@ -223,6 +223,36 @@ class State(unittest.TestCase):
         self.assertEqual(common.read_bytes(out), common.read_bytes(cli_out))
         self.assertEqual(r.state()["progress"]["stop_step"], 12)  # the original is unchanged
 
+    def test_wide_integers_are_python_ints(self):
+        # A PrettyJson caller state with a u128 and an i128 beyond 64 bits, as serde_json writes them.
+        src = GEN.records()[3]
+        with open(src, encoding="utf-8") as f:
+            lines = f.read().split("\n")
+        at = next(i for i, line in enumerate(lines) if '"stop_step"' in line)
+        indent = lines[at][: len(lines[at]) - len(lines[at].lstrip())]
+        u128_max, i128_min = 2**128 - 1, -(2**127)
+        lines[at:at] = [f'{indent}"rng": {u128_max},', f'{indent}"offset": {i128_min},']
+        wide = GEN.path("wide.json")
+        with open(wide, "w", encoding="utf-8") as f:
+            f.write("\n".join(lines))
+        r = ckpt.open(wide)
+        progress = r.state()["progress"]
+        self.assertEqual(progress["rng"], u128_max)
+        self.assertEqual(progress["offset"], i128_min)
+        self.assertIsInstance(progress["rng"], int)
+        self.assertEqual(r.state(), common.cli_json("state", wide))
+        self.assertIn(str(u128_max), common.run_cli("state", wide, "--json")[1])
+        same = GEN.path("wide-resaved.json")
+        r.save(same)
+        self.assertEqual(common.read_bytes(same), common.read_bytes(wide))
+        e = r.edit({"item[4].progress.rng": u128_max - 1, "item[4].progress.offset": i128_min + 1})
+        self.assertEqual(e.state()["progress"]["rng"], u128_max - 1)
+        self.assertEqual(e.state()["progress"]["offset"], i128_min + 1)
+        with self.assertRaises(ckpt.Error):
+            r.edit({"item[4].progress.offset": 2**127})
+        with self.assertRaises(ckpt.Error):
+            r.edit({"item[4].progress.stop_step": 2**64})
+
     def test_edit_rejected_like_the_cli(self):
         f = GEN.records()[0]
         r = ckpt.open(f)
