@@ -430,17 +430,17 @@ private:
     }
 
     /** A u128/i128 varint: fe carries 16 little-endian bytes; the shorter markers as for u64. */
-    Result<Wire128> varint128(const char* what, const PathLink* path)
+    Result<UInt128> varint128(const char* what, const PathLink* path)
     {
         if (m_pos >= m_data.size() || m_data[m_pos] != kU128Marker) {
             auto v = varint(what, path);
             if (!v)
                 return std::unexpected(v.error());
-            return Wire128(*v);
+            return UInt128(*v);
         }
         if (remaining() < 17)
             return truncated(what, path);
-        Wire128 v = 0;
+        UInt128 v = 0;
         for (int k = 16; k >= 1; --k)
             v = (v << 8) | m_data[m_pos + static_cast<uint64_t>(k)];
         m_pos += 17;
@@ -449,7 +449,7 @@ private:
         return v;
     }
 
-    static Wire128 unzigzag(Wire128 v) { return (v >> 1) ^ (Wire128(0) - (v & 1)); }
+    static UInt128 unzigzag(UInt128 v) { return (v >> 1) ^ (UInt128(0) - (v & 1)); }
 
     /** u128/i128: on the tape the 16 big-endian bytes rmp-serde writes for them (a Bin, in the pool). */
     Result<void> wideValue(bool isSigned, const PathLink* path)
@@ -821,7 +821,7 @@ private:
         m_nonCanonical = nonCanonical;
         if (!v)
             return std::nullopt;
-        const Wire128 twin = get128BigEndian(reinterpret_cast<const uint8_t*>(sn.twinSeen[0].data()));
+        const UInt128 twin = get128BigEndian(reinterpret_cast<const uint8_t*>(sn.twinSeen[0].data()));
         for (int8_t choice : {int8_t(0), int8_t(1)}) {
             const SchemaKind k = m_s.nodes[sn.elements[static_cast<size_t>(choice)]].kind;
             if ((k == SchemaKind::U128 && *v == twin) || (k == SchemaKind::I128 && unzigzag(*v) == twin))

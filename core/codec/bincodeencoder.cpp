@@ -106,6 +106,8 @@ private:
     /** u8 as one byte, the wider ones as varints. */
     [[gnu::always_inline]] Result<void> unsignedValue(SchemaKind kind, uint32_t ti, const PathLink* path)
     {
+        if (m_t.isWide(ti))
+            return error(ErrorCode::Invalid, m_t.integerText(ti) + " does not fit in a " + schemaKindName(kind), ti, path);
         auto v = m_t.asU64(ti);
         if (!v && m_inKey && m_t[ti].kind == Kind::Str)
             v = keyNumber<uint64_t>(ti);
@@ -125,6 +127,8 @@ private:
     [[gnu::always_inline]] Result<void> signedValue(SchemaKind kind, uint32_t ti, const PathLink* path)
     {
         const Node& tn = m_t[ti];
+        if (m_t.isWide(ti))
+            return error(ErrorCode::Invalid, m_t.integerText(ti) + " does not fit in an " + schemaKindName(kind), ti, path);
         int64_t x;
         if (tn.kind == Kind::Int || (tn.kind == Kind::UInt && tn.payload <= uint64_t(std::numeric_limits<int64_t>::max())))
             x = static_cast<int64_t>(tn.payload);
@@ -153,16 +157,18 @@ private:
     Result<void> wideValue(bool isSigned, uint32_t ti, const PathLink* path)
     {
         const Node& tn = m_t[ti];
-        Wire128 v = 0;
+        UInt128 v = 0;
         if (tn.kind == Kind::Bin && tn.count == 16)
             v = get128BigEndian(m_t.bin(ti).data());
-        else if (tn.kind == Kind::UInt || tn.kind == Kind::Int)
-            v = Wire128(tn.payload) | (tn.kind == Kind::Int && static_cast<int64_t>(tn.payload) < 0 ? ~Wire128(0) << 64 : Wire128(0));
+        else if (tn.kind == Kind::UInt)
+            v = m_t.u128(ti);
+        else if (tn.kind == Kind::Int)
+            v = static_cast<UInt128>(m_t.i128(ti));
         else
             return mismatch(isSigned ? "an i128 (16 bytes or an integer)" : "a u128 (16 bytes or an integer)", ti, path);
         if (isSigned) {
             const bool negative = (v >> 127) != 0;
-            v = (v << 1) ^ (negative ? ~Wire128(0) : Wire128(0));
+            v = (v << 1) ^ (negative ? ~UInt128(0) : UInt128(0));
         }
         if ((v >> 64) == 0) {
             putVarint(m_out, static_cast<uint64_t>(v));

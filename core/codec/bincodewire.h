@@ -6,6 +6,7 @@
 // markers of the wire format and the record path an error names.
 
 #include "core/codec/schema.h"
+#include "core/util/int128.h"
 #include "core/value/tape.h"
 
 #include <map>
@@ -25,18 +26,15 @@ inline constexpr uint8_t kU32Marker = 0xfc;
 inline constexpr uint8_t kU64Marker = 0xfd;
 inline constexpr uint8_t kU128Marker = 0xfe; ///< u128/i128 only
 
-// NOLINTNEXTLINE(modernize-use-using): only a typedef takes __extension__, which keeps -Wpedantic quiet about __int128
-__extension__ typedef unsigned __int128 Wire128; ///< u128, and i128 as its two's complement
-
 /** rmp-serde's spelling of a u128/i128 (and the tape's): its 16 bytes, big-endian. */
-inline void put128BigEndian(Wire128 v, uint8_t* out)
+inline void put128BigEndian(UInt128 v, uint8_t* out)
 {
     for (int k = 15; k >= 0; --k, v >>= 8)
         out[k] = static_cast<uint8_t>(v);
 }
-inline Wire128 get128BigEndian(const uint8_t* in)
+inline UInt128 get128BigEndian(const uint8_t* in)
 {
-    Wire128 v = 0;
+    UInt128 v = 0;
     for (int k = 0; k < 16; ++k)
         v = (v << 8) | in[k];
     return v;

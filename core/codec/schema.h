@@ -190,6 +190,11 @@ struct SchemaFromRecordOptions {
      * F64 → f64, nil → unit) and report the guess as a note.
      */
     std::string schedulerType;
+    /**
+     * The record is JSON: serde_json writes an f32 and an f64 alike, so a caller-state float may be
+     * either (4 or 8 bytes in bincode, which settle it). MessagePack keeps them apart (ca / cb).
+     */
+    bool floatWidthUnknown = false;
 };
 
 /**

@@ -38,12 +38,16 @@ bool isVariantName(std::string_view k)
 /** The range and signs of the integers a twin shows for one Rust type (a Vec's elements, a map's keys). */
 struct IntegerRange {
     bool onlyIntegers = true, anySigned = false, anyUnsigned = false;
+    bool anyWide = false; ///< a value beyond 64 bits (serde_json's digits of a u128/i128): lo/hi leave it out
     int64_t lo = 0;  ///< the least value, 0 when none is negative
     uint64_t hi = 0; ///< the greatest value, 0 when none is positive
 
     void add(const Tape& t, uint32_t node)
     {
-        if (t[node].kind == Kind::UInt) {
+        if ((t[node].kind == Kind::UInt || t[node].kind == Kind::Int) && t.isWide(node)) {
+            anyWide = true;
+            (t[node].kind == Kind::UInt ? anyUnsigned : anySigned) = true;
+        } else if (t[node].kind == Kind::UInt) {
             anyUnsigned = true;
             hi = std::max(hi, t.u64(node));
         } else if (t[node].kind == Kind::Int) {
@@ -530,6 +534,8 @@ private:
                 m_signTakenFromTwin.push_back(path);
             ++m_signsTakenFromTwin;
         }
+        if (r.anyWide) // beyond 64 bits: only a u128/i128 holds it (same varint as u64 below 2^64)
+            return prim(r.anySigned ? SchemaKind::I128 : SchemaKind::U128);
         if (!r.anySigned)
             return r.hi <= 0xff ? eitherAt(path, prim(SchemaKind::Usize), prim(SchemaKind::U8)) : prim(SchemaKind::Usize);
         return r.lo >= -128 && r.hi <= 127 ? eitherAt(path, prim(SchemaKind::I64), prim(SchemaKind::I8)) : prim(SchemaKind::I64);
@@ -718,7 +724,7 @@ private:
         case Kind::UInt:
         case Kind::Int: return integer(v, path);
         case Kind::F32: return prim(SchemaKind::F32);
-        case Kind::F64: return prim(SchemaKind::F64);
+        case Kind::F64: return m_opt.floatWidthUnknown ? eitherAt(path, prim(SchemaKind::F64), prim(SchemaKind::F32)) : prim(SchemaKind::F64);
         case Kind::Str: return text(v, path);
         case Kind::Bin: return n.count == 16 ? sixteenBytes(v, path) : prim(SchemaKind::Bytes);
         case Kind::Array: {

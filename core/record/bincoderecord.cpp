@@ -310,6 +310,7 @@ Result<std::optional<BincodeLayout>> bincodeLayoutFromOptions(const OpenOptions&
     }
     SchemaFromRecordOptions so;
     so.schedulerType = schedulerType.value_or("");
+    so.floatWidthUnknown = (*other)->recorder == Recorder::PrettyJson || (*other)->recorder == Recorder::JsonGz;
     auto derived = schemaFromRecord((*other)->tape, so);
     if (!derived)
         return std::unexpected(std::move(derived.error()).withFile(options.schemaFrom));

@@ -220,6 +220,42 @@ private slots:
         QVERIFY2(json.find("\"u128\"") != std::string::npos && json.find("\"i128\"") != std::string::npos, json.c_str());
     }
 
+    /**
+     * A JSON twin writes a u128/i128 as its digits (a wide integer on the tape beyond 64 bits): the
+     * layout is u128/i128 at once, and the JSON tape encodes to the same bincode bytes.
+     */
+    void wideIntegersFromAJsonTwin()
+    {
+        const Tape twin = envelope([](TapeBuilder& b) {
+            b.beginMap();
+            b.key("tokens");
+            b.uinteger128(kUInt128Max);
+            b.key("offset");
+            b.integer128(kInt128Min);
+            b.end();
+        });
+        auto derived = schemaFromRecord(twin);
+        QVERIFY2(derived, derived ? "" : derived.error().message().c_str());
+        const auto bytes = envelopeBytes(hexBytes("fe ffffffffffffffffffffffffffffffff fe ffffffffffffffffffffffffffffffff"));
+        auto r = readBincode(makeBytes(bytes), derived->schema);
+        QVERIFY2(r, r ? "" : r.error().message().c_str());
+        QCOMPARE(r->consumed, uint64_t(bytes.size()));
+        QCOMPARE(encode(twin, r->resolved), bytes);
+        const Tape& t = r->tape;
+        const auto offset = t.bin(*t.find(*t.find(0, "item"), "offset"));
+        QCOMPARE(offset.size(), size_t(16));
+        QCOMPARE(offset[0], uint8_t(0x80));
+        // A wide value where the layout says u64 or i64 is refused, not cut to its low bits.
+        auto narrow = BincodeSchema::fromJson(R"({"format":"ckpt-bincode-schema","version":1,"root":{"struct":"BurnRecord","fields":[
+            ["metadata",{"struct":"M","fields":[["float","str"],["int","str"],["format","str"],["version","str"],["settings","str"]]}],
+            ["item",{"struct":"S","fields":[["tokens","u64"],["offset","i64"]]}],["_b","unit_struct"]]}})");
+        QVERIFY2(narrow, narrow ? "" : narrow.error().message().c_str());
+        Sink sink;
+        auto w = writeBincode(twin, twin.root(), *narrow, sink);
+        QVERIFY(!w);
+        QVERIFY2(w.error().what.find("340282366920938463463374607431768211455 does not fit in a u64") != std::string::npos, w.error().what.c_str());
+    }
+
     /** A twin of another record: neither reading gives its value, both decode everything: said, not guessed. */
     void wideIntegerTheBytesCannotSettle()
     {
