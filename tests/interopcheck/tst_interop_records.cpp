@@ -31,6 +31,8 @@
 #include <set>
 
 using namespace ckpt;
+using interop::jsonEqual;
+using interop::tapeToJson;
 using nlohmann::json;
 
 namespace {
@@ -96,81 +98,6 @@ struct Summary {
     }
     double l2() const { return std::sqrt(sq); }
 };
-
-/** A tape node as JSON (scheduler values; numbers keep their kind). */
-json tapeToJson(const Tape& t, uint32_t n)
-{
-    switch (t[n].kind) {
-    case Kind::Nil: return nullptr;
-    case Kind::Bool: return t.boolean(n);
-    case Kind::UInt: return t.u64(n);
-    case Kind::Int: return t.i64(n);
-    case Kind::F32:
-    case Kind::F64: return t.f64(n);
-    case Kind::Str: return std::string(t.str(n));
-    case Kind::Bin: {
-        json a = json::array();
-        for (uint8_t b : t.bin(n))
-            a.push_back(b);
-        return a;
-    }
-    case Kind::Array: {
-        json a = json::array();
-        t.forEachChild(n, [&](uint32_t c) { a.push_back(tapeToJson(t, c)); });
-        return a;
-    }
-    case Kind::Map: {
-        json o = json::object();
-        t.forEachEntry(n, [&](uint32_t k, uint32_t v) { o[std::string(t.str(k))] = tapeToJson(t, v); });
-        return o;
-    }
-    }
-    return nullptr;
-}
-
-/** Numbers compare by value whatever their JSON kind (255 unsigned vs 255 signed); everything else exactly. */
-bool jsonEqual(const json& a, const json& b)
-{
-    if (a.is_number() && b.is_number()) {
-        if (a.is_number_float() || b.is_number_float())
-            return a.get<double>() == b.get<double>();
-        if (a.is_number_unsigned() && b.is_number_unsigned())
-            return a.get<uint64_t>() == b.get<uint64_t>();
-        // at least one signed: equal iff both fit int64 and are equal
-        auto asI = [](const json& j, int64_t& out) {
-            if (j.is_number_unsigned()) {
-                const uint64_t u = j.get<uint64_t>();
-                if (u > static_cast<uint64_t>(INT64_MAX))
-                    return false;
-                out = static_cast<int64_t>(u);
-                return true;
-            }
-            out = j.get<int64_t>();
-            return true;
-        };
-        int64_t x = 0, y = 0;
-        return asI(a, x) && asI(b, y) && x == y;
-    }
-    if (a.type() != b.type())
-        return false;
-    if (a.is_array()) {
-        if (a.size() != b.size())
-            return false;
-        for (size_t i = 0; i < a.size(); ++i)
-            if (!jsonEqual(a[i], b[i]))
-                return false;
-        return true;
-    }
-    if (a.is_object()) {
-        if (a.size() != b.size())
-            return false;
-        for (auto it = a.begin(), jt = b.begin(); it != a.end(); ++it, ++jt)
-            if (it.key() != jt.key() || !jsonEqual(it.value(), jt.value()))
-                return false;
-        return true;
-    }
-    return a == b;
-}
 
 std::string shapeJson(const std::vector<uint64_t>& s)
 {

@@ -57,9 +57,9 @@ foreach(ext mpk mpk.gz json json.gz bin bin.gz)
   endforeach()
 endforeach()
 file(REMOVE_RECURSE "${scratch}")
-# 13 scenarios x 3 precisions x 6 recorders.
-if(NOT count EQUAL 234)
-  message(FATAL_ERROR "expected 234 record files in ${DATA_DIR}, found ${count}")
+# 14 scenarios x 3 precisions x 6 recorders.
+if(NOT count EQUAL 252)
+  message(FATAL_ERROR "expected 252 record files in ${DATA_DIR}, found ${count}")
 endif()
 
 foreach(dir gc gc-hashmap)

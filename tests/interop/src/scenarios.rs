@@ -516,8 +516,108 @@ impl Scenario for TensorRanks {
     }
 }
 
-pub const SCENARIO_NAMES: [&str; 13] = ["adam", "adamw_amsgrad", "sgd", "exponential", "noam", "linear", "step_fresh", "spec_example", "model_state",
-    "utf8_map", "module_array", "map_keys", "tensor_ranks"];
+/// A `#[derive(Module)] enum` record (Burn: newtype variants holding the variants' module records).
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub enum ProjItem {
+    Dense(LinearItem),
+    Norm(LayerNormItem),
+}
+
+/// An enum module whose first declared variant the record never uses: the twin shows `Gated`
+/// (bincode index 2) before `Plain` (index 0), so the n-th name seen is not the n-th index.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub enum GateItem {
+    Plain(LinearItem),
+    Unused(Empty),
+    Gated(LinearItem, LinearItem),
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct EnumModel {
+    pub proj: Vec<ProjItem>,
+    pub pair: (LinearItem, LayerNormItem),
+    pub gates: [GateItem; 2],
+}
+
+/// Unit variants: a name in MessagePack and JSON, the index alone in bincode.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub enum Phase {
+    Warmup,
+    Main,
+    Cooldown,
+}
+
+/// Struct, newtype and tuple variants.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub enum Event {
+    Restart { at: u64, reason: String },
+    Skip(u32),
+    Note(String, i16),
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct EnumState {
+    pub phase: Phase,
+    pub events: Vec<Event>,
+    pub tokens_seen: u128,
+    pub small: u128,
+    pub offset: i128,
+    pub delta: i128,
+    pub mixed: (u8, String, f32),
+    pub initial: char,
+    pub grade: char,
+}
+
+pub struct EnumModules;
+impl Scenario for EnumModules {
+    const NAME: &'static str = "enum_modules";
+    const DESCRIPTION: &'static str = "proj: Vec<enum {Dense(Linear), Norm(LayerNorm)}> of Dense, Norm, Dense; pair: (Linear, LayerNorm); \
+        gates: [enum {Plain(Linear), Unused, Gated(Linear, Linear)}; 2] = [Gated, Plain] (indices 2, 0); Adam for every weight; \
+        Noam usize 6; caller state with unit, struct, newtype and tuple variants, u128::MAX, u128 5, i128::MIN, i128 -3, (u8, String, f32), chars 'é' and 'A' (a char is its UTF-8 bytes alone in bincode)";
+    type Item = TrainingItem<EnumModel, OptimItem<AdamState>, usize, EnumState>;
+    fn build(p: Precision) -> Self::Item {
+        let mut rng = Lcg::new(26);
+        let mut next_id = 500u64;
+        let mut weights: Vec<(u64, Vec<usize>)> = Vec::new();
+        let mut linear = |rng: &mut Lcg, bias: bool| {
+            next_id += 2;
+            weights.push((next_id, vec![2, 3]));
+            LinearItem {
+                weight: param(next_id, p.float_tensor(&[2, 3], &rng.values(6))),
+                bias: if bias { Some(param(next_id + 1, p.float_tensor(&[3], &rng.values(3)))) } else { None },
+            }
+        };
+        let norm = |rng: &mut Lcg, id: u64| LayerNormItem {
+            gamma: param(id, p.float_tensor(&[3], &rng.values(3))),
+            beta: param(id + 1, p.float_tensor(&[3], &rng.values(3))),
+            epsilon: Empty,
+        };
+        let proj = vec![ProjItem::Dense(linear(&mut rng, true)), ProjItem::Norm(norm(&mut rng, 600)), ProjItem::Dense(linear(&mut rng, false))];
+        let pair = (linear(&mut rng, false), norm(&mut rng, 610));
+        let gates = [GateItem::Gated(linear(&mut rng, true), linear(&mut rng, false)), GateItem::Plain(linear(&mut rng, false))];
+        let model = EnumModel { proj, pair, gates };
+        let mut optim = OptimItem::new();
+        for (id, shape) in weights.iter() {
+            optim.insert(param_id_string(*id), AdaptorRecordItem::for_rank(2, AdamState { momentum: adam_state(p, &mut rng, shape, 6, false) }));
+        }
+        let gradients = vec![(weights[0].0, DType::F32, p.float_tensor(&[2, 3], &rng.values(6)))];
+        let state = EnumState {
+            phase: Phase::Cooldown,
+            events: vec![Event::Skip(3), Event::Restart { at: 9, reason: "nan".to_string() }, Event::Note("lr".to_string(), -4)],
+            tokens_seen: u128::MAX,
+            small: 5,
+            offset: i128::MIN,
+            delta: -3,
+            mixed: (200, "Warmup".to_string(), 0.5),
+            initial: 'é',
+            grade: 'A',
+        };
+        (model, optim, 6usize, GradientsParamsRecord { gradients }, state)
+    }
+}
+
+pub const SCENARIO_NAMES: [&str; 14] = ["adam", "adamw_amsgrad", "sgd", "exponential", "noam", "linear", "step_fresh", "spec_example", "model_state",
+    "utf8_map", "module_array", "map_keys", "tensor_ranks", "enum_modules"];
 
 /// Calls `$f::<ScenarioType>($args)` for the scenario named `$name`, or evaluates `$none`.
 #[macro_export]
@@ -537,6 +637,7 @@ macro_rules! with_scenario {
             "module_array" => $f::<$crate::scenarios::ModuleArray>($($args),*),
             "map_keys" => $f::<$crate::scenarios::MapKeys>($($args),*),
             "tensor_ranks" => $f::<$crate::scenarios::TensorRanks>($($args),*),
+            "enum_modules" => $f::<$crate::scenarios::EnumModules>($($args),*),
             "transformer" => $f::<$crate::transformer::Transformer>($($args),*),
             _ => $none,
         }
