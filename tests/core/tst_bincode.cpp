@@ -11,6 +11,8 @@
 #include "core/record/record.h"
 #include "core/tensor/dtype.h"
 
+#include "tests/common/bincodebytes.h"
+
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFileInfo>
@@ -24,6 +26,8 @@
 #include <sstream>
 
 using namespace ckpt;
+using ckpt::test::encode;
+using ckpt::test::hexBytes;
 
 namespace {
 
@@ -141,20 +145,6 @@ BincodeSchema trainingSchema()
     return s;
 }
 
-std::vector<uint8_t> hexBytes(std::string_view h)
-{
-    std::vector<uint8_t> out;
-    auto nib = [](char c) { return c <= '9' ? c - '0' : c - 'a' + 10; };
-    for (size_t i = 0; i + 1 < h.size();) {
-        if (h[i] == ' ') {
-            ++i;
-            continue;
-        }
-        out.push_back(static_cast<uint8_t>(nib(h[i]) * 16 + nib(h[i + 1])));
-        i += 2;
-    }
-    return out;
-}
 void appendStr(std::vector<uint8_t>& v, std::string_view s)
 {
     v.push_back(static_cast<uint8_t>(s.size()));
@@ -252,14 +242,6 @@ Result<Tape> readMpkFile(const std::string& path)
     return std::move(r->tape);
 }
 
-std::vector<uint8_t> encode(const Tape& t, const BincodeSchema& s)
-{
-    Sink sink;
-    auto r = writeBincode(t, t.root(), s, sink);
-    if (!r)
-        qWarning("%s", r.error().message().c_str());
-    return r ? sink.buffer() : std::vector<uint8_t>{};
-}
 
 /** All ParamSerde entries of a tape in order: (path, id, param node). */
 struct ParamRef {

@@ -10,6 +10,7 @@
 #include "core/codec/schema.h"
 #include "core/io/bytes.h"
 #include "core/io/sink.h"
+#include "tests/common/bincodebytes.h"
 
 #include <QTest>
 
@@ -17,34 +18,10 @@
 #include <functional>
 
 using namespace ckpt;
+using ckpt::test::encode;
+using ckpt::test::hexBytes;
 
 namespace {
-
-std::vector<uint8_t> hexBytes(std::string_view h)
-{
-    std::vector<uint8_t> out;
-    auto nib = [](char c) {
-        return c <= '9' ? c - '0' : c - 'a' + 10;
-    };
-    for (size_t i = 0; i + 1 < h.size();) {
-        if (h[i] == ' ') {
-            ++i;
-            continue;
-        }
-        out.push_back(static_cast<uint8_t>(nib(h[i]) * 16 + nib(h[i + 1])));
-        i += 2;
-    }
-    return out;
-}
-
-std::vector<uint8_t> encode(const Tape& t, const BincodeSchema& s)
-{
-    Sink sink;
-    auto r = writeBincode(t, t.root(), s, sink);
-    if (!r)
-        qWarning("%s", r.error().message().c_str());
-    return r ? sink.buffer() : std::vector<uint8_t>{};
-}
 
 const std::array<std::string_view, 5> kMetadata{"f32", "i64", "bin", "0.21.0", "s"};
 
