@@ -636,7 +636,10 @@ private:
             if (bound != state.bound.end())
                 return bound->second;
             return error(ErrorCode::Invalid,
-                "enum variant index " + std::to_string(index) + ": the twin shows no variant here and no earlier occurrence had this index", at, path);
+                sn.twinSeen.empty()
+                    ? "the bincode indices of enum " + sn.name + " are unknown (a twin shows names, not indices): the schema needs \"indices\""
+                    : "enum variant index " + std::to_string(index) + ": the twin shows no variant here and no earlier occurrence had this index",
+                at, path);
         }
         const std::string& name = sn.twinSeen[occurrence];
         const auto named = std::find_if(sn.variants.begin(), sn.variants.end(), [&](const SchemaVariant& v) { return v.name == name; });

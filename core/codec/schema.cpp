@@ -367,7 +367,10 @@ std::string BincodeSchema::toJson() const
             }
             j["variants"] = std::move(a);
             const bool byPosition = std::all_of(n.variants.begin(), n.variants.end(), [](const SchemaVariant& v) { return v.index == kIndexByPosition; });
-            if (!byPosition) {
+            if (n.indicesFromTwin) {
+                // A twin names the variants, not their indices: said, so that no edit reads them by position.
+                j["indices"] = "unknown";
+            } else if (!byPosition) {
                 auto indices = ordered_json::array();
                 for (size_t k = 0; k < n.variants.size(); ++k)
                     indices.push_back(variantIndex(n.variants[k], k));
@@ -642,6 +645,12 @@ private:
         }
         if (j.contains("indices")) {
             const json& ix = j["indices"];
+            if (ix == "unknown") {
+                // Read like a twin's enum without the twin: no index is known, so the enum reading fails
+                // where it is tried (an Either's other reading may still fit) instead of going by position.
+                n.indicesFromTwin = true;
+                return {};
+            }
             if (!ix.is_array() || ix.size() != n.variants.size())
                 return bad(where, "\"indices\" must be an array with one bincode index per variant");
             for (size_t k = 0; k < ix.size(); ++k) {

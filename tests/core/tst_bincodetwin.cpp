@@ -334,6 +334,22 @@ private slots:
         QCOMPARE(r->tape.str(0), std::string_view("B"));
         auto none = readBincode(makeBytes(hexBytes("00")), *ok);
         QVERIFY(!none);
+        // A layout derived from a twin alone does not know its enums' indices, and its JSON says so.
+        const Tape twin = envelope([](TapeBuilder& b) {
+            b.beginArray();
+            variant(b, "B", 7);
+            b.end();
+        });
+        auto derived = schemaFromRecord(twin);
+        QVERIFY(derived);
+        const std::string json = derived->schema.toJson();
+        QVERIFY2(json.find("\"unknown\"") != std::string::npos, json.c_str());
+        auto unknown = BincodeSchema::fromJson(json);
+        QVERIFY2(unknown, unknown ? "" : unknown.error().message().c_str());
+        auto read = readBincode(makeBytes(envelopeBytes(hexBytes("01 00 07"))), *unknown);
+        QVERIFY(!read); // never by position: the enum reading fails, and so does the struct's
+        QVERIFY2(read.error().message().find("indices") != std::string::npos || read.error().message().find("no reading") != std::string::npos,
+            read.error().message().c_str());
     }
 };
 
