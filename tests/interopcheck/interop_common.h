@@ -5,6 +5,8 @@
 // Helpers shared by the interop tests: reading files and JSON, FNV-1a as ckpt-interop computes it,
 // running the Rust oracle `ckpt-interop` in a child process, and comparing decoded values with its JSON.
 
+#include "core/io/gzip.h"
+#include "core/model/recorder.h"
 #include "core/value/tape.h"
 
 #include <QProcess>
@@ -172,6 +174,17 @@ inline bool jsonEqual(const nlohmann::json& a, const nlohmann::json& b)
         return true;
     }
     return a == b;
+}
+
+/** The payload a recorder wrote (gunzipped for the .gz recorders). */
+inline std::optional<std::vector<uint8_t>> payloadOf(const std::vector<uint8_t>& file, ckpt::Recorder r)
+{
+    if (!ckpt::isGzipped(r))
+        return file;
+    auto inflated = ckpt::gunzip(file);
+    if (!inflated)
+        return std::nullopt;
+    return std::vector<uint8_t>((*inflated)->data(), (*inflated)->data() + (*inflated)->size());
 }
 
 } // namespace interop

@@ -32,6 +32,7 @@
 
 using namespace ckpt;
 using interop::jsonEqual;
+using interop::payloadOf;
 using interop::tapeToJson;
 using nlohmann::json;
 
@@ -285,16 +286,6 @@ Result<std::shared_ptr<const Record>> openTheirs(const std::string& scenario, Pr
     return openRecord(dataPath(fileName(scenario, p, r)), o);
 }
 
-/** The payload a recorder wrote (gunzipped for the .gz recorders). */
-std::optional<std::vector<uint8_t>> payloadOf(const std::vector<uint8_t>& file, Recorder r)
-{
-    if (!isGzipped(r))
-        return file;
-    auto inflated = gunzip(file);
-    if (!inflated)
-        return std::nullopt;
-    return std::vector<uint8_t>((*inflated)->data(), (*inflated)->data() + (*inflated)->size());
-}
 
 } // namespace
 
