@@ -13,8 +13,10 @@
 # bash-completion, zsh and man-db are what tests/packaging checks the installed desktop integration with;
 # slurm-wlm + munge give tests/ui/tst_slurmresume a real single-node Slurm on localhost;
 # pybind11-dev + python3-dev build the Python module `import ckpt` (python/), tested with python3-numpy;
-# clang-tidy-19 runs the lint suite (tests/lint; 14, bookworm's default, cannot parse <expected>), and
-# clang-format-19 checks the changed lines against .clang-format (14 cannot read it).
+# clang-tidy-19 runs the lint suite (tests/lint; 14, bookworm's default, cannot parse <expected>),
+# clang-format-19 checks the changed lines against .clang-format (14 cannot read it), and
+# universal-ctags finds every function of ui/, app/ and python/ for the 150-line rule (function_sizes:
+# under a second where clang-tidy took minutes; Exuberant Ctags writes no JSON).
 set -euo pipefail
 
 packages=(
@@ -27,7 +29,7 @@ packages=(
   librust-data-encoding-dev librust-indexmap-dev librust-ciborium-ll-dev
   python3 python3-msgpack python3-numpy graphviz time
   pybind11-dev python3-dev
-  clang-tidy-19 clang-format-19
+  clang-tidy-19 clang-format-19 universal-ctags
   xvfb xauth fonts-dejavu-core
   help2man desktop-file-utils appstream shared-mime-info bash-completion zsh man-db
   slurm-wlm munge

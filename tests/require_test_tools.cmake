@@ -7,7 +7,8 @@
 #   cargo + rustc + Debian's librust-*-dev crates   tests/interop (the Rust oracle), tests/interopcheck,
 #                                                    the train_interop_* tests, bench_smoke's Rust peers
 #   /usr/bin/python3 with msgpack and numpy         tst_msgpack's oracle, bench_smoke's peers
-#   clang-tidy-19 (and its run-clang-tidy-19)       tests/lint (clang_tidy_core, clang_tidy_sizes)
+#   clang-tidy-19 (and its run-clang-tidy-19)       tests/lint (clang_tidy_core)
+#   universal-ctags (ctags-universal)                tests/lint (function_sizes, function_sizes_selftest)
 #   clang-format-19 (its clang-format-diff-19)       tests/lint (format_changed_lines)
 #
 # -DCKPT_REQUIRE_TEST_TOOLS=OFF is the deliberate way out (say, a developer without Rust): the
@@ -63,7 +64,21 @@ find_program(CKPT_TOOL_CLANG_TIDY NAMES clang-tidy-19)
 find_program(CKPT_TOOL_RUN_CLANG_TIDY NAMES run-clang-tidy-19)
 if(NOT CKPT_TOOL_CLANG_TIDY OR NOT CKPT_TOOL_RUN_CLANG_TIDY)
   list(APPEND _missing "clang-tidy-19 and run-clang-tidy-19 (Debian package clang-tidy-19)")
-  list(APPEND _dropped "tests/lint (clang_tidy_core, clang_tidy_sizes)")
+  list(APPEND _dropped "tests/lint (clang_tidy_core)")
+endif()
+# Universal Ctags finds the function definitions for the size check; Debian names it ctags-universal
+# (a plain ctags may be Exuberant Ctags, which writes no JSON). Without it, under
+# CKPT_REQUIRE_TEST_TOOLS=OFF, function_sizes and its self-test are Not Run (failed under CI=true).
+find_program(CKPT_TOOL_CTAGS NAMES ctags-universal ctags)
+if(CKPT_TOOL_CTAGS)
+  execute_process(COMMAND ${CKPT_TOOL_CTAGS} --version OUTPUT_VARIABLE _ctags_version ERROR_QUIET)
+  if(NOT _ctags_version MATCHES "^Universal Ctags")
+    list(APPEND _missing "Universal Ctags, not ${CKPT_TOOL_CTAGS} (Debian package universal-ctags)")
+    list(APPEND _dropped "tests/lint (function_sizes, function_sizes_selftest)")
+  endif()
+else()
+  list(APPEND _missing "ctags-universal (Debian package universal-ctags)")
+  list(APPEND _dropped "tests/lint (function_sizes, function_sizes_selftest)")
 endif()
 # clang-format 19 reads the project's .clang-format (14 cannot parse it).
 find_program(CKPT_TOOL_CLANG_FORMAT_DIFF NAMES clang-format-diff-19)
