@@ -14,17 +14,6 @@ void putLe(std::vector<uint8_t>& out, uint64_t v, int bytes)
         out.push_back(uint8_t(v >> (8 * i)));
 }
 
-
-std::optional<uint32_t> safetensorsElementSize(std::string_view dtype)
-{
-    static const std::pair<std::string_view, uint32_t> table[] = {{"F64", 8}, {"F32", 4}, {"F16", 2}, {"BF16", 2}, {"I64", 8}, {"I32", 4},
-        {"I16", 2}, {"I8", 1}, {"U64", 8}, {"U32", 4}, {"U16", 2}, {"U8", 1}, {"BOOL", 1}, {"F8_E5M2", 1}, {"F8_E4M3", 1}};
-    for (const auto& [name, size] : table)
-        if (name == dtype)
-            return size;
-    return std::nullopt;
-}
-
 std::vector<uint8_t> encodeLegacy(const Record& r, const TensorEntry& t)
 {
     const auto values = r.values(t, 0, t.numel);

@@ -20,9 +20,6 @@ namespace ckpt::export_detail {
 void putLe(std::vector<uint8_t>& out, uint64_t v, int bytes);
 inline std::span<const uint8_t> asBytes(std::string_view s) { return {reinterpret_cast<const uint8_t*>(s.data()), s.size()}; }
 
-/// Element sizes of safetensors' dtypes (F8 variants are one byte).
-std::optional<uint32_t> safetensorsElementSize(std::string_view dtype);
-
 /// A tensor on its way out: its bytes are the record's (a view) or converted ones (owned).
 struct Piece {
     const TensorEntry* entry = nullptr;

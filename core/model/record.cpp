@@ -18,6 +18,10 @@ std::string_view recordKindName(RecordKind k)
     case RecordKind::GradientCheckpoint: return "gradient_checkpoint";
     case RecordKind::RunDirectory: return "run_directory";
     case RecordKind::BurnTrainCheckpoint: return "burn_train_checkpoint";
+    case RecordKind::TorchStateDict: return "torch_state_dict";
+    case RecordKind::TorchOptimizerState: return "torch_optimizer_state";
+    case RecordKind::TorchCheckpoint: return "torch_checkpoint";
+    case RecordKind::Safetensors: return "safetensors";
     }
     return "unknown";
 }

@@ -43,6 +43,10 @@ enum class RecordKind {
     GradientCheckpoint,        ///< ipfrs JSON (handled by core/graph)
     RunDirectory,              ///< burn-train artifact directory (handled by core/run)
     BurnTrainCheckpoint,       ///< Burn >= 0.22: one epoch's model, optim and scheduler files as one record
+    TorchStateDict,            ///< torch.save of a state dict: name -> tensor (core/torch)
+    TorchOptimizerState,       ///< torch.save of an optimizer's {"state", "param_groups"}
+    TorchCheckpoint,           ///< torch.save of a dict holding a state dict, an optimizer state, epoch, step, ...
+    Safetensors,               ///< a safetensors file, or a sharded set of them (core/safetensors)
 };
 std::string_view recordKindName(RecordKind k); ///< the contract's snake_case names
 
@@ -67,9 +71,16 @@ struct TensorEntry {
     bool legacy = false;           ///< Burn <= 0.13 {value, shape}: values are numbers on the tape
     /** A container format's payload: this view into a file's mapping, not a Bin node (a record may span several files). */
     std::optional<std::span<const uint8_t>> view;
+    /**
+     * An element type Burn has no name for (PyTorch's complex64, quint8, float8_e4m3fn, ...): listed
+     * with this name, and with \a dtype QFloat (opaque: no values, no statistics). Empty otherwise.
+     */
+    std::string foreignDType;
+    /** A format whose tensors are views of storages (PyTorch): the first tensor in file order whose storage this one shares. */
+    std::optional<std::string> sharesStorageWith;
 
-    /** The contract's dtype name: "F32", "Bool", "Bool(U8)", "Bool(U32)", "QFloat", ... */
-    std::string dtypeLabel() const { return storedDTypeName(dtype, boolStore); }
+    /** The contract's dtype name: "F32", "Bool", "Bool(U8)", "Bool(U32)", "QFloat", "complex64", ... */
+    std::string dtypeLabel() const { return foreignDType.empty() ? storedDTypeName(dtype, boolStore) : foreignDType; }
     /** What its payload's elements are read as (a Bool(U32) as U32: the same 0/1 values). */
     DType elementType() const { return elementDType(dtype, boolStore); }
 };
@@ -139,6 +150,8 @@ public:
     std::vector<RecordPart> parts;
     std::optional<uint64_t> epoch;        ///< several parts: the epoch of their file names
     bool mixedPrecision = false;          ///< float tensors of more than one width ("mixed"; only formats that keep each tensor's dtype)
+    /** Tensors are views of shared storages (PyTorch): every tensor's report carries `shares_storage_with`. */
+    bool sharedStorages = false;
     /** "full", "half", "double", or "mixed" for a record whose float tensors differ in width. */
     std::string_view precisionText() const;
 

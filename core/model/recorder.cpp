@@ -18,7 +18,7 @@ struct RecorderInfo {
     std::string_view ext;
     std::string_view typeName; // the file recorder's type name without the module prefix
 };
-constexpr std::array<RecorderInfo, 7> kRecorders = {{
+constexpr std::array<RecorderInfo, 10> kRecorders = {{
     {Recorder::NamedMpk, "NamedMpk", "mpk", "NamedMpkFileRecorder"},
     {Recorder::NamedMpkGz, "NamedMpkGz", "mpk.gz", "NamedMpkGzFileRecorder"},
     {Recorder::PrettyJson, "PrettyJson", "json", "PrettyJsonFileRecorder"},
@@ -26,6 +26,10 @@ constexpr std::array<RecorderInfo, 7> kRecorders = {{
     {Recorder::Bin, "Bin", "bin", "BinFileRecorder"},
     {Recorder::BinGz, "BinGz", "bin.gz", "BinGzFileRecorder"},
     {Recorder::Burnpack, "Burnpack", "bpk", "burn_pack::Writer"}, // not a Recorder: Burn >= 0.22 has none
+    // PyTorch's files are sniffed by content; .pt and .pth are both names research code gives either format
+    {Recorder::PyTorch, "PyTorch", "pt", "torch.save"},
+    {Recorder::PyTorchLegacy, "PyTorchLegacy", "pth", "torch.save(_use_new_zipfile_serialization=False)"},
+    {Recorder::Safetensors, "Safetensors", "safetensors", "safetensors"},
 }};
 
 std::string lower(std::string_view s)

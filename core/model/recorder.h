@@ -13,8 +13,17 @@
 namespace ckpt {
 
 /** Burn/Ruda file recorders (format-burn-record.md §2). */
-enum class Recorder { NamedMpk, NamedMpkGz, PrettyJson, JsonGz, Bin, BinGz,
+enum class Recorder {
+    NamedMpk,
+    NamedMpkGz,
+    PrettyJson,
+    JsonGz,
+    Bin,
+    BinGz,
     Burnpack, ///< Burn >= 0.19's `.bpk` container (no Recorder, no precision settings; core/pack)
+    PyTorch,       ///< torch.save's zip format (torch >= 1.6; core/torch): read, not written
+    PyTorchLegacy, ///< torch.save(..., _use_new_zipfile_serialization=False): pickles and raw storages
+    Safetensors,   ///< Hugging Face's safetensors (core/safetensors): read as a record; written by `ckpt export`
 };
 /** Burn's PrecisionSettings (§4). */
 enum class Precision { Full, Half, Double };

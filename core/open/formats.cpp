@@ -6,6 +6,8 @@
 #include "core/open/sniff.h"
 #include "core/pack/burnpackrecord.h"
 #include "core/record/record.h"
+#include "core/safetensors/safetensorsformat.h"
+#include "core/torch/torchformat.h"
 
 #include <array>
 
@@ -13,8 +15,10 @@ namespace ckpt {
 
 std::span<const RecordFormat* const> recordFormats()
 {
-    // burnpack first: its magic is certain; the envelope family reads anything else (bincode has no magic)
-    static const std::array<const RecordFormat*, 2> formats{&burnpackFormat(), &envelopeFormat()};
+    // burnpack, PyTorch and safetensors first: their magic is certain (NRUB; a zip with
+    // ARCHIVE/data.pkl, or the legacy format's magic number; a header length that fits, then '{'); the
+    // envelope family reads anything else (bincode has no magic)
+    static const std::array<const RecordFormat*, 4> formats{&burnpackFormat(), &torchFormat(), &safetensorsFormat(), &envelopeFormat()};
     return formats;
 }
 

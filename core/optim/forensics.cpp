@@ -16,10 +16,21 @@ namespace ckpt {
 
 namespace {
 
+/**
+ * The state named \a stateName (Burn's name) of \a oe. torch.optim names the same moments otherwise
+ * (cli-contract.md, "Across frameworks"): Adam's exp_avg / exp_avg_sq are moment_1 / moment_2, SGD's
+ * momentum_buffer is the velocity.
+ */
 const TensorEntry* stateTensor(const Record& r, const OptimizerEntry& oe, std::string_view stateName)
 {
+    static constexpr std::pair<std::string_view, std::string_view> kTorchNames[] = {{"moment_1", "exp_avg"}, {"moment_2", "exp_avg_sq"},
+        {"velocity", "momentum_buffer"}};
+    std::string_view torchName;
+    for (const auto& [burn, torch] : kTorchNames)
+        if (burn == stateName)
+            torchName = torch;
     for (size_t i : oe.tensors)
-        if (i < r.tensors.size() && r.tensors[i].stateName == stateName)
+        if (i < r.tensors.size() && (r.tensors[i].stateName == stateName || (!torchName.empty() && r.tensors[i].stateName == torchName)))
             return &r.tensors[i];
     return nullptr;
 }

@@ -116,7 +116,7 @@ constexpr JsonField<TensorStats> kStatsFields[] = {{"sum", &TensorStats::sum}, {
     {"mean", &TensorStats::mean}, {"std", &TensorStats::std}, {"nan", &TensorStats::nan}, {"inf", &TensorStats::inf}, {"zeros", &TensorStats::zeros}};
 
 /** The tensor members `tensors --json` and `show --json` share, in the contract's order. */
-void tensorMembers(TapeBuilder& b, const TensorEntry& t)
+void tensorMembers(TapeBuilder& b, const Record& r, const TensorEntry& t)
 {
     putStr(b, "path", t.path);
     putStr(b, "role", tensorRoleName(t.role));
@@ -126,6 +126,21 @@ void tensorMembers(TapeBuilder& b, const TensorEntry& t)
     putU(b, "numel", t.numel);
     putU(b, "bytes", t.bytes);
     putOptU(b, "offset", t.offset);
+    if (r.sharedStorages)
+        putOptStr(b, "shares_storage_with", t.sharesStorageWith.value_or(""));
+}
+
+/** The statistics' members; null for a tensor of a dtype without values here (PyTorch's complex64, quint8, ...). */
+void statsMembers(TapeBuilder& b, const TensorEntry& t, const TensorStats& stats)
+{
+    if (t.foreignDType.empty()) {
+        putFields(b, stats, kStatsFields);
+        return;
+    }
+    for (const auto& field : kStatsFields) {
+        b.key(field.key);
+        b.nil();
+    }
 }
 
 /** A QFloat's `"quant"`: its scheme as stored, after the contract's members (nothing for other dtypes). */
@@ -144,13 +159,12 @@ void putQuant(TapeBuilder& b, const TensorEntry& t)
 
 std::string tensorsJson(const Record& r, const std::vector<TensorRow>& rows)
 {
-    (void)r;
     TapeBuilder b;
     b.beginArray();
     for (const auto& row : rows) {
         b.beginMap();
-        tensorMembers(b, *row.entry);
-        putFields(b, row.stats, kStatsFields);
+        tensorMembers(b, r, *row.entry);
+        statsMembers(b, *row.entry, row.stats);
         if (!row.entry->stateName.empty())
             putStr(b, "state", row.entry->stateName);
         putQuant(b, *row.entry);
@@ -299,7 +313,7 @@ Result<std::string> showJson(const Record& r, std::string_view path, uint64_t li
     TapeBuilder b;
     if (const auto* te = tensorAtNode(r, *node)) {
         b.beginMap();
-        tensorMembers(b, *te);
+        tensorMembers(b, r, *te);
         StatsOptions so;
         so.histogramBins = 0;
         b.key("stats");

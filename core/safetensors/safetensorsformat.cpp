@@ -1,0 +1,191 @@
+// SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The safetensors family: a file's header on the tape (its tensors in header order and its
+// __metadata__), each tensor a view into the mapping. Read-only: a re-save writes the file's own
+// bytes; `ckpt export` writes new files from any record.
+#include "core/safetensors/safetensorsformat.h"
+
+#include "core/codec/json.h"
+#include "core/model/statedict.h"
+#include "core/safetensors/safetensorsfile.h"
+
+namespace ckpt {
+
+namespace {
+
+/** safetensors' dtype names that are Burn's; F8 variants are listed by their name without statistics. */
+std::optional<DType> burnDType(std::string_view name)
+{
+    if (name == "BOOL")
+        return DType::Bool;
+    if (name.starts_with("F8"))
+        return std::nullopt;
+    return dtypeFromName(name);
+}
+
+const SafetensorsFile& fileOf(const RecordPart& part)
+{
+    return *static_cast<const SafetensorsFile*>(part.container.get());
+}
+
+Result<RecordPtr> recordOf(std::shared_ptr<const SafetensorsFile> file)
+{
+    auto r = std::make_shared<Record>();
+    r->file = file->name;
+    r->kind = RecordKind::Safetensors;
+    r->recorder = Recorder::Safetensors;
+    r->fileSize = r->decodedSize = file->bytes->size();
+    TapeBuilder b(file->bytes);
+    b.beginMap();
+    if (!file->metadata.empty()) {
+        b.key("__metadata__");
+        b.beginMap();
+        for (const auto& [k, v] : file->metadata)
+            putStr(b, k, v);
+        b.end();
+    }
+    bool f32 = false, f64 = false, half = false;
+    for (const auto& st : file->tensors) {
+        b.key(st.name);
+        TensorEntry e;
+        e.path = st.name;
+        e.node = b.beginMap();
+        putStr(b, "dtype", st.dtype);
+        b.key("shape");
+        b.beginArray();
+        for (uint64_t d : st.shape)
+            b.uinteger(d);
+        b.end();
+        b.key("data_offsets");
+        e.dataNode = b.beginArray();
+        b.uinteger(st.begin);
+        b.uinteger(st.end);
+        b.end();
+        b.end();
+        e.shape = st.shape;
+        e.bytes = st.data.size();
+        e.numel = e.bytes / *safetensorsElementSize(st.dtype);
+        e.offset = 8 + file->headerLength + st.begin;
+        e.view = st.data;
+        const auto dtype = burnDType(st.dtype);
+        e.dtype = dtype.value_or(DType::QFloat);
+        if (!dtype)
+            e.foreignDType = st.dtype;
+        f32 |= e.dtype == DType::F32;
+        f64 |= e.dtype == DType::F64;
+        half |= e.dtype == DType::F16 || e.dtype == DType::BF16;
+        // a safetensors file is a state dict: its tensors are parameters, but for the buffers
+        if (!isStateDictBuffer(st.name)) {
+            e.role = TensorRole::Param;
+            e.paramId = st.name;
+            r->params.push_back({st.name, std::nullopt, st.name, r->tensors.size()});
+        }
+        r->tensors.push_back(std::move(e));
+    }
+    b.end();
+    r->tape = std::move(b).finish();
+    r->mixedPrecision = int(f32) + int(f64) + int(half) > 1;
+    r->precision = f64 && !f32 && !half ? Precision::Double : half && !f32 && !f64 ? Precision::Half : Precision::Full;
+    RecordPart part;
+    part.file = file->name;
+    part.container = std::move(file);
+    r->parts.push_back(std::move(part));
+    return RecordPtr(std::move(r));
+}
+
+std::unexpected<Error> notWritten(std::string_view what)
+{
+    return fail(ErrorCode::Unsupported, "safetensors files are read here and written by `ckpt export`: " + std::string(what));
+}
+
+class SafetensorsFormat final : public RecordFormat {
+public:
+    std::string_view description() const override { return "a safetensors file"; }
+    bool reads(std::span<const uint8_t> decoded) const override { return looksLikeSafetensors(decoded); }
+    bool writes(Recorder recorder) const override { return recorder == Recorder::Safetensors; }
+
+    Result<RecordPtr> open(const RecordInput& input, const OpenOptions& /*options*/, const Progress& /*progress*/) const override
+    {
+        auto file = readSafetensors(input.decoded, input.name);
+        if (!file)
+            return std::unexpected(std::move(file.error()));
+        return recordOf(std::make_shared<const SafetensorsFile>(std::move(*file)));
+    }
+
+    Result<void> resave(const Record& record, const std::string& path) const override
+    {
+        if (record.parts.size() != 1)
+            return notWritten("a sharded set is several files: copy them");
+        return writeFileAtomic(path, fileOf(record.parts.front()).bytes->span());
+    }
+    Result<RecordPtr> edited(const Record& /*from*/, Tape /*edited*/) const override { return notWritten("edits are not saved into them"); }
+    Result<void> saveEdited(const Record& /*record*/, const Tape& /*edited*/, const std::string& /*path*/) const override
+    {
+        return notWritten("edits are not saved into them");
+    }
+    Result<RecordPtr> patched(const Record& /*record*/, const TensorPatch& /*patch*/, TensorPatchReport& /*report*/) const override
+    {
+        return notWritten("patches are not applied to them");
+    }
+    Result<void> savePatched(const Record& /*record*/, const TensorPatch& /*patch*/, const std::string& /*path*/) const override
+    {
+        return notWritten("patches are not applied to them");
+    }
+    std::optional<std::string> schedulerStepUnsupported() const override { return "a safetensors file has no scheduler"; }
+    Result<SaveAsResult> saveAs(const Record& /*record*/, Recorder /*recorder*/, Precision /*precision*/, const std::string& /*path*/,
+        const OpenOptions& /*layoutOptions*/) const override
+    {
+        return notWritten("use `ckpt export RECORD OUT.safetensors`");
+    }
+    Result<Tape> toEnvelope(const Record& /*record*/, std::vector<std::string>& /*lost*/) const override
+    {
+        return notWritten("its tensors go into a Burn record with `ckpt import RECORD FILE.safetensors -o OUT`");
+    }
+    Result<SaveAsResult> importFrom(const RecordFormat& /*from*/, const Record& /*record*/, Recorder /*recorder*/, Precision /*precision*/,
+        const std::string& /*path*/, const OpenOptions& /*layoutOptions*/) const override
+    {
+        return notWritten("use `ckpt export RECORD OUT.safetensors`");
+    }
+
+    std::string infoText(const Record& record) const override
+    {
+        std::string out;
+        for (const auto& part : record.parts) {
+            const SafetensorsFile& f = fileOf(part);
+            out += "  safetensors " + part.file + ": " + std::to_string(f.headerLength) + "-byte header, " + std::to_string(f.tensors.size()) + " tensors, "
+                + std::to_string(f.metadata.size()) + " metadata entries\n";
+        }
+        return out;
+    }
+
+    std::optional<std::pair<std::string, Tape>> infoMember(const Record& record) const override
+    {
+        TapeBuilder b;
+        b.beginArray();
+        for (const auto& part : record.parts) {
+            const SafetensorsFile& f = fileOf(part);
+            b.beginMap();
+            putStr(b, "file", part.file);
+            putU(b, "header_bytes", f.headerLength);
+            putU(b, "tensors", f.tensors.size());
+            b.key("metadata");
+            b.beginMap();
+            for (const auto& [k, v] : f.metadata)
+                putStr(b, k, v);
+            b.end();
+            b.end();
+        }
+        b.end();
+        return std::pair{std::string("safetensors"), std::move(b).finish()};
+    }
+};
+
+} // namespace
+
+const RecordFormat& safetensorsFormat()
+{
+    static const SafetensorsFormat format;
+    return format;
+}
+
+} // namespace ckpt

@@ -1,0 +1,125 @@
+// SPDX-FileCopyrightText: 2026 Checkpoint Inspector developers
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The PyTorch family behind the format interface. Its files are read (every reading verb, the app,
+// Python, runs); re-saving writes the file's own bytes again; edits, patches and conversions into a
+// torch.save file are not written yet (ckpt export writes safetensors and .npz from any record).
+#include "core/torch/torchformat.h"
+
+#include "core/codec/json.h"
+#include "core/torch/torchrecord.h"
+
+namespace ckpt {
+
+namespace {
+
+std::unexpected<Error> notWritten(std::string_view what)
+{
+    return fail(ErrorCode::Unsupported,
+        "PyTorch files are read, not written: " + std::string(what) + " (export the tensors with `ckpt export FILE OUT.safetensors`)");
+}
+
+class TorchFormat final : public RecordFormat {
+public:
+    std::string_view description() const override { return "a PyTorch file (torch.save)"; }
+
+    bool reads(std::span<const uint8_t> decoded) const override { return torch::looksLikeTorch(decoded); }
+
+    bool writes(Recorder recorder) const override { return recorder == Recorder::PyTorch || recorder == Recorder::PyTorchLegacy; }
+
+    Result<RecordPtr> open(const RecordInput& input, const OpenOptions& /*options*/, const Progress& /*progress*/) const override
+    {
+        auto file = torch::readTorchFile(input.decoded);
+        if (!file)
+            return std::unexpected(std::move(file.error()).withFile(input.name));
+        return torch::torchRecordOf(*file, input.name);
+    }
+
+    Result<void> resave(const Record& record, const std::string& path) const override
+    {
+        // nothing of a record of this family can change in memory: its own bytes are its re-save
+        if (record.parts.size() != 1)
+            return notWritten("a sharded set is several files: copy them");
+        return writeFileAtomic(path, torch::torchFileOf(record.parts.front()).bytes->span());
+    }
+
+    Result<RecordPtr> edited(const Record& /*from*/, Tape /*edited*/) const override { return notWritten("edits are not saved into them"); }
+
+    Result<void> saveEdited(const Record& /*record*/, const Tape& /*edited*/, const std::string& /*path*/) const override
+    {
+        return notWritten("edits are not saved into them");
+    }
+
+    Result<RecordPtr> patched(const Record& /*record*/, const TensorPatch& /*patch*/, TensorPatchReport& /*report*/) const override
+    {
+        return notWritten("patches are not applied to them");
+    }
+
+    Result<void> savePatched(const Record& /*record*/, const TensorPatch& /*patch*/, const std::string& /*path*/) const override
+    {
+        return notWritten("patches are not applied to them");
+    }
+
+    std::optional<std::string> schedulerStepUnsupported() const override { return "a PyTorch file is read, not written"; }
+
+    Result<SaveAsResult> saveAs(const Record& /*record*/, Recorder /*recorder*/, Precision /*precision*/, const std::string& /*path*/,
+        const OpenOptions& /*layoutOptions*/) const override
+    {
+        return notWritten("no conversion writes torch.save's format yet");
+    }
+
+    Result<Tape> toEnvelope(const Record& /*record*/, std::vector<std::string>& /*lost*/) const override
+    {
+        return notWritten("a conversion into Burn's records needs the name mapping of `ckpt import`");
+    }
+
+    Result<SaveAsResult> importFrom(const RecordFormat& /*from*/, const Record& /*record*/, Recorder /*recorder*/, Precision /*precision*/,
+        const std::string& /*path*/, const OpenOptions& /*layoutOptions*/) const override
+    {
+        return notWritten("no conversion writes torch.save's format yet");
+    }
+
+    std::string infoText(const Record& record) const override
+    {
+        std::string out;
+        for (const auto& part : record.parts) {
+            const torch::TorchFile& f = torch::torchFileOf(part);
+            out += "  pytorch     " + std::string(record.parts.size() > 1 ? part.file + ": " : "") + (f.legacy ? "legacy format" : "zip format")
+                + ", pickle protocol " + std::to_string(f.pickled.protocol) + ", " + std::to_string(f.pickled.storages.size()) + " storages, "
+                + std::to_string(f.pickled.tensors.size()) + " tensors\n";
+        }
+        for (const auto& w : record.warnings)
+            out += "  note        " + w + "\n";
+        return out;
+    }
+
+    std::optional<std::pair<std::string, Tape>> infoMember(const Record& record) const override
+    {
+        // the first file's members; a sharded set lists every shard under "files"
+        const torch::TorchFile& f = torch::torchFileOf(record.parts.front());
+        TapeBuilder b;
+        b.beginMap();
+        putStr(b, "format", f.legacy ? "legacy" : "zip");
+        putStr(b, "pickle", f.pickleName);
+        putU(b, "protocol", f.pickled.protocol);
+        putU(b, "storages", f.pickled.storages.size());
+        putStrings(b, "notes", record.warnings);
+        if (record.parts.size() > 1) {
+            std::vector<std::string> files;
+            for (const auto& part : record.parts)
+                files.push_back(part.file);
+            putStrings(b, "files", files);
+        }
+        b.end();
+        return std::pair{std::string("pytorch"), std::move(b).finish()};
+    }
+};
+
+} // namespace
+
+const RecordFormat& torchFormat()
+{
+    static const TorchFormat format;
+    return format;
+}
+
+} // namespace ckpt
