@@ -3,6 +3,7 @@
 // The registry's list of families and the dispatch of every verb to the family of a record.
 #include "core/open/formats.h"
 
+#include "core/open/shards.h"
 #include "core/open/sniff.h"
 #include "core/pack/burnpackrecord.h"
 #include "core/record/record.h"
@@ -37,6 +38,8 @@ const RecordFormat& formatOf(const Record& record)
 
 Result<std::shared_ptr<const Record>> openRecord(const std::string& path, const OpenOptions& options, const Progress& progress)
 {
+    if (isShardIndex(path))
+        return openShardedSet(path, options, progress);
     Result<BytesPtr> bytes = path == "-" ? readStdin() : mapFile(path);
     if (!bytes)
         return std::unexpected(std::move(bytes.error()).withFile(path));
