@@ -5,6 +5,7 @@
 
 #include "core/graph/locate.h"
 #include "core/run/direntries.h"
+#include "core/run/trainerstate.h"
 
 #include <sys/stat.h>
 
@@ -25,6 +26,7 @@ std::string_view runLayoutName(RunLayout l)
     case RunLayout::BurnEpochs: return "burn_epochs";
     case RunLayout::GradientCheckpoints: return "gradient_checkpoints";
     case RunLayout::Folder: return "folder";
+    case RunLayout::HuggingFace: return "hugging_face";
     }
     return "folder";
 }
@@ -231,6 +233,10 @@ Result<RunCheckpoints> listRunCheckpoints(const std::string& dir)
                 files.emplace_back(*car);
             add(files, step, std::nullopt);
         }
+    } else if (auto hf = huggingFaceCheckpoints(root); !hf.empty()) {
+        run.layout = RunLayout::HuggingFace;
+        for (auto& [step, files] : hf)
+            add(files, step, std::nullopt);
     } else {
         // A plain folder of records: ordered by the last number in the name, names without one last.
         static const std::regex kRecordFile(run_detail::recordExtensionPattern());
@@ -258,6 +264,21 @@ Result<RunCheckpoints> listRunCheckpoints(const std::string& dir)
                 + run_detail::recordExtensionList() + ")",
             dir});
 
+    if (run.layout == RunLayout::HuggingFace) {
+        // the Trainer logs every logging_steps: a checkpoint's loss is the last one logged at or before its step
+        if (auto state = newestTrainerState(root)) {
+            if (auto log = readTrainerState(*state)) {
+                for (size_t i = 0; i < run.points.size(); ++i) {
+                    run.points[i].index = i;
+                    run.points[i].loss = trainerValueAt(*log, *run.points[i].step, &TrainerLogEntry::loss);
+                    run.points[i].lr = trainerValueAt(*log, *run.points[i].step, &TrainerLogEntry::learningRate);
+                }
+                return run;
+            } else {
+                run.warnings.push_back(log.error().message());
+            }
+        }
+    }
     const MetricSeries* loss = findSeries(run.logs, "train", "Loss");
     const MetricSeries* lr = findSeries(run.logs, "train", "Learning_Rate");
     const auto lossLines = iterationLines(loss), lrLines = iterationLines(lr);

@@ -4,6 +4,7 @@
 
 #include "core/run/direntries.h"
 #include "core/run/runpolicy.h"
+#include "core/run/trainerstate.h"
 
 #include "core/io/bytes.h"
 #include "core/util/charconv.h"
@@ -229,6 +230,14 @@ Result<RunDirectory> openRunDirectory(const std::string& path)
     }
     for (auto& [k, s] : series)
         run.series.push_back(std::move(s));
+    // a Hugging Face Trainer's output: its history is trainer_state.json's log_history
+    if (run.series.empty())
+        if (auto state = newestTrainerState(path)) {
+            if (auto log = readTrainerState(*state))
+                run.series = trainerSeries(*log);
+            else
+                run.warnings.push_back(log.error().message());
+        }
     return run;
 }
 

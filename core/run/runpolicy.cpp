@@ -99,7 +99,7 @@ std::string mainFileOf(const RunCheckpoints& run, const RunPoint& point)
 std::optional<std::string> optimizerFileOf(const RunPoint& point)
 {
     for (const FileIdentity& f : point.files)
-        if (startsWith(f.path, "optim-"))
+        if (startsWith(f.path, "optim-") || fs::path(f.path).filename() == "optimizer.pt") // burn-train's optim-N, a Trainer's optimizer.pt
             return f.path;
     return std::nullopt;
 }
@@ -107,6 +107,7 @@ std::optional<std::string> optimizerFileOf(const RunPoint& point)
 std::string fileOfRole(const RunCheckpoints& run, const RunPoint& point, TensorRole role)
 {
     // a burn-train epoch is three files: an optimizer state is in optim-N, everything else in model-N
+    // (a Hugging Face checkpoint's optimizer.pt likewise)
     if (role == TensorRole::Optimizer)
         if (auto optim = optimizerFileOf(point))
             return *optim;

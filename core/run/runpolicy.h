@@ -43,7 +43,7 @@ std::optional<std::string> newestGraphOf(const std::string& runDir);
 /** Checkpoint \a point's main file (RunPoint::file under the run directory). */
 std::string mainFileOf(const RunCheckpoints& run, const RunPoint& point);
 
-/** Where \a point keeps its optimizer state apart from its main file: burn-train's optim-N beside model-N. */
+/** Where \a point keeps its optimizer state apart from its main file: burn-train's optim-N beside model-N, a Trainer's optimizer.pt. */
 std::optional<std::string> optimizerFileOf(const RunPoint& point);
 
 /** The file that holds \a point's tensors of \a role: an optimizer state's optim-N where it has one, else its main file. */

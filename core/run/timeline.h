@@ -31,8 +31,9 @@ enum class RunLayout {
     BurnEpochs,          ///< checkpoint/{model,optim,scheduler}-EPOCH.<ext>, one checkpoint per epoch (burn-train)
     GradientCheckpoints, ///< graph/step-N.json with graph/step-N.car (ipfrs-tensorlogic)
     Folder,              ///< a folder of record files, ordered by the last number in their names
+    HuggingFace,         ///< checkpoint-N/ folders of a Hugging Face Trainer (core/run/trainerstate.h); preferred over Folder
 };
-std::string_view runLayoutName(RunLayout l); ///< "records", "burn_epochs", "gradient_checkpoints", "folder"
+std::string_view runLayoutName(RunLayout l); ///< "records", "burn_epochs", "gradient_checkpoints", "folder", "hugging_face"
 
 /** A file's identity for the cache: a checkpoint whose files keep all four is not read again. */
 struct FileIdentity {

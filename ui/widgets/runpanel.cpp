@@ -61,6 +61,7 @@ QString layoutText(RunLayout l)
     case RunLayout::BurnEpochs: return QObject::tr("burn-train epochs");
     case RunLayout::GradientCheckpoints: return QObject::tr("GradientCheckpoints");
     case RunLayout::Folder: return QObject::tr("folder of records");
+    case RunLayout::HuggingFace: return QObject::tr("Hugging Face Trainer checkpoints");
     }
     return {};
 }
