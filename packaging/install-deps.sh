@@ -14,9 +14,11 @@
 # slurm-wlm + munge give tests/ui/tst_slurmresume a real single-node Slurm on localhost;
 # pybind11-dev + python3-dev build the Python module `import ckpt` (python/), tested with python3-numpy;
 # clang-tidy-19 runs the lint suite (tests/lint; 14, bookworm's default, cannot parse <expected>),
-# clang-format-19 checks the changed lines against .clang-format (14 cannot read it), and
+# clang-format-19 checks the changed lines against .clang-format (14 cannot read it),
 # universal-ctags finds every function of ui/, app/ and python/ for the 150-line rule (function_sizes:
-# under a second where clang-tidy took minutes; Exuberant Ctags writes no JSON).
+# under a second where clang-tidy took minutes; Exuberant Ctags writes no JSON), and
+# python3-torch is real PyTorch, the oracle of tests/torch (torch.save writes the files the reader is
+# checked against, torch.load reads them back).
 set -euo pipefail
 
 packages=(
@@ -27,7 +29,7 @@ packages=(
   cargo librust-serde-dev librust-serde-derive-dev librust-rmp-serde-dev librust-serde-json-dev
   librust-bincode-dev librust-flate2-dev librust-half-dev librust-serde-bytes-dev
   librust-data-encoding-dev librust-indexmap-dev librust-ciborium-ll-dev
-  python3 python3-msgpack python3-numpy graphviz time
+  python3 python3-msgpack python3-numpy python3-torch graphviz time
   pybind11-dev python3-dev
   clang-tidy-19 clang-format-19 universal-ctags
   xvfb xauth fonts-dejavu-core
