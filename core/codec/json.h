@@ -21,6 +21,11 @@ struct JsonReadOptions {
      */
     bool packByteArrays = true;
     bool rejectTrailing = true;     ///< serde_json::from_slice rejects trailing non-whitespace
+    /**
+     * Python's json module writes NaN, Infinity and -Infinity as those bare words (a Hugging Face
+     * trainer_state.json of a run that diverged): read them as F64 values. serde_json rejects them.
+     */
+    bool pythonNonFinite = false;
 };
 
 /**

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <bit>
 #include <charconv>
+#include <cmath>
 #include <cstring>
 #include <new>
 #include <optional>
@@ -448,11 +449,27 @@ private:
             ++m_i;
             return {};
         }
+        case 'N':
+        case 'I':
+            if (m_options.pythonNonFinite)
+                return parsePythonNonFinite(c == 'N' ? "NaN" : "Infinity", c == 'N' ? std::nan("") : HUGE_VAL, src);
+            return peekError(JsonFault::ExpectedSomeValue);
         default:
+            if (c == '-' && m_options.pythonNonFinite && m_i + 1 < m_n && m_s[m_i + 1] == 'I') {
+                ++m_i;
+                return parsePythonNonFinite("Infinity", -HUGE_VAL, src);
+            }
             if (c == '-' || isDigit(c))
                 return parseNumber();
             return peekError(JsonFault::ExpectedSomeValue);
         }
+    }
+
+    Result<void> parsePythonNonFinite(std::string_view word, double value, uint64_t src)
+    {
+        if (auto r = parseIdent(word); !r)
+            return r;
+        return done(push(Kind::F64, 0, 0, std::bit_cast<uint64_t>(value), src));
     }
 
     Result<void> parseIdent(std::string_view word)

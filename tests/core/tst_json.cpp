@@ -13,6 +13,8 @@
 #include <QFile>
 #include <QTest>
 
+#include <cmath>
+
 #include <bit>
 #include <cstring>
 #include <set>
@@ -119,6 +121,7 @@ private slots:
     void deepNestingIsAnErrorNotACrash();
     void deepNestingWithRaisedLimitIsIterative();
     void trailingDataOption();
+    void pythonNonFiniteOption();
     void nonStringMapKeys();
     void cancellation();
     void largeDocumentThroughput();
@@ -641,6 +644,24 @@ void TestJson::trailingDataOption()
     auto strict = readJson(bytesOf(std::string_view("{\"a\":1} {\"b\":2}")));
     QVERIFY(!strict.has_value());
     QCOMPARE(strict.error().what, std::string("trailing characters"));
+}
+
+// Python's json module (a Hugging Face trainer_state.json) writes NaN, Infinity and -Infinity bare;
+// only the option reads them, as F64, and a misspelling is still an error.
+void TestJson::pythonNonFiniteOption()
+{
+    const std::string_view text = R"({"loss": NaN, "grad_norm": Infinity, "lo": -Infinity, "ok": -1.5})";
+    QVERIFY(!readJson(bytesOf(text)).has_value());
+    JsonReadOptions options;
+    options.pythonNonFinite = true;
+    auto t = readJson(bytesOf(text), options);
+    QVERIFY2(t.has_value(), t ? "" : t.error().message().c_str());
+    QVERIFY(std::isnan(*t->asNumber(*t->find(0, "loss"))));
+    QCOMPARE(*t->asNumber(*t->find(0, "grad_norm")), HUGE_VAL);
+    QCOMPARE(*t->asNumber(*t->find(0, "lo")), -HUGE_VAL);
+    QCOMPARE(*t->asNumber(*t->find(0, "ok")), -1.5);
+    QVERIFY(!readJson(bytesOf(std::string_view("[Nan]")), options).has_value());
+    QVERIFY(!readJson(bytesOf(std::string_view("[-Inf]")), options).has_value());
 }
 
 void TestJson::nonStringMapKeys()
