@@ -43,7 +43,7 @@ std::string_view errorCodeName(ErrorCode c)
 std::string_view kindOf(const std::string& path)
 {
     std::error_code ec;
-    if (std::filesystem::is_directory(path, ec))
+    if (std::filesystem::is_directory(path, ec) && !isRecordDirectory(path)) // a Distributed Checkpoint is one record
         return "directory";
     return sniffFile(path) == FileFamily::GradientCheckpoint ? "gradient_checkpoint" : "record";
 }

@@ -196,7 +196,7 @@ void MainWindow::openPaths(const QStringList& paths, bool lenient)
     addRecent(paths);
     // a run directory: its checkpoints, timeline and live updates in the Run panel (the window shows its newest record)
     for (const QString& p : paths)
-        if (QFileInfo(p).isDir()) {
+        if (QFileInfo(p).isDir() && !isRecordDirectory(p.toStdString())) {
             m_raiseRun = m_raiseRunOnList = true;
             m_run->setRunDirectory(p);
             break;

@@ -44,11 +44,17 @@ std::set<std::string> readFlags(std::set<std::string> s)
     return s;
 }
 
+/// A run directory, not a directory that is one record (a Distributed Checkpoint).
+bool isDirectory(const std::string& p)
+{
+    std::error_code ec;
+    return std::filesystem::is_directory(p, ec) && !isRecordDirectory(p);
+}
+
 Result<std::shared_ptr<const Record>> open(const std::string& path, const Args& a)
 {
     // FILE may be a run directory (cli-contract.md): its newest record, as ckpt.open picks it
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec)) {
+    if (isDirectory(path)) {
         auto pick = recordOfRunDirectory(path);
         if (!pick)
             return std::unexpected(pick.error());
@@ -57,12 +63,6 @@ Result<std::shared_ptr<const Record>> open(const std::string& path, const Args& 
         return openRecord(pick->path, options);
     }
     return openRecord(path, openOptions(a));
-}
-
-bool isDirectory(const std::string& p)
-{
-    std::error_code ec;
-    return std::filesystem::is_directory(p, ec);
 }
 
 /// Colours only on a terminal, as the contract says.

@@ -22,6 +22,7 @@ std::string_view recordKindName(RecordKind k)
     case RecordKind::TorchOptimizerState: return "torch_optimizer_state";
     case RecordKind::TorchCheckpoint: return "torch_checkpoint";
     case RecordKind::Safetensors: return "safetensors";
+    case RecordKind::TorchDcp: return "torch_dcp";
     }
     return "unknown";
 }

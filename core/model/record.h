@@ -47,6 +47,7 @@ enum class RecordKind {
     TorchOptimizerState,       ///< torch.save of an optimizer's {"state", "param_groups"}
     TorchCheckpoint,           ///< torch.save of a dict holding a state dict, an optimizer state, epoch, step, ...
     Safetensors,               ///< a safetensors file, or a sharded set of them (core/safetensors)
+    TorchDcp,                  ///< a PyTorch Distributed Checkpoint directory: .metadata and *.distcp shards (core/torch)
 };
 std::string_view recordKindName(RecordKind k); ///< the contract's snake_case names
 
@@ -152,6 +153,8 @@ public:
     bool mixedPrecision = false;          ///< float tensors of more than one width ("mixed"; only formats that keep each tensor's dtype)
     /** Tensors are views of shared storages (PyTorch): every tensor's report carries `shares_storage_with`. */
     bool sharedStorages = false;
+    /** Tensors are stored in chunks (a Distributed Checkpoint): each tensor's map on the tape has `chunks`, which its report carries. */
+    bool chunkedTensors = false;
     /** "full", "half", "double", or "mixed" for a record whose float tensors differ in width. */
     std::string_view precisionText() const;
 

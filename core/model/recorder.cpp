@@ -18,7 +18,8 @@ struct RecorderInfo {
     std::string_view ext;
     std::string_view typeName; // the file recorder's type name without the module prefix
 };
-constexpr std::array<RecorderInfo, 10> kRecorders = {{
+// clang-format off: one recorder per line
+constexpr std::array<RecorderInfo, 11> kRecorders = {{
     {Recorder::NamedMpk, "NamedMpk", "mpk", "NamedMpkFileRecorder"},
     {Recorder::NamedMpkGz, "NamedMpkGz", "mpk.gz", "NamedMpkGzFileRecorder"},
     {Recorder::PrettyJson, "PrettyJson", "json", "PrettyJsonFileRecorder"},
@@ -30,7 +31,9 @@ constexpr std::array<RecorderInfo, 10> kRecorders = {{
     {Recorder::PyTorch, "PyTorch", "pt", "torch.save"},
     {Recorder::PyTorchLegacy, "PyTorchLegacy", "pth", "torch.save(_use_new_zipfile_serialization=False)"},
     {Recorder::Safetensors, "Safetensors", "safetensors", "safetensors"},
+    {Recorder::DCP, "DCP", "", "torch.distributed.checkpoint"}, // a directory: no file extension
 }};
+// clang-format on
 
 std::string lower(std::string_view s)
 {
@@ -48,7 +51,7 @@ std::optional<Recorder> recorderFromName(std::string_view name)
 {
     const std::string n = lower(name);
     for (const auto& i : kRecorders)
-        if (lower(i.name) == n || i.ext == n)
+        if (lower(i.name) == n || (!i.ext.empty() && i.ext == n))
             return i.r;
     if (n == "json" || n == "prettyjson" || n == "pretty-json")
         return Recorder::PrettyJson;
@@ -61,7 +64,8 @@ const std::vector<std::string_view>& recordExtensions()
         std::vector<std::string_view> out;
         out.reserve(kRecorders.size());
         for (const auto& i : kRecorders)
-            out.push_back(i.ext);
+            if (!i.ext.empty())
+                out.push_back(i.ext);
         // longest first, so that "mpk.gz" is not taken for "gz"
         std::stable_sort(out.begin(), out.end(), [](std::string_view a, std::string_view b) { return a.size() > b.size(); });
         return out;

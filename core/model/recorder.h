@@ -24,6 +24,7 @@ enum class Recorder {
     PyTorch,       ///< torch.save's zip format (torch >= 1.6; core/torch): read, not written
     PyTorchLegacy, ///< torch.save(..., _use_new_zipfile_serialization=False): pickles and raw storages
     Safetensors,   ///< Hugging Face's safetensors (core/safetensors): read as a record; written by `ckpt export`
+    DCP,           ///< a PyTorch Distributed Checkpoint directory (core/torch): read; a directory, so no extension
 };
 /** Burn's PrecisionSettings (§4). */
 enum class Precision { Full, Half, Double };

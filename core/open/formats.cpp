@@ -8,6 +8,7 @@
 #include "core/pack/burnpackrecord.h"
 #include "core/record/record.h"
 #include "core/safetensors/safetensorsformat.h"
+#include "core/torch/dcp.h"
 #include "core/torch/torchformat.h"
 
 #include <array>
@@ -40,6 +41,8 @@ Result<std::shared_ptr<const Record>> openRecord(const std::string& path, const 
 {
     if (isShardIndex(path))
         return openShardedSet(path, options, progress);
+    if (torch::isDcpDirectory(path))
+        return torch::openDcpDirectory(path);
     Result<BytesPtr> bytes = path == "-" ? readStdin() : mapFile(path);
     if (!bytes)
         return std::unexpected(std::move(bytes.error()).withFile(path));
@@ -60,6 +63,11 @@ Result<std::shared_ptr<const Record>> openRecordBytes(const BytesPtr& bytes, con
         if (f->reads(input.decoded->span()))
             return f->open(input, options, progress);
     return envelopeFormat().open(input, options, progress);
+}
+
+bool isRecordDirectory(const std::string& path)
+{
+    return torch::isDcpDirectory(path);
 }
 
 bool opensWholeCheckpoint(const std::string& path)

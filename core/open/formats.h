@@ -34,6 +34,8 @@ Result<std::shared_ptr<const Record>> openRecord(const std::string& path, const 
 /** The same for bytes already in memory; \a name is used in messages. */
 Result<std::shared_ptr<const Record>> openRecordBytes(const BytesPtr& bytes, const std::string& name,
     const OpenOptions& options = {}, const Progress& progress = Progress::none());
+/** True when \a path is a directory that is one record (a PyTorch Distributed Checkpoint), not a run of checkpoints. */
+bool isRecordDirectory(const std::string& path);
 /** True when \a path is the first file of a checkpoint written as several files (OpenOptions::wholeCheckpoint opens them as one). */
 bool opensWholeCheckpoint(const std::string& path);
 

@@ -128,6 +128,10 @@ void tensorMembers(TapeBuilder& b, const Record& r, const TensorEntry& t)
     putOptU(b, "offset", t.offset);
     if (r.sharedStorages)
         putOptStr(b, "shares_storage_with", t.sharesStorageWith.value_or(""));
+    if (auto chunks = r.chunkedTensors ? r.tape.find(t.node, "chunks") : std::nullopt) {
+        b.key("chunks");
+        b.copy(r.tape, *chunks);
+    }
 }
 
 /** The statistics' members; null for a tensor of a dtype without values here (PyTorch's complex64, quint8, ...). */

@@ -70,6 +70,21 @@ bool allowedGlobal(std::string_view name)
     return false;
 }
 
+/** The dataclasses of a Distributed Checkpoint's .metadata (torch 1.13's _shard package and 2.x's), read as plain records. */
+bool dcpClass(std::string_view name)
+{
+    static constexpr std::string_view kModules[] = {"torch.distributed.checkpoint.metadata.", "torch.distributed._shard.checkpoint.metadata.",
+        "torch.distributed.checkpoint.filesystem.", "torch.distributed._shard.checkpoint.filesystem.", "torch.distributed._shard.sharded_tensor.metadata."};
+    static constexpr std::string_view kClasses[] = {"Metadata", "TensorStorageMetadata", "BytesStorageMetadata", "ChunkStorageMetadata", "MetadataIndex",
+        "TensorProperties", "StorageMeta", "_StorageInfo", "MEM_FORMAT_ENCODING"};
+    for (std::string_view m : kModules)
+        if (name.starts_with(m))
+            for (std::string_view c : kClasses)
+                if (name.substr(m.size()) == c)
+                    return true;
+    return false;
+}
+
 } // namespace
 
 StorageType storageType(std::string_view storageClass)
@@ -85,8 +100,9 @@ namespace {
 /** The machine: a stack and mark stack of object indices, the memo, the arena. */
 class Machine {
 public:
-    explicit Machine(std::span<const uint8_t> bytes)
+    Machine(std::span<const uint8_t> bytes, const PickleOptions& options)
         : m_in(bytes)
+        , m_options(options)
     { }
 
     Result<Pickled> run()
@@ -119,6 +135,7 @@ private:
     Result<uint32_t> rebuildTensor(std::string_view fn, const std::vector<uint32_t>& args, uint64_t at);
     Result<uint32_t> persistentLoad(uint32_t pid);
     Result<void> build();
+    void setItems(uint32_t dict, const std::vector<uint32_t>& pairs);
 
     std::unexpected<Error> bad(std::string what, ErrorCode code = ErrorCode::Malformed) const { return fail(code, "pickle: " + std::move(what), m_op); }
     std::unexpected<Error> refuse(std::string what) const { return bad(std::move(what), ErrorCode::Unsupported); }
@@ -196,18 +213,21 @@ private:
     const char* kindName(uint32_t i);
 
     std::span<const uint8_t> m_in;
+    PickleOptions m_options;
     uint64_t m_pos = 0;
     uint64_t m_op = 0;
     std::vector<uint32_t> m_stack;
     std::vector<size_t> m_marks;
     std::unordered_map<uint64_t, uint32_t> m_memo;
+    /** Each dict's str and int keys and their place in its items (SETITEM of a key given again replaces its value). */
+    std::unordered_map<uint32_t, std::unordered_map<std::string, size_t>> m_dictKeys;
     Pickled m_out;
 };
 
 const char* Machine::kindName(uint32_t i)
 {
     static constexpr const char* kNames[] = {"None", "bool", "int", "int", "float", "str", "bytes", "list", "tuple", "dict", "set", "global", "tensor",
-        "storage"};
+        "storage", "object"};
     return kNames[static_cast<size_t>(obj(i).kind)];
 }
 
@@ -427,7 +447,12 @@ Result<void> Machine::containerOp(uint8_t op)
             return std::unexpected(items.error());
         if (op == kDict && items->size() % 2)
             return bad("DICT with an odd number of items");
-        push({.kind = op == kTuple ? PyKind::Tuple : op == kList ? PyKind::List : op == kDict ? PyKind::Dict : PyKind::Set, .items = std::move(*items)});
+        if (op == kDict) {
+            const uint32_t dict = push({.kind = PyKind::Dict});
+            setItems(dict, *items);
+            return {};
+        }
+        push({.kind = op == kTuple ? PyKind::Tuple : op == kList ? PyKind::List : PyKind::Set, .items = std::move(*items)});
         return {};
     }
     default: break;
@@ -455,9 +480,38 @@ Result<void> Machine::containerOp(uint8_t op)
         return refuse(std::string(opName(op)) + " on a " + kindName(*target) + " (only on the built-in list, dict and set)");
     if (want == PyKind::Dict && items.size() % 2)
         return bad("SETITEMS with an odd number of items");
+    if (want == PyKind::Dict) {
+        setItems(*target, items);
+        return {};
+    }
     auto& dest = obj(*target).items;
     dest.insert(dest.end(), items.begin(), items.end());
     return {};
+}
+
+void Machine::setItems(uint32_t dict, const std::vector<uint32_t>& pairs)
+{
+    // as Python's dict: a key given again keeps its place and takes the new value (str and int keys,
+    // the only ones a state dict has; others are appended)
+    auto& keys = m_dictKeys[dict];
+    for (size_t i = 0; i + 1 < pairs.size(); i += 2) {
+        const PyObject& k = obj(pairs[i]);
+        std::string text;
+        if (k.kind == PyKind::Str)
+            text = "s" + k.s;
+        else if (k.kind == PyKind::Int)
+            text = "i" + std::to_string(k.i);
+        auto& items = obj(dict).items;
+        if (!text.empty()) {
+            auto [it, fresh] = keys.emplace(std::move(text), items.size());
+            if (!fresh) {
+                items[it->second + 1] = pairs[i + 1];
+                continue;
+            }
+        }
+        items.push_back(pairs[i]);
+        items.push_back(pairs[i + 1]);
+    }
 }
 
 Result<void> Machine::memoOp(uint8_t op)
@@ -518,7 +572,8 @@ Result<void> Machine::callOp(uint8_t op)
             name = obj(*n).s;
         }
         const std::string full = module + "." + name;
-        if (!allowedGlobal(full))
+        const bool dcp = m_options.dcpMetadata && (dcpClass(full) || full == "builtins.getattr" || full == "pathlib.PosixPath");
+        if (!allowedGlobal(full) && !dcp)
             return refuse(
                 "refused global " + full + ": only the globals torch.load(weights_only=True) allows are read, and nothing is ever imported or called");
         push({.kind = PyKind::Global, .s = full});
@@ -538,6 +593,10 @@ Result<void> Machine::callOp(uint8_t op)
             return std::unexpected(cls.error());
         if (obj(*cls).kind == PyKind::Global && obj(*cls).s == "collections.OrderedDict") {
             push({.kind = PyKind::Dict, .flag = true});
+            return {};
+        }
+        if (m_options.dcpMetadata && obj(*cls).kind == PyKind::Global && dcpClass(obj(*cls).s)) {
+            push({.kind = PyKind::Object, .s = obj(*cls).s});
             return {};
         }
         return refuse("NEWOBJ of " + std::string(obj(*cls).kind == PyKind::Global ? obj(*cls).s : kindName(*cls)) + " (only OrderedDict)");
@@ -570,6 +629,10 @@ Result<void> Machine::build()
     // Python state travels in _rebuild_from_type_v2), and ignoring it would show a different tensor.
     if (t.kind == PyKind::Dict && t.flag)
         return {};
+    if (t.kind == PyKind::Object) { // a Distributed Checkpoint's dataclass: its state is recorded, nothing is called
+        obj(*target).items = {*state};
+        return {};
+    }
     return refuse(std::string("BUILD on a ") + kindName(*target) + " (only on an OrderedDict)");
 }
 
@@ -732,6 +795,19 @@ Result<void> Machine::reduce(uint32_t callable, uint32_t argsIndex)
         push({.kind = PyKind::Set, .items = args.empty() ? std::vector<uint32_t>{} : arg(0).items});
         return {};
     }
+    if (m_options.dcpMetadata && fn == "builtins.getattr" && nargs(2, 2) && arg(0).kind == PyKind::Global && arg(0).s.ends_with(".MEM_FORMAT_ENCODING")
+        && arg(1).kind == PyKind::Str) {
+        push({.kind = PyKind::Str, .s = "MEM_FORMAT_ENCODING." + arg(1).s});
+        return {};
+    }
+    if (m_options.dcpMetadata && fn == "pathlib.PosixPath") { // StorageMeta's checkpoint_id: the path's parts joined
+        std::string path;
+        for (uint32_t a : args)
+            if (obj(a).kind == PyKind::Str)
+                path += (path.empty() || path.ends_with('/') ? "" : "/") + obj(a).s;
+        push({.kind = PyKind::Str, .s = std::move(path)});
+        return {};
+    }
     if (fn == "builtins.bytearray" && nargs(0, 1) && (args.empty() || arg(0).kind == PyKind::Bytes)) {
         push({.kind = PyKind::Bytes, .s = args.empty() ? std::string() : arg(0).s});
         return {};
@@ -743,9 +819,9 @@ Result<void> Machine::reduce(uint32_t callable, uint32_t argsIndex)
 
 } // namespace
 
-Result<Pickled> unpickle(std::span<const uint8_t> bytes)
+Result<Pickled> unpickle(std::span<const uint8_t> bytes, const PickleOptions& options)
 {
-    return Machine(bytes).run();
+    return Machine(bytes, options).run();
 }
 
 } // namespace ckpt::torch

@@ -18,7 +18,7 @@
 
 namespace ckpt::torch {
 
-enum class PyKind : uint8_t { None, Bool, Int, BigInt, Float, Str, Bytes, List, Tuple, Dict, Set, Global, Tensor, Storage };
+enum class PyKind : uint8_t { None, Bool, Int, BigInt, Float, Str, Bytes, List, Tuple, Dict, Set, Global, Tensor, Storage, Object };
 
 /** One Python object the pickle built. */
 struct PyObject {
@@ -26,8 +26,8 @@ struct PyObject {
     bool flag = false;          ///< Bool: its value; Dict: an OrderedDict
     int64_t i = 0;              ///< Int
     double f = 0;               ///< Float
-    std::string s;              ///< Str (UTF-8), Bytes, Global ("module.name"), BigInt (little-endian two's complement)
-    std::vector<uint32_t> items;///< List, Tuple, Set: elements; Dict: key, value, key, value, ...
+    std::string s;              ///< Str (UTF-8), Bytes, Global and Object ("module.name"), BigInt (little-endian two's complement)
+    std::vector<uint32_t> items;///< List, Tuple, Set: elements; Dict: key, value, key, value, ...; Object: its BUILD state
     uint32_t ref = 0;           ///< Tensor: index into Pickled::tensors; Storage: into Pickled::storages
     uint64_t offset = 0;        ///< where in the pickle it was made (for messages)
 };
@@ -66,8 +66,19 @@ struct Pickled {
     uint8_t protocol = 0;
 };
 
+/** What a pickle may build beyond what torch.load(weights_only=True) allows. */
+struct PickleOptions {
+    /**
+     * A Distributed Checkpoint's .metadata: its dataclasses (Metadata, TensorStorageMetadata,
+     * ChunkStorageMetadata, MetadataIndex, _StorageInfo, TensorProperties, ...) become Objects, a
+     * record of the class name and its BUILD state (never instantiated), and getattr is allowed on
+     * the MEM_FORMAT_ENCODING enum only, giving "MEM_FORMAT_ENCODING.NAME".
+     */
+    bool dcpMetadata = false;
+};
+
 /** Unpickles the pickle at the start of \a bytes. Errors name the opcode or global and the offset. */
-Result<Pickled> unpickle(std::span<const uint8_t> bytes);
+Result<Pickled> unpickle(std::span<const uint8_t> bytes, const PickleOptions& options = {});
 
 /** The element type of a typed storage class ("FloatStorage") as torch names it ("float32"), and its size in bytes; empty if unknown. */
 struct StorageType {

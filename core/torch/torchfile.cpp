@@ -294,6 +294,29 @@ Result<void> readLegacyFormat(TorchFile& file)
 
 } // namespace
 
+std::optional<DType> burnDTypeOfTorch(std::string_view torchName)
+{
+    static constexpr std::pair<std::string_view, DType> kMap[] = {{"float32", DType::F32}, {"float64", DType::F64}, {"float16", DType::F16},
+        {"bfloat16", DType::BF16}, {"int64", DType::I64}, {"int32", DType::I32}, {"int16", DType::I16}, {"int8", DType::I8}, {"uint8", DType::U8},
+        {"bool", DType::Bool}};
+    for (const auto& [name, d] : kMap)
+        if (name == torchName)
+            return d;
+    return std::nullopt;
+}
+
+uint32_t elementSizeOfTorch(std::string_view torchName)
+{
+    if (auto d = burnDTypeOfTorch(torchName))
+        return dtypeSize(*d);
+    static constexpr std::pair<std::string_view, uint32_t> kOthers[] = {{"complex32", 4}, {"complex64", 8}, {"complex128", 16}, {"quint8", 1}, {"qint8", 1},
+        {"qint32", 4}, {"float8_e4m3fn", 1}, {"float8_e5m2", 1}};
+    for (const auto& [name, size] : kOthers)
+        if (name == torchName)
+            return size;
+    return 0;
+}
+
 bool isLegacyTorch(std::span<const uint8_t> data)
 {
     // PROTO 2..5 (pickle_protocol=), then from protocol 4 a FRAME opcode with its 8-byte length

@@ -10,6 +10,7 @@
 
 #include "core/io/bytes.h"
 #include "core/io/zip.h"
+#include "core/tensor/dtype.h"
 #include "core/torch/pickle.h"
 #include "core/util/error.h"
 
@@ -42,6 +43,11 @@ struct TorchFile {
     std::vector<BytesPtr> inflated;
     uint32_t formatVersion = 0;          ///< ARCHIVE/version
 };
+
+/** torch's dtype names that are Burn's too ("float32" -> F32, "bool" -> Bool); nullopt for complex, quantized, float8, ... */
+std::optional<DType> burnDTypeOfTorch(std::string_view torchName);
+/** The element size of a torch dtype name, 0 when unknown. */
+uint32_t elementSizeOfTorch(std::string_view torchName);
 
 /** True when \a data is a zip with an ARCHIVE/data.pkl, or starts with the legacy format's magic number. */
 bool looksLikeTorch(std::span<const uint8_t> data);

@@ -6,6 +6,7 @@
 #include "core/torch/torchformat.h"
 
 #include "core/codec/json.h"
+#include "core/torch/dcp.h"
 #include "core/torch/torchrecord.h"
 
 namespace ckpt {
@@ -18,13 +19,45 @@ std::unexpected<Error> notWritten(std::string_view what)
         "PyTorch files are read, not written: " + std::string(what) + " (export the tensors with `ckpt export FILE OUT.safetensors`)");
 }
 
+std::string dcpInfoText(const Record& record)
+{
+    const torch::DcpCheckpoint& d = torch::dcpCheckpointOf(record);
+    size_t chunks = 0, read = 0, tensors = 0;
+    for (const auto& e : d.entries) {
+        chunks += e.chunks.size();
+        tensors += e.tensor ? 1 : 0;
+        read += e.tensor && e.unread.empty() ? 1 : 0;
+    }
+    std::string out = "  dcp         " + std::to_string(d.entries.size()) + " entries (" + std::to_string(tensors) + " tensors) in " + std::to_string(chunks)
+        + " chunks over " + std::to_string(d.files.size()) + " shard files; values read for " + std::to_string(read) + " of " + std::to_string(tensors)
+        + " tensors\n";
+    for (const auto& w : record.warnings)
+        out += "  note        " + w + "\n";
+    return out;
+}
+
+std::pair<std::string, Tape> dcpInfoMember(const Record& record)
+{
+    const torch::DcpCheckpoint& d = torch::dcpCheckpointOf(record);
+    TapeBuilder b;
+    b.beginMap();
+    std::vector<std::string> notTensors;
+    for (const auto& e : d.entries)
+        if (!e.tensor)
+            notTensors.push_back(e.fqn);
+    putStrings(b, "not_tensors", notTensors);
+    putStrings(b, "notes", record.warnings);
+    b.end();
+    return {std::string("dcp"), std::move(b).finish()};
+}
+
 class TorchFormat final : public RecordFormat {
 public:
     std::string_view description() const override { return "a PyTorch file (torch.save)"; }
 
     bool reads(std::span<const uint8_t> decoded) const override { return torch::looksLikeTorch(decoded); }
 
-    bool writes(Recorder recorder) const override { return recorder == Recorder::PyTorch || recorder == Recorder::PyTorchLegacy; }
+    bool writes(Recorder recorder) const override { return recorder == Recorder::PyTorch || recorder == Recorder::PyTorchLegacy || recorder == Recorder::DCP; }
 
     Result<RecordPtr> open(const RecordInput& input, const OpenOptions& /*options*/, const Progress& /*progress*/) const override
     {
@@ -37,8 +70,8 @@ public:
     Result<void> resave(const Record& record, const std::string& path) const override
     {
         // nothing of a record of this family can change in memory: its own bytes are its re-save
-        if (record.parts.size() != 1)
-            return notWritten("a sharded set is several files: copy them");
+        if (record.parts.size() != 1 || record.recorder == Recorder::DCP)
+            return notWritten("a sharded set or a Distributed Checkpoint is several files: copy them");
         return writeFileAtomic(path, torch::torchFileOf(record.parts.front()).bytes->span());
     }
 
@@ -80,6 +113,8 @@ public:
 
     std::string infoText(const Record& record) const override
     {
+        if (record.recorder == Recorder::DCP)
+            return dcpInfoText(record);
         std::string out;
         for (const auto& part : record.parts) {
             const torch::TorchFile& f = torch::torchFileOf(part);
@@ -94,6 +129,8 @@ public:
 
     std::optional<std::pair<std::string, Tape>> infoMember(const Record& record) const override
     {
+        if (record.recorder == Recorder::DCP)
+            return dcpInfoMember(record);
         // the first file's members; a sharded set lists every shard under "files"
         const torch::TorchFile& f = torch::torchFileOf(record.parts.front());
         TapeBuilder b;
@@ -105,6 +142,7 @@ public:
         putStrings(b, "notes", record.warnings);
         if (record.parts.size() > 1) {
             std::vector<std::string> files;
+            files.reserve(record.parts.size());
             for (const auto& part : record.parts)
                 files.push_back(part.file);
             putStrings(b, "files", files);

@@ -172,18 +172,6 @@ private:
     std::vector<Occurrence>* m_tensors = nullptr;
 };
 
-/** torch's dtype names that are Burn's too; the rest are listed by their torch name without statistics. */
-std::optional<DType> burnDType(std::string_view torchName)
-{
-    static constexpr std::pair<std::string_view, DType> kMap[] = {{"float32", DType::F32}, {"float64", DType::F64}, {"float16", DType::F16},
-        {"bfloat16", DType::BF16}, {"int64", DType::I64}, {"int32", DType::I32}, {"int16", DType::I16}, {"int8", DType::I8}, {"uint8", DType::U8},
-        {"bool", DType::Bool}};
-    for (const auto& [name, d] : kMap)
-        if (name == torchName)
-            return d;
-    return std::nullopt;
-}
-
 /** The value of dict \a dict under string key \a key. */
 std::optional<uint32_t> dictGet(const Pickled& p, uint32_t dict, std::string_view key)
 {
@@ -338,10 +326,11 @@ OptimizerLink linkOptimizer(const Pickled& p, const Parts& parts)
     }
     auto state = dictGet(p, *parts.optimizer, "state");
     std::vector<std::optional<std::vector<uint64_t>>> shapes;
+    shapes.reserve(order.size());
     for (int64_t index : order)
         shapes.push_back(stateShape(p, state, index));
     auto fits = [&](size_t i, size_t j) {
-        return !shapes[j] || *shapes[j] == candidates[i]->shape;
+        return !shapes[j] || *shapes[j] == candidates[i].second->shape;
     };
     // ways[i][j]: embeddings of the optimizer's parameters j.. into candidates i.. (0, 1 or 2 = more)
     std::vector<uint8_t> ways((n + 1) * (m + 1), 0);
@@ -400,7 +389,7 @@ void fillTensors(Record& r, const TorchFile& f, const std::vector<Occurrence>& o
         e.bytes = tb.bytes.size();
         e.offset = tb.fileOffset;
         e.view = tb.bytes;
-        const auto dtype = t.quantized ? std::nullopt : burnDType(tb.torchDType);
+        const auto dtype = t.quantized ? std::nullopt : burnDTypeOfTorch(tb.torchDType);
         e.dtype = dtype.value_or(DType::QFloat);
         if (!dtype)
             e.foreignDType = std::string(tb.torchDType);

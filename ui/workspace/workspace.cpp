@@ -155,7 +155,7 @@ Workspace loadWorkspace(const QStringList& inputs, const Progress& progress, boo
             ws.errors << input + QStringLiteral(": no such file or directory");
             continue;
         }
-        if (info.isDir()) {
+        if (info.isDir() && !isRecordDirectory(input.toStdString())) { // a Distributed Checkpoint directory is one record
             // read once: its records, metric logs and graph come from this one listing
             auto run = openRunDirectory(input.toStdString());
             if (!run) {
