@@ -83,7 +83,7 @@ void appendShard(Record& merged, TapeBuilder& b, const Record& shard, const std:
         merged.parts.push_back(std::move(part));
     }
     for (const auto& w : shard.warnings)
-        merged.warnings.push_back(name + ": " + w);
+        merged.warnings.push_back(std::string(name).append(": ").append(w));
     merged.fileSize += shard.fileSize;
     merged.decodedSize += shard.decodedSize;
     merged.mixedPrecision |= shard.mixedPrecision || (merged.tensors.size() > shard.tensors.size() && merged.precision != shard.precision);
@@ -94,6 +94,15 @@ void appendShard(Record& merged, TapeBuilder& b, const Record& shard, const std:
 bool isShardIndex(std::string_view path)
 {
     return path.ends_with(".index.json");
+}
+
+std::vector<std::string> shardsOf(const std::string& indexPath)
+{
+    std::vector<std::string> out;
+    if (auto index = readShardIndex(indexPath))
+        for (const auto& name : index->shards)
+            out.push_back((std::filesystem::path(indexPath).parent_path() / name).string());
+    return out;
 }
 
 Result<RecordPtr> openShardedSet(const std::string& indexPath, const OpenOptions& options, const Progress& progress)
@@ -134,8 +143,11 @@ Result<RecordPtr> openShardedSet(const std::string& indexPath, const OpenOptions
         appendShard(*merged, b, s, name);
     }
     for (const auto& [tensor, shard] : index->weightMap)
-        if (!seen.contains(tensor))
-            return std::unexpected(Error{ErrorCode::Invalid, "the weight_map puts " + tensor + " in " + shard + ", which does not hold it", indexPath});
+        if (!seen.contains(tensor)) {
+            std::string what = "the weight_map puts ";
+            what.append(tensor).append(" in ").append(shard).append(", which does not hold it");
+            return std::unexpected(Error{ErrorCode::Invalid, std::move(what), indexPath});
+        }
     b.end();
     merged->tape = std::move(b).finish();
     return RecordPtr(std::move(merged));

@@ -10,11 +10,15 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ckpt {
 
 /** True for a path named like an index of shards (`*.index.json`). */
 bool isShardIndex(std::string_view path);
+
+/** The shard files \a indexPath names, beside it, in order of first mention; empty when it cannot be read. */
+std::vector<std::string> shardsOf(const std::string& indexPath);
 
 /**
  * Opens the shards \a indexPath names (relative to its folder) as one record: every shard opens, all

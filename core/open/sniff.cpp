@@ -94,6 +94,12 @@ bool isRunDirectory(const std::string& path)
     for (auto sub : {"checkpoint", "train", "valid", "test"})
         if (fs::is_directory(fs::path(path) / sub, ec))
             return true;
+    // a Hugging Face Trainer's output: checkpoint-N/ folders (core/run/trainerstate lists what is in them)
+    for (fs::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        if (name.starts_with("checkpoint-") && name.size() > 11 && name.find_first_not_of("0123456789", 11) == std::string::npos && it->is_directory(ec))
+            return true;
+    }
     return false;
 }
 

@@ -29,7 +29,7 @@ FileFamily sniffBytes(std::span<const uint8_t> head);
 /** sniffBytes of the file's first KiB; a run directory (isRunDirectory) is RunDirectory, stdin ("-") a record, a path that cannot be read Unknown. */
 FileFamily sniffFile(const std::string& path);
 
-/** True when \a path is a directory with a checkpoint/ folder or train|valid|test/epoch-N folders (a burn-train run). */
+/** True when \a path is a directory with a checkpoint/ folder or train|valid|test/epoch-N folders (a burn-train run), or checkpoint-N/ folders (a Hugging Face Trainer's). */
 bool isRunDirectory(const std::string& path);
 
 } // namespace ckpt

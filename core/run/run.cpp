@@ -150,7 +150,7 @@ Result<RunCheckpoint> recordOfRunDirectory(const std::string& path)
 {
     if (!isRunDirectory(path))
         return std::unexpected(Error{ErrorCode::Invalid,
-            "a directory that is not a burn-train run directory (no checkpoint/ folder, no train|valid/epoch-N)", path});
+            "a directory that is not a run directory (no checkpoint/ folder, no train|valid/epoch-N, no Hugging Face checkpoint-N/)", path});
     auto run = openRunDirectory(path);
     if (!run)
         return std::unexpected(run.error());
@@ -183,6 +183,13 @@ Result<RunDirectory> openRunDirectory(const std::string& path)
                 run.checkpoints.push_back({e.path().string(), m[1].str(), index});
         }
     }
+    if (run.checkpoints.empty()) // a Hugging Face Trainer's checkpoint-N/: its model (a sharded set by its index), optimizer.pt and scheduler.pt
+        for (const auto& [step, files] : huggingFaceCheckpoints(path)) {
+            run.checkpoints.push_back({files.front().string(), "model", step});
+            for (const auto& f : files)
+                if (f.filename() == "optimizer.pt" || f.filename() == "scheduler.pt")
+                    run.checkpoints.push_back({f.string(), f.filename() == "optimizer.pt" ? "optim" : "scheduler", step});
+        }
     std::sort(run.checkpoints.begin(), run.checkpoints.end(),
         [](const auto& a, const auto& b) { return std::tie(a.index, a.kind, a.path) < std::tie(b.index, b.kind, b.path); });
 

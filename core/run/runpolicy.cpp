@@ -3,6 +3,7 @@
 #include "core/run/runpolicy.h"
 
 #include "core/open/formats.h"
+#include "core/open/shards.h"
 #include "core/optim/forensics.h"
 #include "core/record/record.h"
 #include "core/run/direntries.h"
@@ -11,6 +12,7 @@
 #include <charconv>
 #include <filesystem>
 #include <regex>
+#include <set>
 #include <string_view>
 
 namespace fs = std::filesystem;
@@ -34,7 +36,14 @@ bool startsWith(const std::string& path, std::string_view prefix)
 std::vector<std::string> filesToOpen(const std::vector<std::string>& files)
 {
     std::vector<std::string> out;
+    std::set<std::string> throughIndex; // a sharded set's shards open through its index, not on their own
+    for (const std::string& f : files)
+        if (isShardIndex(f))
+            for (std::string& shard : shardsOf(f))
+                throughIndex.insert(std::move(shard));
     for (const std::string& f : files) {
+        if (throughIndex.contains(f))
+            continue;
         // a checkpoint written as several files (burn-train 0.22's triple) opens as one record
         // through its first file
         if (opensWholeCheckpoint(f))

@@ -4,6 +4,7 @@
 
 #include "core/codec/json.h"
 #include "core/io/bytes.h"
+#include "core/open/shards.h"
 
 #include <charconv>
 #include <cmath>
@@ -18,7 +19,10 @@ Result<std::vector<TrainerLogEntry>> readTrainerState(const std::string& path)
     auto bytes = mapFile(path);
     if (!bytes)
         return std::unexpected(std::move(bytes.error()).withFile(path));
-    auto tape = readJson(*bytes);
+    // the Trainer writes it with Python's json: a diverged run's losses are the bare words NaN and Infinity
+    JsonReadOptions options;
+    options.pythonNonFinite = true;
+    auto tape = readJson(*bytes, options);
     if (!tape)
         return std::unexpected(std::move(tape.error()).withFile(path));
     const Tape& t = *tape;
@@ -63,6 +67,10 @@ std::map<uint64_t, std::vector<fs::path>> huggingFaceCheckpoints(const fs::path&
         for (const char* model : {"model.safetensors", "model.safetensors.index.json", "pytorch_model.bin", "pytorch_model.bin.index.json"})
             if (fs::is_regular_file(it->path() / model, ec)) {
                 files.push_back(it->path() / model);
+                // a sharded set's shards are files of the checkpoint too (its size, the cache's identity); they open through the index
+                if (isShardIndex(model))
+                    for (const std::string& shard : shardsOf((it->path() / model).string()))
+                        files.emplace_back(shard);
                 break;
             }
         if (files.empty())

@@ -302,7 +302,7 @@ private Q_SLOTS:
         }
         const Run plain = ckpt({QStringLiteral("tensors"), dir.filePath(QStringLiteral("checkpoint"))});
         QCOMPARE(plain.code, 1);
-        QVERIFY2(plain.err.contains("not a burn-train run directory"), plain.err.constData());
+        QVERIFY2(plain.err.contains("is not a run directory"), plain.err.constData());
 
         const QString text = dir.filePath(QStringLiteral("passwd"));
         QFile f(text);
