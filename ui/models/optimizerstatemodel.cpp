@@ -29,9 +29,12 @@ void OptimizerStateModel::reset()
     for (size_t r = 0; r < ws.records.size(); ++r)
         for (size_t e = 0; e < ws.records[r].record->optimizer.size(); ++e) {
             m_entries.push_back({int(r), e});
-            const std::string& id = ws.records[r].record->optimizer[e].paramId;
-            const auto name = parameterNames.find(id);
-            m_names.push_back(name != parameterNames.end() ? name->second : QStringLiteral("param ") + qs(id));
+            const OptimizerEntry& oe = ws.records[r].record->optimizer[e];
+            const auto name = parameterNames.find(oe.paramId);
+            if (oe.paramId.empty()) // a PyTorch optimizer state whose link to the parameters is ambiguous: its own path
+                m_names.push_back(tr("%1 (not linked to a parameter)").arg(qs(oe.path)));
+            else
+                m_names.push_back(name != parameterNames.end() ? name->second : QStringLiteral("param ") + qs(oe.paramId));
         }
     endResetModel();
 }
@@ -139,8 +142,15 @@ QVariant OptimizerStateModel::data(const QModelIndex& index, int role) const
         const auto tensors = ws.tensorsOfParam(e->paramId);
         return tensors.empty() ? QString() : tensors.front().key();
     }
-    if (role == Qt::ToolTipRole && index.column() == NameColumn)
-        return tr("parameter id %1").arg(qs(e->paramId));
+    if (role == Qt::ToolTipRole && index.column() == NameColumn) {
+        if (!e->paramId.empty())
+            return tr("parameter id %1").arg(qs(e->paramId));
+        // why the state is not linked: the record says so (a PyTorch file's order-and-shape link)
+        QStringList why;
+        for (const auto& w : ws.records[size_t(record)].record->warnings)
+            why << qs(w);
+        return why.isEmpty() ? tr("no parameter id") : why.join(QLatin1Char('\n'));
+    }
     const ParamForensics* f = forensicsAt(entryRow);
     if (index.column() == FlagsColumn && f) {
         if (role == Qt::BackgroundRole && !f->flags.empty())
