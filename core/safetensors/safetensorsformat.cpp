@@ -6,6 +6,7 @@
 #include "core/safetensors/safetensorsformat.h"
 
 #include "core/codec/json.h"
+#include "core/model/readonlyformat.h"
 #include "core/model/statedict.h"
 #include "core/safetensors/safetensorsfile.h"
 
@@ -93,12 +94,7 @@ Result<RecordPtr> recordOf(std::shared_ptr<const SafetensorsFile> file)
     return RecordPtr(std::move(r));
 }
 
-std::unexpected<Error> notWritten(std::string_view what)
-{
-    return fail(ErrorCode::Unsupported, "safetensors files are read here and written by `ckpt export`: " + std::string(what));
-}
-
-class SafetensorsFormat final : public RecordFormat {
+class SafetensorsFormat final : public ReadOnlyRecordFormat {
 public:
     std::string_view description() const override { return "a safetensors file"; }
     bool reads(std::span<const uint8_t> decoded) const override { return looksLikeSafetensors(decoded); }
@@ -117,34 +113,6 @@ public:
         if (record.parts.size() != 1)
             return notWritten("a sharded set is several files: copy them");
         return writeFileAtomic(path, fileOf(record.parts.front()).bytes->span());
-    }
-    Result<RecordPtr> edited(const Record& /*from*/, Tape /*edited*/) const override { return notWritten("edits are not saved into them"); }
-    Result<void> saveEdited(const Record& /*record*/, const Tape& /*edited*/, const std::string& /*path*/) const override
-    {
-        return notWritten("edits are not saved into them");
-    }
-    Result<RecordPtr> patched(const Record& /*record*/, const TensorPatch& /*patch*/, TensorPatchReport& /*report*/) const override
-    {
-        return notWritten("patches are not applied to them");
-    }
-    Result<void> savePatched(const Record& /*record*/, const TensorPatch& /*patch*/, const std::string& /*path*/) const override
-    {
-        return notWritten("patches are not applied to them");
-    }
-    std::optional<std::string> schedulerStepUnsupported() const override { return "a safetensors file has no scheduler"; }
-    Result<SaveAsResult> saveAs(const Record& /*record*/, Recorder /*recorder*/, Precision /*precision*/, const std::string& /*path*/,
-        const OpenOptions& /*layoutOptions*/) const override
-    {
-        return notWritten("use `ckpt export RECORD OUT.safetensors`");
-    }
-    Result<Tape> toEnvelope(const Record& /*record*/, std::vector<std::string>& /*lost*/) const override
-    {
-        return notWritten("its tensors go into a Burn record with `ckpt import RECORD FILE.safetensors -o OUT`");
-    }
-    Result<SaveAsResult> importFrom(const RecordFormat& /*from*/, const Record& /*record*/, Recorder /*recorder*/, Precision /*precision*/,
-        const std::string& /*path*/, const OpenOptions& /*layoutOptions*/) const override
-    {
-        return notWritten("use `ckpt export RECORD OUT.safetensors`");
     }
 
     std::string infoText(const Record& record) const override
@@ -178,6 +146,9 @@ public:
         b.end();
         return std::pair{std::string("safetensors"), std::move(b).finish()};
     }
+
+private:
+    std::string_view instead() const override { return "`ckpt export RECORD OUT.safetensors` writes new ones"; }
 };
 
 } // namespace

@@ -6,18 +6,13 @@
 #include "core/torch/torchformat.h"
 
 #include "core/codec/json.h"
+#include "core/model/readonlyformat.h"
 #include "core/torch/dcp.h"
 #include "core/torch/torchrecord.h"
 
 namespace ckpt {
 
 namespace {
-
-std::unexpected<Error> notWritten(std::string_view what)
-{
-    return fail(ErrorCode::Unsupported,
-        "PyTorch files are read, not written: " + std::string(what) + " (export the tensors with `ckpt export FILE OUT.safetensors`)");
-}
 
 std::string dcpInfoText(const Record& record)
 {
@@ -51,7 +46,7 @@ std::pair<std::string, Tape> dcpInfoMember(const Record& record)
     return {std::string("dcp"), std::move(b).finish()};
 }
 
-class TorchFormat final : public RecordFormat {
+class TorchFormat final : public ReadOnlyRecordFormat {
 public:
     std::string_view description() const override { return "a PyTorch file (torch.save)"; }
 
@@ -73,42 +68,6 @@ public:
         if (record.parts.size() != 1 || record.recorder == Recorder::DCP)
             return notWritten("a sharded set or a Distributed Checkpoint is several files: copy them");
         return writeFileAtomic(path, torch::torchFileOf(record.parts.front()).bytes->span());
-    }
-
-    Result<RecordPtr> edited(const Record& /*from*/, Tape /*edited*/) const override { return notWritten("edits are not saved into them"); }
-
-    Result<void> saveEdited(const Record& /*record*/, const Tape& /*edited*/, const std::string& /*path*/) const override
-    {
-        return notWritten("edits are not saved into them");
-    }
-
-    Result<RecordPtr> patched(const Record& /*record*/, const TensorPatch& /*patch*/, TensorPatchReport& /*report*/) const override
-    {
-        return notWritten("patches are not applied to them");
-    }
-
-    Result<void> savePatched(const Record& /*record*/, const TensorPatch& /*patch*/, const std::string& /*path*/) const override
-    {
-        return notWritten("patches are not applied to them");
-    }
-
-    std::optional<std::string> schedulerStepUnsupported() const override { return "a PyTorch file is read, not written"; }
-
-    Result<SaveAsResult> saveAs(const Record& /*record*/, Recorder /*recorder*/, Precision /*precision*/, const std::string& /*path*/,
-        const OpenOptions& /*layoutOptions*/) const override
-    {
-        return notWritten("no conversion writes torch.save's format yet");
-    }
-
-    Result<Tape> toEnvelope(const Record& /*record*/, std::vector<std::string>& /*lost*/) const override
-    {
-        return notWritten("a conversion into Burn's records needs the name mapping of `ckpt import`");
-    }
-
-    Result<SaveAsResult> importFrom(const RecordFormat& /*from*/, const Record& /*record*/, Recorder /*recorder*/, Precision /*precision*/,
-        const std::string& /*path*/, const OpenOptions& /*layoutOptions*/) const override
-    {
-        return notWritten("no conversion writes torch.save's format yet");
     }
 
     std::string infoText(const Record& record) const override
@@ -150,6 +109,9 @@ public:
         b.end();
         return std::pair{std::string("pytorch"), std::move(b).finish()};
     }
+
+private:
+    std::string_view instead() const override { return "export the tensors with `ckpt export FILE OUT.safetensors`"; }
 };
 
 } // namespace
