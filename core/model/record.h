@@ -102,6 +102,8 @@ struct OptimizerEntry {
     std::string optimizer;         ///< "Adam/AdamW", "SGD", "RmsProp", "AdaGrad", "Adan", "unknown"
     std::optional<uint64_t> time;  ///< AdaptiveMomentumState.time etc.
     bool amsgrad = false;          ///< max_moment_2 present
+    /** The hyper-parameters the file records for this parameter's group (PyTorch's param_groups: betas, eps), where it does. */
+    std::optional<double> beta1, beta2, epsilon;
     std::vector<size_t> tensors;   ///< indexes into Record::tensors
     uint32_t node = 0;
     uint32_t stateNode = 0;        ///< the state item itself, under {V1: {RankN: ...}} (a container format: the file's map)

@@ -328,7 +328,12 @@ Result<OptimizerForensics> optimizerForensics(const Record& record, const Forens
 {
     if (record.optimizer.empty())
         return fail(ErrorCode::Invalid, record.file + ": no optimizer state in this record");
-    const RecordedOptimizer recorded = recordedOptimizer(record);
+    RecordedOptimizer recorded = recordedOptimizer(record);
+    // a file that records them per parameter group (PyTorch's param_groups): the first group's stand for the report
+    const OptimizerEntry& first = record.optimizer.front();
+    recorded.beta1 = recorded.beta1 ? recorded.beta1 : first.beta1;
+    recorded.beta2 = recorded.beta2 ? recorded.beta2 : first.beta2;
+    recorded.epsilon = recorded.epsilon ? recorded.epsilon : first.epsilon;
     OptimizerForensics out;
     CKPT_TRY_ASSIGN(out.hyper, hyperparameters(recorded, options));
     out.optimizer = recorded.name ? *recorded.name : lowercase(record.optimizer.front().optimizer);
@@ -353,13 +358,18 @@ Result<OptimizerForensics> optimizerForensics(const Record& record, const Forens
         }
         if (const auto [where, w] = parameterTensor(record, options.model, oe.paramId); w)
             p.paramRms = rms(where->stats(*w, noHistogram).l2, w->numel);
+        // each parameter with its own group's values where the file records them; the caller's override all
+        AdamHyperparameters h = out.hyper;
+        h.beta1 = options.beta1.value_or(oe.beta1.value_or(h.beta1));
+        h.beta2 = options.beta2.value_or(oe.beta2.value_or(h.beta2));
+        h.epsilon = options.epsilon.value_or(oe.epsilon.value_or(h.epsilon));
         if (isAdamFamily(oe)) {
-            analyseAdam(record, oe, out.hyper, p, [&] { progress.report(double(out.parameters.size()) / double(record.optimizer.size())); });
+            analyseAdam(record, oe, h, p, [&] { progress.report(double(out.parameters.size()) / double(record.optimizer.size())); });
         } else if (const TensorEntry* velocity = stateTensor(record, oe, "velocity")) {
             p.mL2 = record.stats(*velocity, noHistogram).l2; // SGD with momentum: its velocity is the first moment
             p.mHatRms = rms(*p.mL2, velocity->numel);
         }
-        addFlags(p, common, out.hyper);
+        addFlags(p, common, h);
         out.parameters.push_back(std::move(p));
         progress.report(double(out.parameters.size()) / double(record.optimizer.size()));
     }

@@ -6,6 +6,7 @@
 #include "core/util/int128.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <map>
 #include <set>
@@ -355,6 +356,41 @@ OptimizerLink linkOptimizer(const Pickled& p, const Parts& parts)
     return link;
 }
 
+/** A parameter group's Adam hyper-parameters: "betas": (b1, b2) and "eps", where they are valid values. */
+struct GroupHyper {
+    std::optional<double> beta1, beta2, epsilon;
+};
+
+/** Each parameter index's group hyper-parameters (param_groups[g].params lists the indices of group g). */
+std::map<int64_t, GroupHyper> groupHyperparameters(const Pickled& p, uint32_t optimizer)
+{
+    std::map<int64_t, GroupHyper> out;
+    auto groups = dictGet(p, optimizer, "param_groups");
+    if (!groups || p.objects[*groups].kind != PyKind::List)
+        return out;
+    auto number = [&](uint32_t o) -> std::optional<double> {
+        const PyObject& v = p.objects[o];
+        return v.kind == PyKind::Float ? std::optional(v.f) : v.kind == PyKind::Int ? std::optional(double(v.i)) : std::nullopt;
+    };
+    for (uint32_t g : p.objects[*groups].items) {
+        GroupHyper h;
+        if (auto betas = dictGet(p, g, "betas"); betas && p.objects[*betas].kind == PyKind::Tuple && p.objects[*betas].items.size() == 2) {
+            auto b1 = number(p.objects[*betas].items[0]), b2 = number(p.objects[*betas].items[1]);
+            if (b1 && b2 && *b1 >= 0 && *b1 < 1 && *b2 >= 0 && *b2 < 1) {
+                h.beta1 = b1;
+                h.beta2 = b2;
+            }
+        }
+        if (auto eps = dictGet(p, g, "eps"); eps && number(*eps) && *number(*eps) > 0 && std::isfinite(*number(*eps)))
+            h.epsilon = number(*eps);
+        if (auto params = dictGet(p, g, "params"); params && p.objects[*params].kind == PyKind::List)
+            for (uint32_t i : p.objects[*params].items)
+                if (p.objects[i].kind == PyKind::Int)
+                    out[p.objects[i].i] = h;
+    }
+    return out;
+}
+
 /** The optimizer a state entry's fields name (torch.optim's state keys). */
 std::string optimizerName(const std::vector<std::string>& fields)
 {
@@ -437,13 +473,20 @@ void fillRoles(Record& r, const TorchFile& f, const Parts& parts, const Optimize
     if (!isDict(p, state))
         return;
     const auto& entries = p.objects[*state].items;
+    const auto groups = groupHyperparameters(p, *parts.optimizer);
     for (size_t i = 0; i + 1 < entries.size(); i += 2) {
         const PyObject& key = p.objects[entries[i]];
         OptimizerEntry oe;
         oe.path = parts.optimizerPrefix + "state." + keyText(p, entries[i]);
-        if (key.kind == PyKind::Int)
+        if (key.kind == PyKind::Int) {
             if (auto it = link.names.find(key.i); it != link.names.end())
                 oe.paramId = it->second;
+            if (auto g = groups.find(key.i); g != groups.end()) {
+                oe.beta1 = g->second.beta1;
+                oe.beta2 = g->second.beta2;
+                oe.epsilon = g->second.epsilon;
+            }
+        }
         std::vector<std::string> fields;
         if (isDict(p, entries[i + 1])) {
             const auto& items = p.objects[entries[i + 1]].items;

@@ -125,6 +125,24 @@ class Ckpt:
             return None
 
 
+# The hyper-parameters make_torch_files.py gives its Adam optimizers (AdamW's are not torch's defaults):
+# `ckpt optimizer` must analyse each with the betas and eps of its param_groups, not Burn's defaults.
+ADAM_HYPERPARAMETERS = {"optimizer_adam.pt": ([0.9, 0.999], 1e-8), "optimizer_adamw.pt": ([0.8, 0.99], 1e-6)}
+
+
+def check_adam_hyperparameters(ck, report, d):
+    for name, (betas, eps) in ADAM_HYPERPARAMETERS.items():
+        path = os.path.join(d, name)
+        if not os.path.exists(path):
+            continue
+        doc = ck.json(name, "optimizer", "--json", path)
+        if doc is None:
+            continue
+        if doc.get("betas") != betas or doc.get("epsilon") != eps:
+            report.bad(name, f"ckpt optimizer used betas {doc.get('betas')} and epsilon {doc.get('epsilon')}, "
+                             f"the file's param_groups say {betas} and {eps}")
+
+
 def compare_tensor(report, where, exp, got):
     unchecked = set(exp.get("unchecked", []))
     for k in ("path", "dtype", "shape", "numel"):
@@ -278,6 +296,7 @@ def run_against_ckpt(exe, dirs):
                 doc = json.load(f)
             for entry in doc["files"]:
                 check_record(ck, report, d, entry)
+            check_adam_hyperparameters(ck, report, d)
             for entry in doc.get("dcp", {}).get("directories", []):
                 check_record(ck, report, d, entry)
             n = len(doc["files"]) + len(doc.get("dcp", {}).get("directories", []))

@@ -419,7 +419,8 @@ def dtype_files(gen):
 
 def optimizer_files(gen):
     makers = [("adam", lambda p: torch.optim.Adam(p, lr=0.01)),
-              ("adamw", lambda p: torch.optim.AdamW(p, lr=0.01, weight_decay=0.1)),
+              # betas and eps other than the defaults: ckpt's forensics must take the file's (check_torch_files.py)
+              ("adamw", lambda p: torch.optim.AdamW(p, lr=0.01, weight_decay=0.1, betas=(0.8, 0.99), eps=1e-6)),
               ("sgd_momentum", lambda p: torch.optim.SGD(p, lr=0.05, momentum=0.9)),
               ("rmsprop", lambda p: torch.optim.RMSprop(p, lr=0.01)),
               ("adagrad", lambda p: torch.optim.Adagrad(p, lr=0.1))]
