@@ -5,6 +5,7 @@
 #include "core/torch/pickle.h"
 
 #include "core/torch/pickleops.h"
+#include "core/util/charconv.h"
 
 #include <array>
 #include <charconv>
@@ -332,7 +333,7 @@ Result<void> Machine::pushConstant(uint8_t op)
     std::string_view t = *text;
     if (op == kFloat) {
         double d = 0;
-        auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), d);
+        auto [p, ec] = fromCharsDouble(t.data(), t.data() + t.size(), d);
         if (ec != std::errc() || p != t.data() + t.size())
             return bad("FLOAT expects a decimal number, found '" + std::string(t.substr(0, 40)) + "'");
         push({.kind = PyKind::Float, .f = d});
