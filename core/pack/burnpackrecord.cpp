@@ -3,6 +3,7 @@
 #include "core/pack/burnpackrecord.h"
 
 #include "core/io/bytes.h"
+#include "core/model/tensorprecision.h"
 
 #include <algorithm>
 #include <charconv>
@@ -338,19 +339,6 @@ void indexPart(Record& r, const RecordPart& part, const PartNodes& nodes, const 
     }
 }
 
-/// full / half / double when every float tensor has that width; mixed otherwise.
-void settlePrecision(Record& r)
-{
-    bool f16 = false, f32 = false, f64 = false;
-    for (const auto& t : r.tensors) {
-        f16 = f16 || t.dtype == DType::F16 || t.dtype == DType::BF16;
-        f32 = f32 || t.dtype == DType::F32 || t.dtype == DType::Flex32;
-        f64 = f64 || t.dtype == DType::F64;
-    }
-    r.mixedPrecision = int(f16) + int(f32) + int(f64) > 1;
-    r.precision = f16 && !f32 && !f64 ? Precision::Half : f64 && !f32 && !f16 ? Precision::Double : Precision::Full;
-}
-
 void addWarnings(Record& r, const BurnpackFile& f, const std::string& file, bool named)
 {
     for (const auto& w : f.warnings)
@@ -419,7 +407,7 @@ Result<std::shared_ptr<const Record>> openBurnpackRecord(const BytesPtr& bytes, 
     part.scalarsNode = nodes.scalars;
     indexPart(*rec, part, nodes, file->physicalOrder());
     rec->parts.push_back(std::move(part));
-    settlePrecision(*rec);
+    settleTensorPrecision(*rec);
     addWarnings(*rec, *file, name, false);
     return std::shared_ptr<const Record>(std::move(rec));
 }
@@ -538,7 +526,7 @@ Result<std::shared_ptr<const Record>> openBurnpackTriple(const BurnpackTriple& t
     for (const auto& t : rec->tensors)
         if (!seen.try_emplace(t.path, 0).second)
             rec->warnings.push_back("the model and the optimizer both hold a tensor named " + t.path + ": `show` finds the model's");
-    settlePrecision(*rec);
+    settleTensorPrecision(*rec);
     return std::shared_ptr<const Record>(std::move(rec));
 }
 

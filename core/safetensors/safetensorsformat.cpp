@@ -8,6 +8,7 @@
 #include "core/codec/json.h"
 #include "core/model/readonlyformat.h"
 #include "core/model/statedict.h"
+#include "core/model/tensorprecision.h"
 #include "core/safetensors/safetensorsfile.h"
 
 namespace ckpt {
@@ -45,7 +46,6 @@ Result<RecordPtr> recordOf(std::shared_ptr<const SafetensorsFile> file)
             putStr(b, k, v);
         b.end();
     }
-    bool f32 = false, f64 = false, half = false;
     for (const auto& st : file->tensors) {
         b.key(st.name);
         TensorEntry e;
@@ -72,9 +72,6 @@ Result<RecordPtr> recordOf(std::shared_ptr<const SafetensorsFile> file)
         e.dtype = dtype.value_or(DType::QFloat);
         if (!dtype)
             e.foreignDType = st.dtype;
-        f32 |= e.dtype == DType::F32;
-        f64 |= e.dtype == DType::F64;
-        half |= e.dtype == DType::F16 || e.dtype == DType::BF16;
         // a safetensors file is a state dict: its tensors are parameters, but for the buffers
         if (!isStateDictBuffer(st.name)) {
             e.role = TensorRole::Param;
@@ -85,8 +82,7 @@ Result<RecordPtr> recordOf(std::shared_ptr<const SafetensorsFile> file)
     }
     b.end();
     r->tape = std::move(b).finish();
-    r->mixedPrecision = int(f32) + int(f64) + int(half) > 1;
-    r->precision = f64 && !f32 && !half ? Precision::Double : half && !f32 && !f64 ? Precision::Half : Precision::Full;
+    settleTensorPrecision(*r);
     RecordPart part;
     part.file = file->name;
     part.container = std::move(file);

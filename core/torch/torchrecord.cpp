@@ -3,6 +3,7 @@
 #include "core/torch/torchrecord.h"
 
 #include "core/model/statedict.h"
+#include "core/model/tensorprecision.h"
 #include "core/util/int128.h"
 
 #include <algorithm>
@@ -411,7 +412,6 @@ std::string optimizerName(const std::vector<std::string>& fields)
 void fillTensors(Record& r, const TorchFile& f, const std::vector<Occurrence>& occurrences)
 {
     std::map<uint32_t, std::string> firstOfStorage;
-    bool f32 = false, f64 = false, half = false;
     for (const Occurrence& occ : occurrences) {
         const uint32_t ti = f.pickled.objects[occ.object].ref;
         const PickledTensor& t = f.pickled.tensors[ti];
@@ -429,16 +429,12 @@ void fillTensors(Record& r, const TorchFile& f, const std::vector<Occurrence>& o
         e.dtype = dtype.value_or(DType::QFloat);
         if (!dtype)
             e.foreignDType = std::string(tb.torchDType);
-        f32 |= e.dtype == DType::F32;
-        f64 |= e.dtype == DType::F64;
-        half |= e.dtype == DType::F16 || e.dtype == DType::BF16;
         auto [first, fresh] = firstOfStorage.emplace(tb.storageIdentity, e.path);
         if (!fresh)
             e.sharesStorageWith = first->second;
         r.tensors.push_back(std::move(e));
     }
-    r.mixedPrecision = int(f32) + int(f64) + int(half) > 1;
-    r.precision = f64 && !f32 && !half ? Precision::Double : half && !f32 && !f64 ? Precision::Half : Precision::Full;
+    settleTensorPrecision(r);
 }
 
 /** Roles, parameters and optimizer entries from the parts and the link. */
