@@ -71,8 +71,8 @@ Result<ExportSummary> exportSafetensors(const Record& r, const ExportSelection& 
 /**
  * Writes the selected tensors as a .npz (a ZIP archive of stored, uncompressed `.npy` files, named
  * PATH.npy, plus ckpt-metadata.json), atomically. BF16 has no numpy dtype and is widened to float32
- * (exact). ZIP64 is not written: an archive whose members or total size reach 4 GiB (or with 65535
- * or more members) is refused with a Limit error before anything is written; use safetensors then.
+ * (exact). Members or archives of 4 GiB and more get ZIP64 records (core/io/zipwriter), which numpy
+ * reads.
  */
 Result<ExportSummary> exportNpz(const Record& r, const ExportSelection& what, const std::string& path);
 
