@@ -96,6 +96,14 @@ StorageType storageType(std::string_view storageClass)
     return {};
 }
 
+std::optional<std::string_view> storageClassOf(std::string_view torchName)
+{
+    for (const auto& c : kStorageClasses)
+        if (c.type.torchName == torchName)
+            return c.cls;
+    return std::nullopt;
+}
+
 namespace {
 
 /** The machine: a stack and mark stack of object indices, the memo, the arena. */

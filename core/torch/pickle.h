@@ -12,8 +12,10 @@
 #include "core/util/error.h"
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ckpt::torch {
@@ -86,5 +88,7 @@ struct StorageType {
     uint32_t elementSize = 0;
 };
 StorageType storageType(std::string_view storageClass);
+/** The typed storage class of a torch dtype name ("float32" -> "FloatStorage"), as torch.save names it in a persistent id. */
+std::optional<std::string_view> storageClassOf(std::string_view torchName);
 
 } // namespace ckpt::torch

@@ -294,14 +294,26 @@ Result<void> readLegacyFormat(TorchFile& file)
 
 } // namespace
 
+namespace {
+/// torch's dtypes that are Burn's too; uint16/32/64 only exist in torch >= 2.3, and not as typed storages.
+constexpr std::pair<std::string_view, DType> kSharedDTypes[] = {{"float32", DType::F32}, {"float64", DType::F64}, {"float16", DType::F16},
+    {"bfloat16", DType::BF16}, {"int64", DType::I64}, {"int32", DType::I32}, {"int16", DType::I16}, {"int8", DType::I8}, {"uint8", DType::U8},
+    {"bool", DType::Bool}};
+} // namespace
+
 std::optional<DType> burnDTypeOfTorch(std::string_view torchName)
 {
-    static constexpr std::pair<std::string_view, DType> kMap[] = {{"float32", DType::F32}, {"float64", DType::F64}, {"float16", DType::F16},
-        {"bfloat16", DType::BF16}, {"int64", DType::I64}, {"int32", DType::I32}, {"int16", DType::I16}, {"int8", DType::I8}, {"uint8", DType::U8},
-        {"bool", DType::Bool}};
-    for (const auto& [name, d] : kMap)
+    for (const auto& [name, d] : kSharedDTypes)
         if (name == torchName)
             return d;
+    return std::nullopt;
+}
+
+std::optional<std::string_view> torchDTypeOfBurn(DType dtype)
+{
+    for (const auto& [name, d] : kSharedDTypes)
+        if (d == dtype)
+            return name;
     return std::nullopt;
 }
 

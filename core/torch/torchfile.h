@@ -46,6 +46,8 @@ struct TorchFile {
 
 /** torch's dtype names that are Burn's too ("float32" -> F32, "bool" -> Bool); nullopt for complex, quantized, float8, ... */
 std::optional<DType> burnDTypeOfTorch(std::string_view torchName);
+/** The other way: torch's name of a Burn dtype ("float32"); nullopt for those torch's typed storages lack (U16, U32, U64, Flex32, QFloat). */
+std::optional<std::string_view> torchDTypeOfBurn(DType dtype);
 /** The element size of a torch dtype name, 0 when unknown. */
 uint32_t elementSizeOfTorch(std::string_view torchName);
 
