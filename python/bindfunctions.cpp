@@ -38,7 +38,7 @@ py::dict patchResultDict(const PatchFileResult& r, const std::string& output)
     return d;
 }
 
-py::object diffAny(py::object a, py::object b, double tolerance)
+py::object diffAny(py::object a, py::object b, double tolerance, const std::vector<std::string>& map)
 {
     auto asOpened = [](py::object x) {
         if (py::isinstance<PyRecord>(x) || py::isinstance<PyGradientCheckpoint>(x))
@@ -48,7 +48,7 @@ py::object diffAny(py::object a, py::object b, double tolerance)
     a = asOpened(a);
     b = asOpened(b);
     if (py::isinstance<PyRecord>(a) && py::isinstance<PyRecord>(b))
-        return recordDiff(a.cast<PyRecord&>().r(), b.cast<PyRecord&>().r(), tolerance);
+        return recordDiff(a.cast<PyRecord&>().r(), b.cast<PyRecord&>().r(), tolerance, map);
     if (py::isinstance<PyGradientCheckpoint>(a) && py::isinstance<PyGradientCheckpoint>(b))
         return graphDiff(a.cast<PyGradientCheckpoint&>(), b.cast<PyGradientCheckpoint&>(), tolerance);
     raise(ErrorCode::Usage, "diff compares two records or two GradientCheckpoints, not one of each");
@@ -63,8 +63,8 @@ void bindOpenAndDiff(py::module_& m)
         "Opens a record (any recorder, sniffed from content), a run directory (its newest record-STEP, else model-EPOCH) or a "
         "GradientCheckpoint (with the .car beside it, or blocks=). Bincode records take schema_from= / schema= / scheduler= as the "
         "CLI's --schema-from / --schema / --scheduler; lenient=True is --lenient. Tensor payloads are not read.");
-    m.def("diff", &diffAny, py::arg("a"), py::arg("b"), py::arg("tolerance") = 0.0,
-        "`ckpt diff --json` of two records or two GradientCheckpoints (paths or opened objects)");
+    m.def("diff", &diffAny, py::arg("a"), py::arg("b"), py::arg("tolerance") = 0.0, py::arg("map") = std::vector<std::string>{},
+        "`ckpt diff --json` of two records or two GradientCheckpoints (paths or opened objects); map: --map FROM=TO rewrites across frameworks");
 }
 
 void bindRunFunctions(py::module_& m)

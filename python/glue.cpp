@@ -171,10 +171,11 @@ py::object openAny(const py::object& pathObj, const std::optional<std::string>& 
     return py::cast(PyRecord{std::move(record), o, run, py::object()});
 }
 
-py::object recordDiff(const Record& a, const Record& b, double tolerance)
+py::object recordDiff(const Record& a, const Record& b, double tolerance, const std::vector<std::string>& map)
 {
     DiffOptions o;
     o.tolerance = tolerance;
+    o.rewrites = unwrap(parseNameRewrites(map));
     auto d = withoutGil([&] { return diffRecords(a, b, o, Progress::none(), workers::threadedFor()); }); // on every hardware thread, as `ckpt diff`
     return parseJson(diffJson(unwrap(std::move(d)), a, b));
 }

@@ -116,7 +116,8 @@ struct PyGradientCheckpoint {
 /// ckpt.open: a record, a run directory's newest record, or a GradientCheckpoint with its CAR.
 py::object openAny(const py::object& pathObj, const std::optional<std::string>& schemaFrom, const std::optional<std::string>& schema,
     const std::optional<std::string>& scheduler, bool lenient, const std::optional<std::string>& blocks);
-py::object recordDiff(const Record& a, const Record& b, double tolerance);
+/// `ckpt diff --json`; \a map: `--map FROM=TO` rewrites of the PyTorch side's names across frameworks.
+py::object recordDiff(const Record& a, const Record& b, double tolerance, const std::vector<std::string>& map = {});
 py::object graphDiff(const PyGradientCheckpoint& a, const PyGradientCheckpoint& b, double tolerance);
 /// A list of operation dicts ({"op": "reset_optimizer", "glob": ...}, as the sidecar writes them) for core.
 std::vector<PatchOp> patchOpsFrom(const py::object& operations);

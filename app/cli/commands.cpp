@@ -389,7 +389,7 @@ int cmdDiff(const std::vector<std::string>& argv)
 {
     if (auto g = graphDiffCommand(argv))
         return *g;
-    Args a(argv, withSchemaOptions({"--tolerance"}), {"--json"});
+    Args a(argv, withSchemaOptions({"--tolerance", "--map"}), {"--json"});
     if (!a.error().empty())
         return usageError(a.error());
     if (a.positional().size() != 2)
@@ -399,6 +399,10 @@ int cmdDiff(const std::vector<std::string>& argv)
         o.tolerance = *t;
     else
         return usageError("--tolerance takes a number");
+    if (auto rewrites = parseNameRewrites(a.values("--map")))
+        o.rewrites = std::move(*rewrites);
+    else
+        return failWith(rewrites.error());
     auto ra = open(a.positional()[0], a);
     if (!ra)
         return failWith(ra.error());
@@ -420,9 +424,12 @@ int cmdDiff(const std::vector<std::string>& argv)
     if (d->precision)
         std::printf("  precision      %s -> %s%s\n", std::string(precisionName(d->precision->a)).c_str(), std::string(precisionName(d->precision->b)).c_str(),
             d->precision->roundingOnly ? " (every tensor difference is rounding to the narrower dtype)" : "");
+    for (const auto& n : d->notes)
+        std::printf("  note           %s\n", n.c_str());
     for (const auto& e : d->entries) {
-        // A renamed or re-initialised pair is news even when its values did not move.
-        if (e.status == DiffStatus::Unchanged && !e.renamed() && !e.reinitialised())
+        // A renamed or re-initialised pair is news even when its values did not move; across
+        // frameworks every pair is: the user checks that each tensor found its counterpart.
+        if (e.status == DiffStatus::Unchanged && !e.renamed() && !e.reinitialised() && !d->acrossFrameworks)
             continue;
         std::printf("  %-14s %-60s", std::string(diffStatusName(e.status)).c_str(), e.path.c_str());
         if (!e.pathB.empty())
@@ -433,6 +440,8 @@ int cmdDiff(const std::vector<std::string>& argv)
             std::printf(" (re-initialised: id %s -> %s)", e.paramId.c_str(), e.paramIdB.c_str());
         if (e.precisionChange)
             std::printf(" (precision change)");
+        if (e.layout == CrossLayout::Transposed)
+            std::printf(" (transposed)");
         if (e.maxAbs && !e.byteEqual) {
             std::printf(" max_abs=%s mean_abs=%s rel_l2=%s", fmt(*e.maxAbs).c_str(), fmt(e.meanAbs.value_or(NAN)).c_str(), fmt(e.relL2.value_or(NAN)).c_str());
             if (e.cosine)

@@ -36,8 +36,11 @@ commands:
   resave IN OUT                 decode and re-encode in the same recorder and precision
   edit IN -o OUT --set PATH=JSON...
                                 typed edit of continuation state, scheduler state or metadata
-  diff A B [--tolerance X]      structural and numeric differences
-                                (two GradientCheckpoints: also [--blocks-a CAR] [--blocks-b CAR])
+  diff A B [--tolerance X] [--map FROM=TO]...
+                                structural and numeric differences
+                                (two GradientCheckpoints: also [--blocks-a CAR] [--blocks-b CAR]);
+                                a PyTorch/safetensors file and a Burn record are matched by Burn's
+                                PyTorch rules, --map rewriting the PyTorch names (a regex, in order)
   graph FILE [--dot] [--layout] a GradientCheckpoint's computation graph
   blocks FILE.car               the blocks of a CAR file
   loss RUN_DIR                  loss and metric history of a run directory

@@ -34,6 +34,7 @@ std::string_view matchKindName(MatchKind m)
     case MatchKind::PathAndId: return "path_and_id";
     case MatchKind::Path: return "path";
     case MatchKind::ParamId: return "param_id";
+    case MatchKind::Framework: return "framework";
     }
     return "";
 }
@@ -335,9 +336,35 @@ void setByteEqual(const TensorEntry& ta, TensorDiff& e)
     e.status = DiffStatus::Unchanged;
 }
 
-/// Pairs the chunked driver does not split: quantized payloads (bytes only) and legacy {value, shape} payloads (decoded whole).
+/// A Linear weight across frameworks: B's [r, c] read as A's [c, r], element by element (one transposed copy of B's payload).
+void compareTransposed(const Record& ra, const TensorEntry& ta, const Record& rb, const TensorEntry& tb, double tol, TensorDiff& e)
+{
+    const uint64_t rows = tb.shape[0], cols = tb.shape[1];
+    const auto pa = ra.payload(ta), pb = rb.payload(tb);
+    const size_t sa = dtypeSize(ta.elementType()), sb = dtypeSize(tb.elementType());
+    if (ta.legacy || tb.legacy || pa.size() / sa < ta.numel || pb.size() / sb < tb.numel) {
+        // values through Record::values (legacy numbers, a short payload clamped), transposed as doubles
+        const auto va = ra.values(ta, 0, ta.numel), vb = rb.values(tb, 0, tb.numel);
+        std::vector<uint8_t> ba(va.size() * 8), bb(vb.size() * 8);
+        std::memcpy(ba.data(), va.data(), ba.size());
+        std::memcpy(bb.data(), vb.data(), bb.size());
+        const auto t = vb.size() == rows * cols ? transposedMatrix(bb, rows, cols, 8) : bb;
+        comparePayloads(DType::F64, ba, DType::F64, t, std::min(va.size(), vb.size()), tol, e);
+    } else {
+        const auto t = transposedMatrix(pb.first(tb.numel * sb), rows, cols, sb);
+        comparePayloads(ta.elementType(), pa, tb.elementType(), t, ta.numel, tol, e);
+    }
+    settleStatus(ta, tb, e);
+}
+
+/// Pairs the chunked driver does not split: quantized payloads (bytes only), legacy {value, shape}
+/// payloads (decoded whole) and transposed pairs.
 void compareWhole(const Record& ra, const TensorEntry& ta, const Record& rb, const TensorEntry& tb, double tol, TensorDiff& e)
 {
+    if (e.layout == CrossLayout::Transposed && ta.dtype != DType::QFloat && tb.dtype != DType::QFloat) {
+        compareTransposed(ra, ta, rb, tb, tol, e);
+        return;
+    }
     if (ta.dtype == DType::QFloat || tb.dtype == DType::QFloat) {
         // Quantized payloads have no element view here: only their bytes can be compared.
         const auto pa = ra.payload(ta), pb = rb.payload(tb);
@@ -383,7 +410,8 @@ bool comparePairs(const Record& a, const Record& b, std::vector<TensorDiff>& ent
         if (!e.a || !e.b)
             continue;
         const TensorEntry &ta = a.tensors[*e.a], &tb = b.tensors[*e.b];
-        if (ta.shape != tb.shape) {
+        const bool transposed = e.layout == CrossLayout::Transposed;
+        if (transposed ? std::vector<uint64_t>(tb.shape.rbegin(), tb.shape.rend()) != ta.shape : ta.shape != tb.shape) {
             e.status = DiffStatus::ShapeChanged;
             continue;
         }
@@ -414,7 +442,8 @@ bool comparePairs(const Record& a, const Record& b, std::vector<TensorDiff>& ent
             const auto shortPayload = [](const Record& r, const TensorEntry& t) {
                 return r.payload(t).size() / dtypeSize(t.dtype, t.boolStore) < t.numel;
             };
-            if (ta.legacy || tb.legacy || ta.dtype == DType::QFloat || tb.dtype == DType::QFloat || shortPayload(a, ta) || shortPayload(b, tb)) {
+            if (ta.legacy || tb.legacy || ta.dtype == DType::QFloat || tb.dtype == DType::QFloat || shortPayload(a, ta) || shortPayload(b, tb)
+                || entries[k].layout == CrossLayout::Transposed) {
                 whole.push_back(k);
                 continue;
             }
@@ -563,6 +592,94 @@ std::string rewritePath(const std::string& path, const std::vector<std::pair<std
     return path;
 }
 
+/// Who is whose partner, and which tensors have no counterpart by rule (not reported as added or removed).
+struct Partners {
+    std::vector<std::pair<std::optional<size_t>, MatchKind>> ofA;
+    std::vector<std::optional<CrossLayout>> layoutOfA;
+    std::vector<bool> skipA, skipB;
+};
+
+/// Across frameworks: the PyTorch side matched to the Burn side by the rules, whichever side each is.
+Result<Partners> crossPartners(const Record& a, const Record& b, const DiffOptions& o, RecordDiff& d)
+{
+    const bool torchIsA = followsPyTorchConventions(a);
+    const Record &torchSide = torchIsA ? a : b, &burnSide = torchIsA ? b : a;
+    auto m = matchAcrossFrameworks(torchSide, burnSide, o.rewrites);
+    if (!m)
+        return std::unexpected(std::move(m.error()));
+    Partners p;
+    p.ofA.assign(a.tensors.size(), {std::nullopt, MatchKind::None});
+    p.layoutOfA.assign(a.tensors.size(), std::nullopt);
+    p.skipA.assign(a.tensors.size(), false);
+    p.skipB.assign(b.tensors.size(), false);
+    (torchIsA ? p.skipA : p.skipB) = m->noCounterpart;
+    uint64_t transposed = 0;
+    for (size_t i = 0; i < torchSide.tensors.size(); ++i) {
+        if (!m->burnOf[i])
+            continue;
+        const auto [j, layout] = *m->burnOf[i];
+        const size_t inA = torchIsA ? i : j;
+        p.ofA[inA] = {torchIsA ? j : i, MatchKind::Framework};
+        p.layoutOfA[inA] = layout;
+        transposed += layout == CrossLayout::Transposed;
+    }
+    uint64_t steps = 0, counters = 0;
+    for (size_t i = 0; i < torchSide.tensors.size(); ++i)
+        if (m->noCounterpart[i])
+            ++(torchSide.tensors[i].role == TensorRole::Optimizer ? steps : counters);
+    d.acrossFrameworks = true;
+    d.notes.push_back("matched across frameworks by Burn's PyTorch rules" + std::string(o.rewrites.empty() ? "" : " and --map") + "; "
+        + std::to_string(transposed) + " Linear weights (and their moments) compared after transposing");
+    if (steps)
+        d.notes.push_back(std::to_string(steps) + " optimizer step tensors of the PyTorch side are compared with Burn's time as state, not as tensors");
+    if (counters)
+        d.notes.push_back(std::to_string(counters) + " num_batches_tracked buffers have no Burn counterpart and are not compared");
+    d.notes.emplace_back("metadata and continuation state are not compared across frameworks");
+    return p;
+}
+
+Partners samePartners(const Record& a, const Record& b)
+{
+    Partners p;
+    p.ofA = matchTensors(a, b);
+    p.layoutOfA.assign(a.tensors.size(), std::nullopt);
+    p.skipA.assign(a.tensors.size(), false);
+    p.skipB.assign(b.tensors.size(), false);
+    return p;
+}
+
+/// Where an optimizer entry's step count lives: PyTorch's `step` of the state, Burn's `time` beside the moments.
+std::string stepPathOf(const Record& r, const OptimizerEntry& oe)
+{
+    if (followsPyTorchConventions(r) || oe.tensors.empty() || oe.tensors.front() >= r.tensors.size())
+        return oe.path + ".step";
+    const std::string& moment = r.tensors[oe.tensors.front()].path;
+    return moment.substr(0, moment.rfind('.') + 1) + "time";
+}
+
+/// Across frameworks, the only state compared: each matched parameter's step count (PyTorch's step, Burn's time).
+void crossStepDiffs(const Record& a, const Record& b, RecordDiff& d)
+{
+    std::unordered_set<std::string> done;
+    const auto entryOf = [](const Record& r, const std::string& id) -> const OptimizerEntry* {
+        for (const auto& oe : r.optimizer)
+            if (oe.paramId == id)
+                return &oe;
+        return nullptr;
+    };
+    for (const auto& e : d.entries) {
+        if (!e.a || !e.b || e.role != TensorRole::Param || !done.insert(e.paramId).second)
+            continue;
+        const OptimizerEntry *oa = entryOf(a, e.paramId), *ob = entryOf(b, e.paramIdB);
+        if (!oa || !ob || oa->time == ob->time)
+            continue;
+        const auto text = [](const std::optional<uint64_t>& t) {
+            return t ? std::optional(std::to_string(*t)) : std::nullopt;
+        };
+        d.state.push_back({stepPathOf(a, *oa), text(oa->time), text(ob->time), StateSection::Optimizer, stepPathOf(b, *ob)});
+    }
+}
+
 } // namespace
 
 std::vector<std::pair<std::optional<size_t>, MatchKind>> matchTensors(const Record& a, const Record& b)
@@ -615,9 +732,14 @@ Result<RecordDiff> diffRecords(const Record& a, const Record& b, const DiffOptio
     RecordDiff d;
     d.a = a.file;
     d.b = b.file;
-    const auto partner = matchTensors(a, b);
-    std::vector<bool> matchedB(b.tensors.size(), false);
+    auto partners = acrossFrameworks(a, b) ? crossPartners(a, b, o, d) : samePartners(a, b);
+    if (!partners)
+        return std::unexpected(std::move(partners.error()));
+    const auto& partner = partners->ofA;
+    std::vector<bool> matchedB = partners->skipB;
     for (size_t i = 0; i < a.tensors.size(); ++i) {
+        if (partners->skipA[i])
+            continue;
         const auto& ta = a.tensors[i];
         TensorDiff e;
         e.path = ta.path;
@@ -630,6 +752,7 @@ Result<RecordDiff> diffRecords(const Record& a, const Record& b, const DiffOptio
             matchedB[*j] = true;
             e.b = j;
             e.match = partner[i].second;
+            e.layout = partners->layoutOfA[i];
             e.paramIdB = tb.paramId;
             if (tb.path != ta.path)
                 e.pathB = tb.path;
@@ -669,6 +792,10 @@ Result<RecordDiff> diffRecords(const Record& a, const Record& b, const DiffOptio
     if (anyDTypeChange || a.precision != b.precision)
         d.precision = PrecisionChange{a.precision, b.precision, anyDTypeChange && allRounding};
 
+    if (d.acrossFrameworks) {
+        crossStepDiffs(a, b, d);
+        return d;
+    }
     const auto rewrites = optimizerPathRewrites(a, b, d.entries);
     const auto la = leavesOf(a), lb = leavesOf(b);
     std::unordered_map<std::string, const Leaf*> mb;

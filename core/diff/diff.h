@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "core/model/crossframework.h"
 #include "core/record/record.h"
 #include "core/tensor/stats.h"
 
@@ -18,8 +19,9 @@ std::string_view diffStatusName(DiffStatus s); ///< "added", "removed", "changed
  * states and pending gradients are keyed by their parameter, so for them "path" means the module
  * path of the parameter they belong to.
  */
-enum class MatchKind { None, PathAndId, Path, ParamId };
-std::string_view matchKindName(MatchKind m); ///< "", "path_and_id", "path", "param_id"
+enum class MatchKind { None, PathAndId, Path, ParamId, Framework };
+/** "", "path_and_id", "path", "param_id", "framework" (a PyTorch tensor and a Burn one, by Burn's PyTorch rules: core/model/crossframework.h) */
+std::string_view matchKindName(MatchKind m);
 
 /**
  * Histogram of d = b - a in signed powers of two: bin k of `positive` counts 2^(minExp+k) <= d <
@@ -52,6 +54,8 @@ struct TensorDiff {
     std::optional<size_t> a, b;          ///< indexes into the records' tensors
     bool byteEqual = false;              ///< payload bytes identical: unchanged without decoding a value
     bool precisionChange = false;        ///< dtype differs and the narrower side is exactly the wider side rounded to it
+    /** Across frameworks: how B's layout relates to A's (a Linear weight is transposed); nullopt within one framework or unmatched. */
+    std::optional<CrossLayout> layout;
     std::optional<double> maxAbs;        ///< max |a - b| over finite pairs
     std::optional<double> meanAbs;       ///< mean |a - b| over finite pairs
     std::optional<double> relL2;         ///< |a - b|_2 / |a|_2 (|a - b|_2 when |a|_2 = 0)
@@ -92,18 +96,25 @@ struct RecordDiff : DiffCounts {
     std::vector<TensorDiff> entries;     ///< in A's tensor order, then B's additions
     std::vector<StateDiff> state;
     std::optional<PrecisionChange> precision; ///< set when the records' precisions or any tensor dtype differ
+    bool acrossFrameworks = false;       ///< one side is a PyTorch or safetensors checkpoint, the other a Burn record
+    std::vector<std::string> notes;      ///< what a cross-framework diff left out, and why
 };
 
 struct DiffOptions {
     double tolerance = 0;                ///< |a - b| above this counts as a change
     /** Payload bytes per batch (progress and cancellation between batches; a pair is never split). Tests make it small. */
     uint64_t batchBytes = uint64_t(64) << 20;
+    /** Across frameworks: `--map FROM=TO` rewrites of the PyTorch side's names, in order. */
+    std::vector<NameRewrite> rewrites;
 };
 
 /**
  * Compares two records tensor by tensor in one pass over both payloads (byte-equal payloads are not
  * decoded), and every non-tensor leaf by path. Tensors are paired by path and parameter id first,
- * then by parameter id alone (renames), then by path alone (re-initialised parameters).
+ * then by parameter id alone (renames), then by path alone (re-initialised parameters). Across
+ * frameworks (one side PyTorch's, core/model/crossframework.h) by Burn's PyTorch rules and
+ * DiffOptions::rewrites instead: a transposed tensor is compared after transposing; PyTorch's step
+ * counts are compared with Burn's `time` as state; other state is not compared (RecordDiff::notes).
  *
  * The payloads are streamed in batches of about DiffOptions::batchBytes (progress and cancellation per batch); every
  * chunk of StatsChunkElements elements of every pair in a batch is one task for \a parallel (the

@@ -12,7 +12,7 @@
 
 namespace ckpt {
 
-PairValues readRecordPair(const Record& a, size_t ia, const Record& b, size_t ib)
+PairValues readRecordPair(const Record& a, size_t ia, const Record& b, size_t ib, bool transposeB)
 {
     PairValues v;
     if (ia < a.tensors.size()) {
@@ -22,7 +22,15 @@ PairValues readRecordPair(const Record& a, size_t ia, const Record& b, size_t ib
     }
     if (ib < b.tensors.size()) {
         const auto& t = b.tensors[ib];
-        v.b = b.values(t, 0, std::min(t.numel, kMaxPairValues));
+        if (!transposeB || t.shape.size() != 2) {
+            v.b = b.values(t, 0, std::min(t.numel, kMaxPairValues));
+        } else if (t.numel <= 4 * kMaxPairValues) { // B's [r, c] in A's order [c, r]: all of B, then the first elements
+            const auto all = b.values(t, 0, t.numel);
+            const uint64_t rows = t.shape[0], cols = t.shape[1], n = std::min(all.size(), size_t(kMaxPairValues));
+            v.b.resize(all.size() == rows * cols ? n : 0);
+            for (uint64_t k = 0; k < v.b.size(); ++k)
+                v.b[k] = all[(k % rows) * cols + k / rows];
+        }
         if (ia >= a.tensors.size())
             v.shape = t.shape;
     }

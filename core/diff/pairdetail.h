@@ -26,8 +26,12 @@ struct PairValues {
 /** Elements read per side: the detail is a picture, not a second diff. */
 inline constexpr uint64_t kMaxPairValues = uint64_t(1) << 22;
 
-/** The first kMaxPairValues elements of tensor \a ia of \a a and \a ib of \a b (npos: absent on that side). */
-PairValues readRecordPair(const Record& a, size_t ia, const Record& b, size_t ib);
+/**
+ * The first kMaxPairValues elements of tensor \a ia of \a a and \a ib of \a b (npos: absent on that
+ * side); \a transposeB reads a 2-D B in A's layout (a Linear weight across frameworks; B at most 4 x
+ * kMaxPairValues elements, else B reads as unreadable).
+ */
+PairValues readRecordPair(const Record& a, size_t ia, const Record& b, size_t ib, bool transposeB = false);
 /** The f32 blocks \a cidA of \a carA and \a cidB of \a carB (a block not in its CAR reads as absent). */
 PairValues readCarPair(const CarStore& carA, const std::string& cidA, const CarStore& carB, const std::string& cidB);
 

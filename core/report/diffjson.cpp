@@ -84,6 +84,12 @@ std::string diffJson(const RecordDiff& d, const Record& a, const Record& b)
     } else {
         putNil(j, "precision");
     }
+    putBool(j, "across_frameworks", d.acrossFrameworks);
+    j.key("notes");
+    j.beginArray();
+    for (const auto& n : d.notes)
+        j.str(n);
+    j.end();
     j.key("entries");
     j.beginArray();
     for (const auto& e : d.entries) {
@@ -102,6 +108,12 @@ std::string diffJson(const RecordDiff& d, const Record& a, const Record& b)
         putOptStr(j, "dtype_b", e.b ? b.tensors[*e.b].dtypeLabel() : std::string());
         putBool(j, "byte_equal", e.byteEqual);
         putBool(j, "precision_change", e.precisionChange);
+        if (d.acrossFrameworks) { // only across frameworks, where a layout can differ
+            if (e.layout)
+                putStr(j, "layout", crossLayoutName(*e.layout));
+            else
+                putNil(j, "layout");
+        }
         j.key("histogram");
         if (e.a && e.b && e.maxAbs)
             deltaHistogramJson(j, e.histogram);

@@ -46,4 +46,13 @@ std::string humanBytes(uint64_t n)
     return buf;
 }
 
+std::string asciiLower(std::string_view s)
+{
+    std::string out(s);
+    for (char& c : out)
+        if (c >= 'A' && c <= 'Z')
+            c = char(c - 'A' + 'a');
+    return out;
+}
+
 } // namespace ckpt

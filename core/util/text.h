@@ -17,4 +17,7 @@ bool globMatch(std::string_view pattern, std::string_view text);
 /** A byte count for people: "512 B", "1.5 KiB", … "2.0 TiB" (binary units, one decimal). */
 std::string humanBytes(uint64_t n);
 
+/** \a s with ASCII letters in lower case (file extensions, names compared without case); other bytes as they are. */
+std::string asciiLower(std::string_view s);
+
 } // namespace ckpt

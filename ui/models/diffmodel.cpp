@@ -70,6 +70,9 @@ void DiffModel::setRecordDiff(const RecordDiff& d, std::shared_ptr<const Record>
             r.note = qs(e.pathB);
         if (e.byteEqual)
             r.note = r.note.isEmpty() ? tr("same bytes") : r.note + tr(" · same bytes");
+        const bool transposed = e.layout == CrossLayout::Transposed;
+        if (transposed) // a Linear weight across frameworks: compared, and shown, in A's layout
+            r.note = r.note.isEmpty() ? tr("transposed") : r.note + tr(" · transposed");
         r.maxAbs = e.maxAbs;
         r.meanAbs = e.meanAbs;
         r.relL2 = e.relL2;
@@ -78,7 +81,9 @@ void DiffModel::setRecordDiff(const RecordDiff& d, std::shared_ptr<const Record>
             r.above = double(e.differing);
         r.colour = tint(diffStatusName(e.status), e.renamed(), e.precisionChange);
         const size_t ia = e.a.value_or(size_t(-1)), ib = e.b.value_or(size_t(-1));
-        r.reader = [a, b, ia, ib] { return readRecordPair(*a, ia, *b, ib); };
+        r.reader = [a, b, ia, ib, transposed] {
+            return readRecordPair(*a, ia, *b, ib, transposed);
+        };
         rows.push_back(std::move(r));
     }
     for (const auto& s : d.state) {

@@ -393,12 +393,20 @@ void DiffPanel::compare(std::shared_ptr<const Record> a, std::shared_ptr<const R
                                 d->precision->roundingOnly ? tr(" (rounding only)") : QString());
         // the table as tall as the plots (left alone, the plots' minimum squeezes it to two rows)
         shareSplit(0.5);
+        QString notes; // across frameworks: how the two sides were matched and what was left out
+        for (const auto& n : d->notes)
+            notes += QStringLiteral("<br>") + qs(n).toHtmlEscaped();
         showRows(tr("<b>A</b> %1<br><b>B</b> %2<br>added %3 · removed %4 · changed %5 · unchanged %6 · renamed %7 · "
                     "%8 state difference(s)%9")
                      .arg(qs(d->a).toHtmlEscaped(), qs(d->b).toHtmlEscaped())
-                     .arg(d->added).arg(d->removed).arg(d->changed).arg(d->unchanged).arg(d->renamed)
+                     .arg(d->added)
+                     .arg(d->removed)
+                     .arg(d->changed)
+                     .arg(d->unchanged)
+                     .arg(d->renamed)
                      .arg(d->state.size())
-                     .arg(precision));
+                     .arg(precision)
+            + notes);
     });
 }
 
