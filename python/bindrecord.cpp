@@ -175,6 +175,7 @@ void bindRecordReads(py::class_<PyRecord>& c)
 
 void bindRecordWrites(py::class_<PyRecord>& c)
 {
+    // clang-format off: one chain of .def()s, laid out one binding per paragraph by hand
     c
         .def("edit", [](const PyRecord& w, const py::object& changes) {
             auto tape = applyEdits(w.r(), editsFrom(changes));
@@ -228,26 +229,73 @@ void bindRecordWrites(py::class_<PyRecord>& c)
         }, py::arg("path"), py::arg("recorder") = py::none(), py::arg("precision") = py::none(),
             "writes atomically: the same recorder and precision re-save (byte-identical for files real recorders wrote), "
             "others convert as `ckpt convert` (recorder from the name or the extension); returns the warnings")
-        .def("export", [](const PyRecord& w, const py::object& pathObj, const std::string& what) {
+        .def("__repr__", [](const PyRecord& w) {
+            return "<ckpt.Record " + std::string(recordKindName(w.r().kind)) + " " + std::string(recorderName(w.r().recorder)) + " " +
+                std::to_string(w.r().tensors.size()) + " tensors: " + w.r().file + ">";
+        });
+    // clang-format on
+}
+
+/** Moving a record to other tools and frameworks: export, import from PyTorch, diff (across frameworks with map). */
+void bindRecordExchange(py::class_<PyRecord>& c)
+{
+    c.def(
+        "export",
+        [](const PyRecord& w, const py::object& pathObj, const std::optional<std::string>& what, const std::vector<std::string>& map) {
             const std::string path = fspath(pathObj);
-            auto format = exportFormatFromPath(path);
+            const auto format = exportFormatFromPath(path);
             if (!format)
-                raise(ErrorCode::Usage, "the output ends in .safetensors or .npz", path);
-            auto sel = unwrap(parseExportSelection(what));
-            auto s = withoutGil([&] { return *format == ExportFormat::Safetensors ? exportSafetensors(w.r(), sel, path) : exportNpz(w.r(), sel, path); });
+                raise(ErrorCode::Usage, "the output ends in .safetensors, .npz, .pt or .pth", path);
+            Result<ExportSummary> s;
+            if (*format == ExportFormat::PyTorch) {
+                TorchExportOptions o;
+                const auto torchWhat = parseTorchExportWhat(what.value_or("params"));
+                if (!torchWhat)
+                    raise(ErrorCode::Usage, "what is 'params' or 'all' for a .pt file", path);
+                o.what = *torchWhat;
+                o.rewrites = unwrap(parseNameRewrites(map));
+                s = withoutGil([&] { return exportTorch(w.r(), o, path); });
+            } else {
+                if (!map.empty())
+                    raise(ErrorCode::Usage, "map renames for PyTorch: it goes with a .pt file", path);
+                const auto sel = unwrap(parseExportSelection(what.value_or("params,optimizer,gradients,other")));
+                s = withoutGil([&] { return *format == ExportFormat::Safetensors ? exportSafetensors(w.r(), sel, path) : exportNpz(w.r(), sel, path); });
+            }
             auto summary = unwrapIn(std::move(s), w.r().file);
             py::dict d;
             d["tensors"] = summary.tensors;
             d["bytes"] = summary.payloadBytes;
             d["notes"] = summary.notes;
             return d;
-        }, py::arg("path"), py::arg("what") = "params,optimizer,gradients,other", "`ckpt export`")
-        .def("diff", [](const PyRecord& w, const PyRecord& other, double tolerance) { return recordDiff(w.r(), other.r(), tolerance); },
-            py::arg("other"), py::arg("tolerance") = 0.0, "`ckpt diff --json` of this record (a) and other (b)")
-        .def("__repr__", [](const PyRecord& w) {
-            return "<ckpt.Record " + std::string(recordKindName(w.r().kind)) + " " + std::string(recorderName(w.r().recorder)) + " " +
-                std::to_string(w.r().tensors.size()) + " tensors: " + w.r().file + ">";
-        });
+        },
+        py::arg("path"), py::arg("what") = py::none(), py::arg("map") = std::vector<std::string>{},
+        "`ckpt export`: what defaults to every role for .safetensors/.npz and to 'params' for .pt ('all': with the optimizer); "
+        "map: --map FROM=TO rewrites of the PyTorch names");
+    c.def(
+        "import_torch",
+        [](const PyRecord& w, const py::object& path, bool optimizer, const std::vector<std::string>& map) {
+            CrossImportOptions o;
+            o.optimizer = optimizer;
+            o.rewrites = unwrap(parseNameRewrites(map));
+            const std::string sourcePath = fspath(path); // with the GIL: it may call os.fspath
+            auto source = unwrap(withoutGil([&] { return openRecord(sourcePath, OpenOptions{}); }));
+            ImportSummary summary;
+            auto record = unwrap(withoutGil([&] { return importedAcrossFrameworks(w.r(), *source, o, summary); }));
+            for (const auto& warning : summary.warnings)
+                if (PyErr_WarnEx(PyExc_UserWarning, (sourcePath + ": " + warning).c_str(), 1) < 0)
+                    throw py::error_already_set(); // warnings turned into errors
+            return PyRecord{std::move(record), w.options, w.run, py::object()};
+        },
+        py::arg("path"), py::arg("optimizer") = false, py::arg("map") = std::vector<std::string>{},
+        "a new Record with a PyTorch or safetensors checkpoint's weights (optimizer=True: and its Adam state) put in by Burn's "
+        "PyTorch rules, as `ckpt import --optimizer --map`");
+    c.def(
+        "diff",
+        [](const PyRecord& w, const PyRecord& other, double tolerance, const std::vector<std::string>& map) {
+            return recordDiff(w.r(), other.r(), tolerance, map);
+        },
+        py::arg("other"), py::arg("tolerance") = 0.0, py::arg("map") = std::vector<std::string>{},
+        "`ckpt diff --json` of this record (a) and other (b); map: --map FROM=TO rewrites across frameworks");
 }
 
 } // namespace
@@ -258,6 +306,7 @@ void bindRecord(py::module_& m)
     bindRecordProperties(c);
     bindRecordReads(c);
     bindRecordWrites(c);
+    bindRecordExchange(c);
 }
 
 } // namespace ckpt::pyglue

@@ -74,8 +74,14 @@ commands:
                                 first; betas/epsilon default to the recorded ones, else Burn's 0.9,0.999,1e-5
   export FILE OUT.safetensors|OUT.npz [--what params,optimizer,gradients,other]
                                 the record's tensors for PyTorch/numpy, named by their paths
+  export FILE OUT.pt [--what params|all] [--map FROM=TO]...
+                                a Burn record for torch.load: its state dict (params, the default)
+                                or {"model", "optimizer", "step"} with the Adam/SGD state (all)
   import FILE IN.safetensors -o OUT
                                 IN's tensors (same paths, shapes, dtypes) put into FILE, written to OUT
+  import FILE SOURCE.pt|.safetensors|.bin -o OUT [--optimizer] [--map FROM=TO]...
+                                a PyTorch checkpoint's weights (--optimizer: and Adam moments and
+                                step) put into the Burn record FILE by Burn's PyTorch rules
   migrate IN OUT_DIR [--epoch N]
                                 a Burn <= 0.21 record (TrainingRecord, burn-train files, run directory)
                                 as Burn 0.22's model/optim/scheduler-N.bpk; says what it cannot carry

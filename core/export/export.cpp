@@ -3,6 +3,7 @@
 #include "core/export/export.h"
 
 #include "core/codec/json.h"
+#include "core/util/text.h"
 
 #include <algorithm>
 #include <charconv>
@@ -10,25 +11,16 @@
 
 namespace ckpt {
 
-namespace {
-
-std::string lower(std::string_view s)
-{
-    std::string out(s);
-    for (char& c : out)
-        c = char(std::tolower(static_cast<unsigned char>(c)));
-    return out;
-}
-
-} // namespace
 
 std::optional<ExportFormat> exportFormatFromPath(std::string_view path)
 {
-    const std::string p = lower(path);
+    const std::string p = asciiLower(path);
     if (p.ends_with(".safetensors"))
         return ExportFormat::Safetensors;
     if (p.ends_with(".npz"))
         return ExportFormat::Npz;
+    if (p.ends_with(".pt") || p.ends_with(".pth"))
+        return ExportFormat::PyTorch;
     return std::nullopt;
 }
 

@@ -6,6 +6,7 @@
 // of Hugging Face's `safetensors` crate, read by PyTorch, JAX and numpy) and numpy's .npz. Names are
 // the record's tensor paths, so a file written here goes back into the same record (`ckpt import`).
 
+#include "core/model/crossframework.h"
 #include "core/record/record.h"
 #include "core/safetensors/safetensorsfile.h"
 
@@ -15,8 +16,8 @@
 
 namespace ckpt {
 
-enum class ExportFormat { Safetensors, Npz };
-/** By extension: `.safetensors` or `.npz` (case-insensitive); nullopt otherwise. */
+enum class ExportFormat { Safetensors, Npz, PyTorch };
+/** By extension: `.safetensors`, `.npz`, `.pt` or `.pth` (case-insensitive); nullopt otherwise. */
 std::optional<ExportFormat> exportFormatFromPath(std::string_view path);
 
 /** Which tensors to export, by role (`--what params,optimizer,gradients,other`). */
@@ -76,6 +77,29 @@ Result<ExportSummary> exportSafetensors(const Record& r, const ExportSelection& 
  */
 Result<ExportSummary> exportNpz(const Record& r, const ExportSelection& what, const std::string& path);
 
+/** What `ckpt export RECORD OUT.pt` writes: a state dict (params) or {"model", "optimizer", "step"} (all). */
+enum class TorchExportWhat { Params, All };
+std::optional<TorchExportWhat> parseTorchExportWhat(std::string_view what); ///< "params", "all"
+
+struct TorchExportOptions {
+    TorchExportWhat what = TorchExportWhat::Params;
+    std::vector<NameRewrite> rewrites; ///< `--map FROM=TO` on the PyTorch names written
+};
+
+/**
+ * Writes a Burn record as torch.save's zip format, atomically, by Burn's PyTorch rules
+ * (core/model/crossframework.h): parameters by their PyTorch names in the record's order, Linear
+ * weights (and their moments) transposed to [out, in]. With TorchExportWhat::All, also torch.optim's
+ * state dict: per parameter index (the state dict's order without its buffers, as model.parameters()
+ * gives them) `step` (a float32 scalar, as torch >= 1.12 keeps it), `exp_avg`, `exp_avg_sq` (or SGD's
+ * `momentum_buffer`), and one param group with the record's hyper-parameters where its continuation
+ * state keeps them (ckpt-train's: lr as last used, betas, epsilon, weight decay), Burn's defaults
+ * otherwise (noted in the summary); and `step`, the largest Adam time. Loads with
+ * torch.load(weights_only=True); the parts go to load_state_dict(strict=True) and
+ * torch.optim.Adam/AdamW/SGD.load_state_dict. Unsupported for a PyTorch-convention record, quantized
+ * tensors, unsigned dtypes torch's storages lack, and optimizers other than Adam/AdamW and SGD.
+ */
+Result<ExportSummary> exportTorch(const Record& r, const TorchExportOptions& options, const std::string& path);
 
 struct ImportSummary {
     uint64_t replaced = 0;          ///< tensors whose bytes differ from the target's
@@ -99,5 +123,27 @@ Result<std::shared_ptr<const Record>> importedRecord(const Record& target, const
 
 /** importedEnvelope, then an atomic write in the target's recorder (and bincode layout); write errors name \a outPath. */
 Result<ImportSummary> importSafetensors(const Record& target, const SafetensorsFile& file, const std::string& outPath);
+
+/** `ckpt import RECORD SOURCE.pt -o OUT [--map FROM=TO]... [--optimizer]`. */
+struct CrossImportOptions {
+    std::vector<NameRewrite> rewrites;  ///< on the source's PyTorch names, in order
+    bool optimizer = false;  ///< also Adam/AdamW moments (and SGD's momentum buffer) and step counts
+};
+
+/**
+ * A PyTorch or safetensors checkpoint's tensors put into a Burn record of the same model, by Burn's
+ * PyTorch rules (core/model/crossframework.h): the target's structure decides names, layouts and
+ * dtypes. Every tensor of the source's state dict must find its target tensor (Invalid, naming it,
+ * otherwise: a `--map` rewrite is missing) with a shape that fits as is or transposed (Invalid naming
+ * both shapes); values are converted to the target's dtype (exact between equal dtypes; floats round
+ * to nearest). Target parameters the source does not name keep their values (warned). With
+ * \a options.optimizer, the optimizer state too: each parameter's moments go to its target optimizer
+ * entry's (which must exist: the target has taken a step) and its step count becomes the entry's
+ * `time`. Metadata, scheduler and continuation state stay the target's. Errors name the source file
+ * and the tensor. In memory (the Python module) and as an atomic write in the target's recorder.
+ */
+Result<std::shared_ptr<const Record>> importedAcrossFrameworks(const Record& target, const Record& source, const CrossImportOptions& options,
+    ImportSummary& summary);
+Result<ImportSummary> importAcrossFrameworks(const Record& target, const Record& source, const CrossImportOptions& options, const std::string& outPath);
 
 } // namespace ckpt

@@ -16,13 +16,17 @@ void putLe(std::vector<uint8_t>& out, uint64_t v, int bytes)
 
 std::vector<uint8_t> encodeLegacy(const Record& r, const TensorEntry& t)
 {
-    const auto values = r.values(t, 0, t.numel);
-    const uint32_t size = dtypeSize(t.dtype);
+    return encodeValues(r.values(t, 0, t.numel), t.dtype);
+}
+
+std::vector<uint8_t> encodeValues(std::span<const double> values, DType dtype)
+{
+    const uint32_t size = dtypeSize(dtype);
     std::vector<uint8_t> out(values.size() * size);
     for (size_t i = 0; i < values.size(); ++i) {
         const double v = values[i];
         uint8_t* p = out.data() + i * size;
-        switch (t.dtype) {
+        switch (dtype) {
         case DType::F64: std::memcpy(p, &v, 8); break;
         case DType::F32:
         case DType::Flex32: {
@@ -41,17 +45,17 @@ std::vector<uint8_t> encodeLegacy(const Record& r, const TensorEntry& t)
             break;
         }
         case DType::I64: case DType::U64: {
-            const int64_t x = t.dtype == DType::U64 ? int64_t(uint64_t(v)) : int64_t(v);
+            const int64_t x = dtype == DType::U64 ? int64_t(uint64_t(v)) : int64_t(v);
             std::memcpy(p, &x, 8);
             break;
         }
         case DType::I32: case DType::U32: {
-            const uint32_t x = t.dtype == DType::U32 ? uint32_t(v) : uint32_t(int32_t(v));
+            const uint32_t x = dtype == DType::U32 ? uint32_t(v) : uint32_t(int32_t(v));
             std::memcpy(p, &x, 4);
             break;
         }
         case DType::I16: case DType::U16: {
-            const uint16_t x = t.dtype == DType::U16 ? uint16_t(v) : uint16_t(int16_t(v));
+            const uint16_t x = dtype == DType::U16 ? uint16_t(v) : uint16_t(int16_t(v));
             std::memcpy(p, &x, 2);
             break;
         }

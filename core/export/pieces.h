@@ -32,6 +32,8 @@ struct Piece {
 /// Legacy {value, shape} tensors hold numbers on the tape: encoded back into their dtype (exact:
 /// the values are exact widenings of that dtype).
 std::vector<uint8_t> encodeLegacy(const Record& r, const TensorEntry& t);
+/// Values as little-endian elements of \a dtype (floats rounded to nearest; integers truncated: callers pass exact ones).
+std::vector<uint8_t> encodeValues(std::span<const double> values, DType dtype);
 
 /// The selected tensors with their bytes, checked against shape x dtype (a --lenient record may lie).
 Result<std::vector<Piece>> collect(const Record& r, const ExportSelection& what, ExportSummary& summary);

@@ -166,7 +166,9 @@ private slots:
     {
         QCOMPARE(exportFormatFromPath("a/b.safetensors"), std::optional(ExportFormat::Safetensors));
         QCOMPARE(exportFormatFromPath("X.NPZ"), std::optional(ExportFormat::Npz));
-        QVERIFY(!exportFormatFromPath("x.pt"));
+        QCOMPARE(exportFormatFromPath("x.pt"), std::optional(ExportFormat::PyTorch));
+        QCOMPARE(exportFormatFromPath("x.PTH"), std::optional(ExportFormat::PyTorch));
+        QVERIFY(!exportFormatFromPath("x.bin"));
         auto s = parseExportSelection("params,gradients");
         QVERIFY(s);
         QVERIFY(s->params && s->gradients && !s->optimizer && !s->other);

@@ -267,6 +267,64 @@ class TorchFiles(unittest.TestCase):
             np.testing.assert_array_equal(a, sd[p].numpy(), err_msg=p)
 
 
+class CrossFramework(unittest.TestCase):
+    """Burn <-> PyTorch through the module (docs/guide/cli/pytorch.md, "Burn ⇄ PyTorch"): ckpt-train's
+    records exported to .pt and read by torch, imported back with their Adam state, diffed across.
+    tests/torch/check_crossframework.py proves the resumption both ways with the CLI."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.adam = common.train(path("adam"), "--steps", 4, "--optimizer", "adam")
+        cls.half = common.train(path("half"), "--steps", 4, "--optimizer", "sgd", "--precision", "half")
+
+    def record(self, run):
+        return ckpt.open(os.path.join(run, "checkpoint", "record-4.mpk"))
+
+    def test_export_reads_in_torch(self):
+        r = self.record(self.adam)
+        s = r.export(path("params.pt"))
+        sd = torch.load(path("params.pt"), weights_only=True)
+        self.assertEqual(s["tensors"], len(sd))
+        self.assertEqual(list(sd), ["input.weight", "input.bias", "norm.weight", "norm.bias", "output.weight", "output.bias"])
+        np.testing.assert_array_equal(sd["input.weight"].numpy(), r.array("item[0].input.weight.param").T)
+        np.testing.assert_array_equal(sd["norm.weight"].numpy(), r.array("item[0].norm.gamma.param"))
+        r.export(path("all.pt"), what="all")
+        ck = torch.load(path("all.pt"))  # floats in param_groups: torch 1.13's weights_only reads none
+        self.assertEqual(ck["step"], 4)
+        state = ck["optimizer"]["state"]
+        self.assertEqual(sorted(state), list(range(6)))
+        self.assertEqual(float(state[0]["step"]), 4.0)
+        m1 = next(p for p in r.paths() if p.endswith("moment_1") and r.array(p).shape == (8, 32))
+        np.testing.assert_array_equal(state[0]["exp_avg"].numpy(), r.array(m1).T)
+        with self.assertRaises(ckpt.Error):
+            r.export(path("all.pt"), what="optimizer")
+
+    def test_half_precision_and_sgd(self):
+        r = self.record(self.half)
+        r.export(path("half.pt"), what="all")
+        ck = torch.load(path("half.pt"))
+        self.assertEqual(ck["model"]["input.weight"].dtype, torch.float16)
+        self.assertEqual(sorted(ck["optimizer"]["state"][0]), ["momentum_buffer"])
+        self.assertIn("momentum", ck["optimizer"]["param_groups"][0])
+
+    def test_import_and_diff_across(self):
+        r = self.record(self.adam)
+        r.export(path("own.pt"))
+        net = {"net." + k: v for k, v in torch.load(path("own.pt"), weights_only=True).items()}
+        torch.save({"state_dict": {k: v + 1 for k, v in net.items()}}, path("net.pt"))
+        with self.assertRaises(ckpt.Error) as cm:
+            r.import_torch(path("net.pt"))
+        self.assertIn("--map", str(cm.exception))
+        t = r.import_torch(path("net.pt"), map=[r"^net\.="])
+        np.testing.assert_array_equal(t.array("item[0].input.weight.param"), r.array("item[0].input.weight.param") + 1)
+        d = ckpt.diff(path("net.pt"), t, map=[r"^net\.="])
+        self.assertTrue(d["across_frameworks"])
+        self.assertEqual((d["summary"]["added"], d["summary"]["removed"], d["summary"]["changed"]), (12, 0, 0))  # t's moments: not in net.pt
+        layouts = {e["path"]: e["layout"] for e in d["entries"] if e["status"] == "unchanged"}
+        self.assertEqual(layouts["state_dict.net.input.weight"], "transposed")
+        self.assertEqual(layouts["state_dict.net.norm.weight"], "same")
+
+
 class Hostile(unittest.TestCase):
     def test_os_system_is_refused_and_never_runs(self):
         marker = path("PWNED")
