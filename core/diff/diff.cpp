@@ -629,7 +629,7 @@ Result<Partners> crossPartners(const Record& a, const Record& b, const DiffOptio
             ++(torchSide.tensors[i].role == TensorRole::Optimizer ? steps : counters);
     d.acrossFrameworks = true;
     d.notes.push_back("matched across frameworks by Burn's PyTorch rules" + std::string(o.rewrites.empty() ? "" : " and --map") + "; "
-        + std::to_string(transposed) + " Linear weights (and their moments) compared after transposing");
+        + std::to_string(transposed) + " pairs (Linear weights and their moments) compared after transposing");
     if (steps)
         d.notes.push_back(std::to_string(steps) + " optimizer step tensors of the PyTorch side are compared with Burn's time as state, not as tensors");
     if (counters)
