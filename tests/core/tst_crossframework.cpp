@@ -84,6 +84,17 @@ private slots:
         QCOMPARE(transposedMatrix(m, 2, 3, 1), (std::vector<uint8_t>{1, 4, 2, 5, 3, 6}));
         const auto f = f32Bytes({1, 2, 3, 4, 5, 6});
         QCOMPARE(transposedMatrix(transposedMatrix(f, 2, 3, 4), 3, 2, 4), f);
+        // beyond one tile and not a multiple of it: every element lands at [c, r]
+        const uint64_t rows = 70, cols = 45;
+        std::vector<uint8_t> big(rows * cols * 2);
+        for (uint64_t i = 0; i < rows * cols; ++i) {
+            big[2 * i] = uint8_t(i);
+            big[2 * i + 1] = uint8_t(i >> 8);
+        }
+        const auto t = transposedMatrix(big, rows, cols, 2);
+        for (uint64_t r = 0; r < rows; ++r)
+            for (uint64_t c = 0; c < cols; ++c)
+                QCOMPARE(t[2 * (c * rows + r)] | (t[2 * (c * rows + r) + 1] << 8), int(r * cols + c));
     }
 
     void storedZipWithAndWithoutZip64()
