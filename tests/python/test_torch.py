@@ -314,6 +314,16 @@ class CrossFramework(unittest.TestCase):
                 linear = any(k.endswith("weight") and t.dim() == 2 for k, t in sd.items())
                 self.assertEqual(any(e["layout"] == "transposed" for e in d["entries"]), linear)
 
+    def test_import_from_safetensors_with_pytorch_names(self):
+        # a Hugging Face-style safetensors file (PyTorch names and layouts) goes in by the same rules
+        r = self.record(self.adam)
+        r.export(path("for-st.pt"))
+        sd = torch.load(path("for-st.pt"), weights_only=True)
+        common.write_safetensors(path("pt-names.safetensors"), {k: st_entry(v * 2) for k, v in sd.items()}, {"format": "pt"})
+        t = r.import_torch(path("pt-names.safetensors"))
+        np.testing.assert_array_equal(t.array("item[0].input.weight.param"), r.array("item[0].input.weight.param") * 2)
+        np.testing.assert_array_equal(t.array("item[0].norm.beta.param"), r.array("item[0].norm.beta.param") * 2)
+
     def test_half_precision_and_sgd(self):
         r = self.record(self.half)
         r.export(path("half.pt"), what="all")
