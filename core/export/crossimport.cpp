@@ -107,7 +107,12 @@ Result<CrossPlan> planImport(const Record& target, const Record& source, const C
     std::vector<bool> named(target.tensors.size(), false);
     for (size_t i = 0; i < source.tensors.size(); ++i) {
         const TensorEntry& s = source.tensors[i];
-        if (m->noCounterpart[i] || !m->torchKeys[i].matchable || (s.role == TensorRole::Optimizer && !o.optimizer))
+        if (m->noCounterpart[i] || (s.role == TensorRole::Optimizer && !o.optimizer))
+            continue;
+        if (s.role == TensorRole::Optimizer && s.paramId.empty()) // the link by order and shape failed (ckpt info says why)
+            return std::unexpected(sourceError(source, s, ErrorCode::Unsupported,
+                "this optimizer state is linked to no parameter, so --optimizer cannot tell whose moments it is"));
+        if (!m->torchKeys[i].matchable)
             continue;
         if (!m->burnOf[i])
             return std::unexpected(sourceError(source, s, ErrorCode::Invalid,

@@ -213,6 +213,18 @@ def renamed_and_errors(args, work, burn, t5, model, opt):
     torch.save({"model": short.state_dict(), "optimizer": short_opt.state_dict()}, t3)
     run(args.ckpt, "import", r5, t3, "-o", os.path.join(work, "imported-3.mpk"), "--optimizer")
     equal_exactly(record(args.ckpt, os.path.join(work, "imported-3.mpk"), work), torch_state(short, short_opt), "import of step 3")
+    # param_groups that do not follow parameters(): the state cannot be linked, so --optimizer refuses
+    grouped = R.Mlp(cfg)
+    p = dict(grouped.named_parameters())
+    grouped_opt = torch.optim.Adam([{"params": [p["input.bias"], p["norm.weight"], p["norm.bias"]]},
+                                    {"params": [p["input.weight"], p["output.weight"], p["output.bias"]]}])
+    R.train_steps(grouped, grouped_opt, cfg, R.make_dataset(cfg), 0, 1)
+    unlinked = os.path.join(work, "unlinked.pt")
+    torch.save({"model": grouped.state_dict(), "optimizer": grouped_opt.state_dict()}, unlinked)
+    r = run(args.ckpt, "import", r5, unlinked, "-o", out + "4", "--optimizer", ok=False)
+    check(r.returncode == 1 and "linked to no parameter" in r.stderr and r.stderr.count("\n") == 1,
+          f"an unlinked optimizer state: exit {r.returncode}, {r.stderr!r}")
+    run(args.ckpt, "import", r5, unlinked, "-o", out + "5")  # the weights alone still go in
     wrong = os.path.join(work, "wrong.pt")
     sd = dict(model.state_dict())
     sd["input.weight"] = torch.zeros(5, 3)
