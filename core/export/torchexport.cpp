@@ -207,7 +207,7 @@ Result<PyValue> optimizerState(const Record& r, TorchExport& x, uint64_t& step)
             return fail(ErrorCode::Unsupported,
                 "the " + oe->optimizer + " state of " + name + " has no torch.optim counterpart written here (Adam, AdamW and SGD are)");
         if (!optimizer.empty() && optimizer != family)
-            return fail(ErrorCode::Unsupported, "the record mixes " + optimizer + " and " + family + " state");
+            return fail(ErrorCode::Unsupported, std::string("the record mixes ").append(optimizer).append(" and ").append(family).append(" state"));
         optimizer = family;
         PyValue s = PyValue::container(PyValue::Kind::Dict);
         if (optimizer != "SGD") { // torch >= 1.12 keeps Adam's step as a float32 scalar tensor
